@@ -1,0 +1,91 @@
+/**
+ * The VS Code side: starts the language server, declares what it watches, and shows its status.
+ * All analysis happens in the server; this file only wires VS Code to it.
+ */
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import {
+  ANALYZE_FILE_REQUEST,
+  ANALYZE_WORKSPACE_REQUEST,
+  DEFAULT_SETTINGS,
+  STATUS_NOTIFICATION,
+  type StatusParams,
+} from '../../server/src/protocol';
+
+const SECTION = 'modelPrivacyLint';
+let client: LanguageClient | undefined;
+
+function modelGlobs(): string[] {
+  return vscode.workspace.getConfiguration(SECTION).get<string[]>('files', DEFAULT_SETTINGS.files);
+}
+
+function createClient(context: vscode.ExtensionContext, output: vscode.LogOutputChannel): LanguageClient {
+  const serverModule = context.asAbsolutePath('dist/server.js');
+  const serverOptions: ServerOptions = {
+    run: { module: serverModule, transport: TransportKind.ipc },
+    debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
+  };
+  const globs = modelGlobs();
+  const watchers = globs.map((glob) => vscode.workspace.createFileSystemWatcher(glob));
+  context.subscriptions.push(...watchers);
+  const clientOptions: LanguageClientOptions = {
+    // Text model files opened in an editor (binary ones are read from disk through the watchers).
+    documentSelector: globs.map((pattern) => ({ scheme: 'file', pattern })),
+    synchronize: { fileEvents: watchers, configurationSection: SECTION },
+    outputChannel: output,
+    traceOutputChannel: output,
+  };
+  return new LanguageClient('modelPrivacyLint', 'Model Privacy Lint', serverOptions, clientOptions);
+}
+
+function createStatusItem(): vscode.LanguageStatusItem {
+  const selector: vscode.DocumentSelector = [
+    { language: 'python' },
+    ...modelGlobs().map((pattern) => ({ pattern })),
+  ];
+  const item = vscode.languages.createLanguageStatusItem('modelPrivacyLint.status', selector);
+  item.name = 'Model Privacy Lint';
+  item.text = 'Model Privacy Lint: starting';
+  item.command = { title: 'Show log', command: 'modelPrivacyLint.showOutput' };
+  return item;
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel('Model Privacy Lint', { log: true });
+  const status = createStatusItem();
+  context.subscriptions.push(output, status);
+
+  const start = async () => {
+    client = createClient(context, output);
+    client.onNotification(STATUS_NOTIFICATION, (params: StatusParams) => {
+      status.text = `$(${params.state === 'busy' ? 'sync~spin' : params.state === 'error' ? 'error' : 'shield'}) ${params.text}`;
+      status.detail = params.detail;
+      status.busy = params.state === 'busy';
+      status.severity = params.state === 'error' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+    });
+    await client.start();
+  };
+
+  context.subscriptions.push(
+    vscode.commands.registerCommand('modelPrivacyLint.analyzeWorkspace', () => client?.sendRequest(ANALYZE_WORKSPACE_REQUEST)),
+    vscode.commands.registerCommand('modelPrivacyLint.analyzeFile', (uri?: vscode.Uri) => {
+      const target = uri ?? vscode.window.activeTextEditor?.document.uri;
+      if (target) return client?.sendRequest(ANALYZE_FILE_REQUEST, { uri: target.toString() });
+      return undefined;
+    }),
+    vscode.commands.registerCommand('modelPrivacyLint.showOutput', () => output.show(true)),
+    vscode.commands.registerCommand('modelPrivacyLint.restartServer', async () => {
+      await client?.stop();
+      await start();
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (event) => {
+      // The watched globs are fixed when the client starts; a new list needs a new client.
+      if (event.affectsConfiguration(`${SECTION}.files`)) await vscode.commands.executeCommand('modelPrivacyLint.restartServer');
+    }),
+  );
+  await start();
+}
+
+export async function deactivate(): Promise<void> {
+  await client?.stop();
+}

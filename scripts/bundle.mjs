@@ -1,0 +1,23 @@
+// Bundles the extension client, the language server, its worker and the CLI into dist/ with
+// esbuild (after `tsc -b` has type-checked everything), and writes the forest JSON schema.
+import { build } from 'esbuild';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(import.meta.url);
+const common = { bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, logLevel: 'warning' };
+
+await Promise.all([
+  build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
+  build({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' }),
+  build({ ...common, entryPoints: ['server/src/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
+  build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
+]);
+
+// The `*.forest.json` schema, generated from the zod schema the readers use (one source of truth).
+const { zodToJsonSchema } = require('zod-to-json-schema');
+const { ForestSchema } = require('../out/server/src/forest/schema.js');
+mkdirSync('dist', { recursive: true });
+const schema = zodToJsonSchema(ForestSchema, { name: 'Forest', $refStrategy: 'none' });
+schema.title = 'Model Privacy Lint forest interchange file (*.forest.json)';
+writeFileSync('dist/forest.schema.json', `${JSON.stringify(schema, null, 2)}\n`);

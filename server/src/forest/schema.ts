@@ -1,0 +1,139 @@
+/**
+ * The forest intermediate representation (IR): the one shape every reader produces and every
+ * rule and analysis consumes. The zod schemas are the source of truth; the TypeScript types are
+ * inferred from them. The same schema validates the `*.forest.json` interchange file, and
+ * `npm run build` writes it out as a JSON Schema for VS Code (see scripts/bundle.mjs).
+ *
+ * Node arrays are stored column-wise (one array per attribute, indexed by node id) because
+ * forests reach millions of nodes and an object per node costs several times the memory.
+ */
+import { z } from 'zod';
+
+/** A value a hyper-parameter can take once it is out of its native format. */
+export const HyperParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+
+/** Marker for a leaf in `left` / `right`, as in scikit-learn (`TREE_LEAF`). */
+export const LEAF = -1;
+
+export const TreeSchema = z
+  .object({
+    /** Child taken when `x[feature] <= threshold` (scikit-learn) or `< threshold` (see `splitRule`); -1 on leaves. */
+    left: z.array(z.number().int()),
+    /** Child taken otherwise; -1 on leaves. */
+    right: z.array(z.number().int()),
+    /** Feature index tested at each node; -1 (or any value) on leaves. */
+    feature: z.array(z.number().int()),
+    /** Split threshold at each node; ignored on leaves. */
+    threshold: z.array(z.number()),
+    /**
+     * Where a missing value goes at each node (true: left). Absent when the format has no notion of it
+     * (scikit-learn before 1.3).
+     */
+    defaultLeft: z.array(z.boolean()).optional(),
+    /**
+     * Weighted per-class training counts, row-major: `classWeights[node * nClasses + c]`.
+     * With bootstrap these count draws with multiplicity (scikit-learn's `weighted_n_node_samples`
+     * split by class). For regression, nClasses is 1 and this holds the weighted row count.
+     */
+    classWeights: z.array(z.number()),
+    /** Distinct training rows that reached each node (scikit-learn's `n_node_samples`), when stored. */
+    distinctRows: z.array(z.number().int().nonnegative()).optional(),
+    /** Per-tree training facts. */
+    training: z
+      .object({
+        /** The integer seed stored with the tree that replays its bootstrap sample, if any. */
+        seed: z.number().int().nonnegative().optional(),
+      })
+      .default({}),
+  })
+  .superRefine((tree, ctx) => {
+    const problem = treeShapeProblem(tree);
+    if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
+  });
+
+/**
+ * The structural invariants every analysis relies on (equal column lengths, children after their
+ * parent so walks terminate, both children or none). Cheap enough to run on every tree a native
+ * reader builds, which the full zod parse of millions of numbers would not be.
+ */
+export function treeShapeProblem(tree: {
+  left: ArrayLike<number>;
+  right: ArrayLike<number>;
+  feature: ArrayLike<number>;
+  threshold: ArrayLike<number>;
+  classWeights: ArrayLike<number>;
+  distinctRows?: ArrayLike<number>;
+  defaultLeft?: ArrayLike<boolean>;
+}): string | undefined {
+  const n = tree.left.length;
+  if (n === 0) return 'a tree needs at least one node';
+  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'defaultLeft'] as const) {
+    const column = tree[key];
+    if (column && column.length !== n) return `${key} has ${column.length} entries, left has ${n}`;
+  }
+  if (tree.classWeights.length % n !== 0) return `classWeights has ${tree.classWeights.length} entries, not a multiple of ${n} nodes`;
+  for (let i = 0; i < n; i++) {
+    const left = tree.left[i];
+    const right = tree.right[i];
+    if ((left === LEAF) !== (right === LEAF)) return `node ${i} has exactly one child`;
+    if (left !== LEAF && (left <= i || left >= n || right <= i || right >= n)) {
+      return `node ${i} has children ${left} and ${right}; children must come after their parent and exist`;
+    }
+  }
+  return undefined;
+}
+
+export const FeatureSchema = z.object({
+  name: z.string(),
+  /** What values the feature takes, when known (from a sidecar, settings or the format). */
+  kind: z.enum(['numeric', 'binary', 'categorical', 'unknown']).default('unknown'),
+});
+
+export const PrivacySchema = z.object({
+  /** The mechanism that noised the stored counts. */
+  mechanism: z.enum(['laplace-leaf-counts']),
+  /** Total privacy budget of the model. */
+  epsilon: z.number().positive(),
+  /** How the budget is split: `per-tree` gives each tree epsilon / trees (DRAFT-DP, Jagannathan et al.). */
+  split: z.enum(['per-tree', 'per-level', 'other']).default('per-tree'),
+  /** How noisy counts were rounded: `truncate` is `int(count + noise)`. */
+  rounding: z.enum(['truncate', 'round', 'none']).default('truncate'),
+});
+
+export const ForestSchema = z.object({
+  /** Interchange format tag; readers of native formats set it too. */
+  format: z.literal('model-privacy-lint/forest').default('model-privacy-lint/forest'),
+  formatVersion: z.literal(1).default(1),
+  library: z.object({
+    name: z.string(),
+    version: z.string().optional(),
+  }),
+  /** The estimator's class name, e.g. `RandomForestClassifier`. */
+  estimator: z.string(),
+  task: z.enum(['classification', 'regression']).default('classification'),
+  /** Class labels in the order of `classWeights`. */
+  classes: z.array(z.union([z.string(), z.number(), z.boolean()])),
+  /** Features in the order of `Tree.feature`; names are `x0..` when the model stored none. */
+  features: z.array(FeatureSchema),
+  /** Whether a node sends `x <= threshold` left (scikit-learn) or `x < threshold` left (XGBoost). */
+  splitRule: z.enum(['less-or-equal', 'less']).default('less-or-equal'),
+  hyperParameters: z.record(HyperParameterValue).default({}),
+  training: z.object({
+    /** Training rows N, when the model states it (for forests without bootstrap: the root count). */
+    rows: z.number().int().nonnegative().optional(),
+    bootstrap: z.boolean(),
+    /** Rows drawn per tree when bootstrapping (scikit-learn's `max_samples` resolved against N). */
+    bootstrapSize: z.number().int().nonnegative().optional(),
+    /** Whether counts are sample-weighted (non-integer weights found), which defeats exact counting. */
+    weighted: z.boolean().default(false),
+  }),
+  trees: z.array(TreeSchema).min(1),
+  privacy: PrivacySchema.optional(),
+});
+
+export type Tree = z.infer<typeof TreeSchema>;
+export type Feature = z.infer<typeof FeatureSchema>;
+export type Privacy = z.infer<typeof PrivacySchema>;
+export type Forest = z.infer<typeof ForestSchema>;
+/** What readers build: defaults may be left out, the linter parses nothing again. */
+export type ForestInput = z.input<typeof ForestSchema>;

@@ -1,0 +1,92 @@
+/**
+ * Walking a tree of the IR: leaves, the path conditions that lead to them, depths and node totals.
+ * Shared by rules and analyses so that no one re-derives tree structure on their own.
+ */
+import type { Forest, Tree } from './schema';
+import { LEAF } from './schema';
+
+export function classCount(forest: Pick<Forest, 'classes'>): number {
+  return Math.max(1, forest.classes.length);
+}
+
+export function isLeaf(tree: Tree, node: number): boolean {
+  return tree.left[node] === LEAF;
+}
+
+/** Sum of the weighted per-class counts at a node (the number of draws that reached it). */
+export function nodeWeight(tree: Tree, node: number, classes: number): number {
+  let total = 0;
+  const base = node * classes;
+  for (let c = 0; c < classes; c++) total += tree.classWeights[base + c];
+  return total;
+}
+
+/** Weighted counts of one node, one entry per class. */
+export function nodeClassWeights(tree: Tree, node: number, classes: number): number[] {
+  return tree.classWeights.slice(node * classes, node * classes + classes);
+}
+
+/** One step on the way from the root to a node: `x[feature] <= threshold` (goesLeft) or `>`. */
+export interface Condition {
+  feature: number;
+  threshold: number;
+  goesLeft: boolean;
+}
+
+/** Visits every leaf with the conditions on its path, depth first, without recursion (trees can be deep). */
+export function forEachLeaf(tree: Tree, visit: (leaf: number, path: readonly Condition[]) => void): void {
+  const path: Condition[] = [];
+  // Stack entries: node to enter, and the path length at which it hangs.
+  const stack: { node: number; depth: number; step?: Condition }[] = [{ node: 0, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth, step } = stack.pop()!;
+    path.length = depth;
+    if (step) path.push(step);
+    if (isLeaf(tree, node)) {
+      visit(node, path);
+      continue;
+    }
+    const feature = tree.feature[node];
+    const threshold = tree.threshold[node];
+    const nextDepth = path.length;
+    stack.push({ node: tree.right[node], depth: nextDepth, step: { feature, threshold, goesLeft: false } });
+    stack.push({ node: tree.left[node], depth: nextDepth, step: { feature, threshold, goesLeft: true } });
+  }
+}
+
+/** Depth of the deepest leaf (a lone root has depth 0). */
+export function treeDepth(tree: Tree): number {
+  let deepest = 0;
+  forEachLeaf(tree, (_leaf, path) => {
+    if (path.length > deepest) deepest = path.length;
+  });
+  return deepest;
+}
+
+export function leafCount(tree: Tree): number {
+  let leaves = 0;
+  for (let i = 0; i < tree.left.length; i++) if (isLeaf(tree, i)) leaves++;
+  return leaves;
+}
+
+/** The interval a path confines one feature to: lower < x <= upper (either side may be open). */
+export interface FeatureInterval {
+  feature: number;
+  lower?: number;
+  upper?: number;
+}
+
+/** Merges a path's conditions into one interval per feature, in order of first use. */
+export function pathBox(path: readonly Condition[]): FeatureInterval[] {
+  const byFeature = new Map<number, FeatureInterval>();
+  for (const { feature, threshold, goesLeft } of path) {
+    let interval = byFeature.get(feature);
+    if (!interval) {
+      interval = { feature };
+      byFeature.set(feature, interval);
+    }
+    if (goesLeft) interval.upper = interval.upper === undefined ? threshold : Math.min(interval.upper, threshold);
+    else interval.lower = interval.lower === undefined ? threshold : Math.max(interval.lower, threshold);
+  }
+  return [...byFeature.values()];
+}

@@ -1,0 +1,41 @@
+/**
+ * The format registry: picks a reader by content and shields callers from reader bugs.
+ * A new format is one new reader in this folder and one line in READERS.
+ */
+import type { ModelReader, ReadResult } from './types';
+import { forestJsonReader } from './forest-json';
+import { sklearnReader } from './sklearn';
+
+export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader];
+
+export function readModel(bytes: Uint8Array, fileName: string): ReadResult {
+  if (bytes.length === 0) return { kind: 'unreadable', format: 'unknown', reason: 'empty', detail: 'the file is empty.' };
+  const reader = READERS.find((candidate) => safeSniff(candidate, bytes, fileName));
+  if (!reader) {
+    return {
+      kind: 'unreadable',
+      format: 'unknown',
+      reason: 'not-a-model',
+      detail: 'the content is not a format this tool reads (scikit-learn pickle or joblib, *.forest.json).',
+    };
+  }
+  try {
+    return reader.read(bytes, fileName);
+  } catch (error) {
+    // A reader bug must not take the server down: report it as a finding on the file.
+    return {
+      kind: 'unreadable',
+      format: reader.format,
+      reason: 'corrupt',
+      detail: `the ${reader.format} reader failed: ${(error as Error).message ?? String(error)}`,
+    };
+  }
+}
+
+function safeSniff(reader: ModelReader, bytes: Uint8Array, fileName: string): boolean {
+  try {
+    return reader.sniff(bytes, fileName);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,129 @@
+/**
+ * One file in, findings out: read -> complete the IR -> fast analyses -> rules.
+ * Knows nothing of LSP or the command line; the server and the CLI both call it.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import { readModel } from './formats';
+import { completeForest } from './forest/complete';
+import type { Forest } from './forest/schema';
+import { treeDepth } from './forest/structure';
+import { checkReplay } from './attacks/bootstrap-replay';
+import { runModelRules, unreadableFinding, unsafeFinding, type SeverityOverrides } from './rules';
+import type { Finding } from './rules/types';
+
+export interface LintOptions {
+  severities?: SeverityOverrides;
+  /** Files larger than this are reported as too large instead of read. */
+  maxFileBytes?: number;
+  /** Keep the completed IR on the report for later analyses (costs memory on big models). */
+  keepForest?: boolean;
+  /** Wall-clock milliseconds the fast analyses may spend (bootstrap replay stops checking trees after it). */
+  budgetMs?: number;
+  /** A cache lookup by content hash; a hit skips reading and analysing the model again. */
+  cached?: (contentHash: string) => FileReport | undefined;
+}
+
+export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024;
+
+/** The model facts every consumer shows (part of the CLI's JSON contract, see README). */
+export interface ModelSummary {
+  library: string;
+  libraryVersion: string | null;
+  estimator: string;
+  trees: number;
+  classes: (string | number | boolean)[];
+  features: number;
+  trainingRows: number | null;
+  bootstrap: boolean;
+  maxDepth: number;
+}
+
+export interface FileReport {
+  path: string;
+  format: string;
+  /** sha256 of the bytes analysed, so callers can cache and tell versions apart. */
+  contentHash: string;
+  model: ModelSummary | null;
+  findings: Finding[];
+  notes: string[];
+  /** The completed IR, for analyses that run after the fast findings; not serialised. */
+  forest?: Forest;
+}
+
+export function summarize(forest: Forest, rows: number | undefined): ModelSummary {
+  return {
+    library: forest.library.name,
+    libraryVersion: forest.library.version ?? null,
+    estimator: forest.estimator,
+    trees: forest.trees.length,
+    classes: forest.classes,
+    features: forest.features.length,
+    trainingRows: rows ?? null,
+    bootstrap: forest.training.bootstrap,
+    maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
+  };
+}
+
+export function hashContent(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions = {}): FileReport {
+  const severities = options.severities ?? {};
+  const contentHash = hashContent(bytes);
+  const hit = options.cached?.(contentHash);
+  if (hit) return hit;
+  const read = readModel(bytes, path);
+  const base = { path, format: read.format, contentHash };
+  if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
+  if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
+
+  const completed = completeForest(read.forest);
+  if (!completed.ok) {
+    const findings = unreadableFinding(
+      { kind: 'unreadable', format: read.format, reason: 'corrupt', detail: `the model is inconsistent: ${completed.problem}.` },
+      severities,
+    );
+    return { ...base, model: null, findings, notes: read.notes };
+  }
+  const forest = completed.forest;
+  const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
+  // Replay can establish N when the file does not state it (scikit-learn with max_samples set).
+  const rows = forest.training.rows ?? (replay.status === 'replayed' ? replay.rows : undefined);
+  const findings = runModelRules(forest, replay, read, severities);
+  return { ...base, model: summarize(forest, rows), findings, notes: read.notes, ...(options.keepForest ? { forest } : {}) };
+}
+
+export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {
+  const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  let bytes: Uint8Array;
+  try {
+    const stat = await fs.stat(path);
+    if (stat.size > limit) {
+      return tooLarge(path, stat.size, limit, options);
+    }
+    bytes = await fs.readFile(path);
+  } catch (error) {
+    const findings = unreadableFinding(
+      { kind: 'unreadable', format: 'unknown', reason: 'corrupt', detail: `the file could not be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).` },
+      options.severities ?? {},
+    );
+    return { path, format: 'unknown', contentHash: '', model: null, findings, notes: [] };
+  }
+  return lintBytes(bytes, path, options);
+}
+
+function tooLarge(path: string, size: number, limit: number, options: LintOptions): FileReport {
+  const mib = (n: number) => `${Math.round(n / (1024 * 1024))} MiB`;
+  const findings = unreadableFinding(
+    {
+      kind: 'unreadable',
+      format: 'unknown',
+      reason: 'too-large',
+      detail: `the file has ${mib(size)}, above the ${mib(limit)} limit (setting modelPrivacyLint.maxFileSizeMB, CLI --max-file-mb).`,
+    },
+    options.severities ?? {},
+  );
+  return { path, format: 'unknown', contentHash: '', model: null, findings, notes: [] };
+}

@@ -1,0 +1,51 @@
+/** Which files are model files: shared by the CLI's directory walk and the server's defaults. */
+import { promises as fs } from 'node:fs';
+import { join } from 'node:path';
+
+/** File endings read when walking a directory (explicitly named files are read whatever their name). */
+export const MODEL_FILE_SUFFIXES = ['.joblib', '.pkl', '.pickle', '.forest.json'] as const;
+
+/** The default `modelPrivacyLint.files` setting: the same endings as workspace globs. */
+export const DEFAULT_MODEL_GLOBS = ['**/*.joblib', '**/*.pkl', '**/*.pickle', '**/*.forest.json'];
+
+const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', 'venv', '.cache', 'out', 'dist']);
+
+export function isModelFileName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return MODEL_FILE_SUFFIXES.some((suffix) => lower.endsWith(suffix));
+}
+
+/** Expands files and directories into model files, sorted, without following symbolic links. */
+export async function collectModelFiles(
+  paths: string[],
+  accept: (path: string) => boolean = (path) => isModelFileName(path),
+): Promise<{ files: string[]; missing: string[] }> {
+  const files: string[] = [];
+  const missing: string[] = [];
+  const walk = async (dir: string): Promise<void> => {
+    let entries;
+    try {
+      entries = await fs.readdir(dir, { withFileTypes: true });
+    } catch {
+      return; // unreadable directory: skip it, as a linter should
+    }
+    for (const entry of entries) {
+      const full = join(dir, entry.name);
+      if (entry.isDirectory()) {
+        if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(full);
+      } else if (entry.isFile() && accept(full)) {
+        files.push(full);
+      }
+    }
+  };
+  for (const path of paths) {
+    try {
+      const stat = await fs.stat(path);
+      if (stat.isDirectory()) await walk(path);
+      else files.push(path);
+    } catch {
+      missing.push(path);
+    }
+  }
+  return { files: [...new Set(files)].sort(), missing };
+}

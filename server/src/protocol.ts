@@ -1,0 +1,46 @@
+/**
+ * Types the client and the server share: settings and custom notifications.
+ * The client imports this file only for types, so nothing here may pull in server code.
+ */
+import type { RuleId, Severity } from './rules/catalog';
+import { DEFAULT_MODEL_GLOBS } from './model-files';
+
+/** When analyses run. `always`: on start-up for every model file, on open, on save and on disk change. */
+export type RunMode = 'always' | 'onSave' | 'manual';
+
+/** `modelPrivacyLint.*` settings, as declared in package.json `contributes.configuration`. */
+export interface Settings {
+  files: string[];
+  run: RunMode;
+  timeBudgetSeconds: number;
+  severity: Partial<Record<RuleId, Severity>>;
+  maxFileSizeMB: number;
+  docsBaseUrl: string;
+}
+
+export const DEFAULT_SETTINGS: Settings = {
+  files: DEFAULT_MODEL_GLOBS,
+  run: 'always',
+  timeBudgetSeconds: 30,
+  severity: {},
+  maxFileSizeMB: 1024,
+  docsBaseUrl: '',
+};
+
+/** Server -> client: what the server is doing, for the language status item. */
+export const STATUS_NOTIFICATION = 'modelPrivacyLint/status';
+export interface StatusParams {
+  state: 'idle' | 'busy' | 'error';
+  /** Short text for the status item. */
+  text: string;
+  /** Longer text: the file being analysed, or totals. */
+  detail: string;
+}
+
+/** Client -> server: analyse every model file in the workspace again (command). */
+export const ANALYZE_WORKSPACE_REQUEST = 'modelPrivacyLint/analyzeWorkspace';
+/** Client -> server: analyse one file now, whatever the run mode (command, opening a binary model). */
+export const ANALYZE_FILE_REQUEST = 'modelPrivacyLint/analyzeFile';
+export interface AnalyzeFileParams {
+  uri: string;
+}

@@ -1,0 +1,27 @@
+/**
+ * The CLI's JSON: a contract other tools read (documented in README, "JSON output").
+ * Add fields freely; never rename or remove one without bumping `version`.
+ */
+import type { FileReport } from '../linter';
+import { packageVersion } from '../package-info';
+
+export const JSON_REPORT_VERSION = 1;
+
+export function toJsonReport(files: FileReport[]): object {
+  return {
+    version: JSON_REPORT_VERSION,
+    tool: { name: 'model-privacy-lint', version: packageVersion() },
+    files: files.map((file) => ({
+      path: file.path,
+      format: file.format,
+      contentHash: file.contentHash,
+      model: file.model,
+      findings: file.findings.map(({ rule, severity, message, location, data }) => ({ rule, severity, message, location, ...(data ? { data } : {}) })),
+      notes: file.notes,
+    })),
+  };
+}
+
+export function writeJson(files: FileReport[]): string {
+  return `${JSON.stringify(toJsonReport(files), null, 2)}\n`;
+}

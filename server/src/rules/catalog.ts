@@ -1,0 +1,58 @@
+/**
+ * The rule catalog: every finding the linter can produce, with its default severity and the page
+ * that explains it. Rule ids are readable names; each has `docs/rules/<id>.md`.
+ */
+export const SEVERITIES = ['error', 'warning', 'information', 'hint', 'off'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export interface RuleMeta {
+  id: string;
+  defaultSeverity: Exclude<Severity, 'off'>;
+  /** One line: what the rule is about. */
+  title: string;
+}
+
+export const RULES = {
+  'unsafe-pickle': {
+    id: 'unsafe-pickle',
+    defaultSeverity: 'error',
+    title: 'The pickle names code outside the allowlist; loading it in Python would run that code',
+  },
+  'unreadable-model': {
+    id: 'unreadable-model',
+    defaultSeverity: 'warning',
+    title: 'The file could not be read as a tree-ensemble model',
+  },
+  'no-bootstrap': {
+    id: 'no-bootstrap',
+    defaultSeverity: 'warning',
+    title: 'Every tree saw every training row exactly once',
+  },
+  'replayable-bootstrap': {
+    id: 'replayable-bootstrap',
+    defaultSeverity: 'warning',
+    title: 'Bootstrap is on, but the stored seeds replay every tree\'s sample',
+  },
+  'singleton-leaf': {
+    id: 'singleton-leaf',
+    defaultSeverity: 'warning',
+    title: 'Leaves that hold exactly one training row',
+  },
+  'exact-counts': {
+    id: 'exact-counts',
+    defaultSeverity: 'information',
+    title: 'The file stores exact per-node class counts',
+  },
+} as const satisfies Record<string, RuleMeta>;
+
+export type RuleId = keyof typeof RULES;
+export const RULE_IDS = Object.keys(RULES) as RuleId[];
+
+export function isRuleId(value: string): value is RuleId {
+  return Object.prototype.hasOwnProperty.call(RULES, value);
+}
+
+/** Relative path of a rule's documentation page inside the package. */
+export function ruleDocPath(id: RuleId): string {
+  return `docs/rules/${id}.md`;
+}

@@ -1,0 +1,25 @@
+/** `exact-counts`: the file stores per-node class counts, the raw material of reconstruction. */
+import type { ModelRule } from './types';
+import { plural } from './format';
+
+export const exactCounts: ModelRule = {
+  id: 'exact-counts',
+  check({ forest }) {
+    if (forest.privacy) return [];
+    const nodes = forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
+    const distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
+    const what = distinct ? 'per-class counts and distinct-row counts' : 'per-class counts';
+    const weighted = forest.training.weighted
+      ? ' The counts are sample-weighted, which makes them harder, not impossible, to invert.'
+      : '';
+    return [
+      {
+        message:
+          `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
+          `each leaf says how many training rows of each class fall in its region, the starting point of every ` +
+          `reconstruction.${weighted}`,
+        data: { nodes, trees: forest.trees.length, distinctRowCounts: distinct, weighted: forest.training.weighted },
+      },
+    ];
+  },
+};

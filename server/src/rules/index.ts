@@ -1,0 +1,64 @@
+/** Runs every model rule and applies severities; failures to read become findings here too. */
+import type { Forest } from '../forest/schema';
+import type { ModelRead, UnreadableRead, UnsafeRead } from '../formats/types';
+import type { ReplayCheck } from '../attacks/bootstrap-replay';
+import { RULES, type RuleId, type Severity } from './catalog';
+import type { Finding, FindingDraft, ModelRule } from './types';
+import { noBootstrap } from './no-bootstrap';
+import { replayableBootstrap } from './replayable-bootstrap';
+import { singletonLeaf } from './singleton-leaf';
+import { exactCounts } from './exact-counts';
+
+export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts];
+
+/** Per-rule severity overrides from settings or the command line. */
+export type SeverityOverrides = Partial<Record<RuleId, Severity>>;
+
+function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides, read?: ModelRead): Finding | undefined {
+  const severity = overrides[rule] ?? RULES[rule].defaultSeverity;
+  if (severity === 'off') return undefined;
+  const range = draft.at && read?.locate ? read.locate(draft.at) : undefined;
+  return {
+    rule,
+    severity,
+    message: draft.message,
+    location: { ...draft.at, ...(range ? { range } : {}) },
+    ...(draft.data ? { data: draft.data } : {}),
+  };
+}
+
+export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides): Finding[] {
+  const findings: Finding[] = [];
+  for (const rule of MODEL_RULES) {
+    for (const draft of rule.check({ forest, replay })) {
+      const finding = finish(rule.id, draft, overrides, read);
+      if (finding) findings.push(finding);
+    }
+  }
+  return findings;
+}
+
+export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): Finding[] {
+  const names = read.globals.join(', ');
+  const finding = finish(
+    'unsafe-pickle',
+    {
+      message:
+        `This pickle names ${read.globals.length === 1 ? 'a global' : `${read.globals.length} globals`} outside the allowlist ` +
+        `(${names}); loading it with Python would call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
+        `Nothing was run and the model was not analysed.`,
+      data: { globals: read.globals },
+    },
+    overrides,
+  );
+  return finding ? [finding] : [];
+}
+
+export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverrides): Finding[] {
+  const finding = finish(
+    'unreadable-model',
+    { message: `Cannot read this model (${read.reason}): ${read.detail}`, data: { reason: read.reason } },
+    overrides,
+  );
+  return finding ? [finding] : [];
+}

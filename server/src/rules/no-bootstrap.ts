@@ -1,0 +1,23 @@
+/** `no-bootstrap`: each tree was grown on the whole training set, each row counted once. */
+import type { ModelRule } from './types';
+import { formatNumber, plural } from './format';
+
+export const noBootstrap: ModelRule = {
+  id: 'no-bootstrap',
+  check({ forest }) {
+    if (forest.training.bootstrap) return [];
+    const rows = forest.training.rows;
+    const trees = forest.trees.length;
+    const who = trees === 1 ? 'The tree was' : `All ${trees} trees were`;
+    const seen = rows === undefined ? 'all training rows' : `every one of the ${plural(rows, 'training row')}`;
+    const noise = forest.privacy
+      ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`
+      : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
+    return [
+      {
+        message: `${who} trained on ${seen}, each exactly once (no bootstrap).${noise}`,
+        data: { trees, rows: rows ?? null },
+      },
+    ];
+  },
+};

@@ -1,0 +1,45 @@
+/** `replayable-bootstrap`: bagging is on, but the stored per-tree seeds replay every sample. */
+import type { ModelRule } from './types';
+import { plural } from './format';
+
+export const replayableBootstrap: ModelRule = {
+  id: 'replayable-bootstrap',
+  check({ forest, replay }) {
+    if (!forest.training.bootstrap) return [];
+    const trees = forest.trees.length;
+    const seeded = forest.trees.filter((t) => t.training.seed !== undefined).length;
+    if (seeded === 0) return [];
+    switch (replay.status) {
+      case 'replayed':
+        return [
+          {
+            message:
+              `Bootstrap is on, but each of the ${plural(trees, 'tree')} stores the seed that replays its sample: ` +
+              `how many times each of the ${plural(replay.rows, 'training row')} was drawn into each tree is known ` +
+              `(verified on ${plural(replay.treesChecked, 'tree')}), so bagging gives no protection.`,
+            data: { trees, rows: replay.rows, drawnPerTree: replay.drawn, verifiedTrees: replay.treesChecked },
+          },
+        ];
+      case 'mismatch':
+        return [
+          {
+            message:
+              `Bootstrap is on and ${plural(seeded, 'tree')} store a seed, but replaying tree ${replay.tree} gave ` +
+              `${replay.replayed} distinct rows where the file says ${replay.expected}; the samples may come from ` +
+              `another random generator. Treat the seeds as a risk all the same.`,
+            at: { tree: replay.tree, node: 0 },
+            data: { trees, seededTrees: seeded, verified: false },
+          },
+        ];
+      default:
+        return [
+          {
+            message:
+              `Bootstrap is on and ${plural(seeded, 'tree')} store the seed of their sample; the number of ` +
+              `training rows could not be found to confirm the replay. Treat the seeds as a risk all the same.`,
+            data: { trees, seededTrees: seeded, verified: false },
+          },
+        ];
+    }
+  },
+};

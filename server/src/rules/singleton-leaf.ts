@@ -1,0 +1,59 @@
+/**
+ * `singleton-leaf`: leaves reached by exactly one distinct training row. Such a leaf states that one
+ * person with these feature values, and this label, is in the training set.
+ */
+import type { ModelRule } from './types';
+import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
+import { formatClass, formatInterval, percent, plural } from './format';
+
+interface Singleton {
+  tree: number;
+  leaf: number;
+  box: FeatureInterval[];
+  classIndex: number;
+}
+
+export const singletonLeaf: ModelRule = {
+  id: 'singleton-leaf',
+  check({ forest }) {
+    // Noised counts (differential privacy) do not say that a leaf holds one row.
+    if (forest.privacy) return [];
+    const k = classCount(forest);
+    let leaves = 0;
+    let singletons = 0;
+    let worst: Singleton | undefined;
+    forest.trees.forEach((tree, t) => {
+      forEachLeaf(tree, (leaf, path) => {
+        leaves++;
+        const weight = nodeWeight(tree, leaf, k);
+        // Distinct rows when stored; otherwise only a weight of exactly one proves a single row.
+        const distinct = tree.distinctRows?.[leaf] ?? (Math.abs(weight - 1) < 1e-9 ? 1 : undefined);
+        if (distinct !== 1) return;
+        singletons++;
+        // The most revealing singleton is the one whose path pins down the most features.
+        const box = pathBox(path);
+        if (!worst || box.length > worst.box.length) {
+          const counts = nodeClassWeights(tree, leaf, k);
+          worst = { tree: t, leaf, box, classIndex: counts.indexOf(Math.max(...counts)) };
+        }
+      });
+    });
+    if (!worst) return [];
+    const conditions = worst.box.map((interval) => formatInterval(forest, interval)).join(', ');
+    const label = forest.task === 'classification' ? ` of class ${formatClass(forest, worst.classIndex)}` : '';
+    return [
+      {
+        message:
+          `${plural(singletons, 'leaf', 'leaves')} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
+          `hold exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
+          `to: ${conditions || 'the whole feature space'}.`,
+        at: { tree: worst.tree, node: worst.leaf },
+        data: {
+          singletonLeaves: singletons,
+          leaves,
+          worst: { tree: worst.tree, node: worst.leaf, conditions: worst.box.length },
+        },
+      },
+    ];
+  },
+};

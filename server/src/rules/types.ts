@@ -1,0 +1,40 @@
+/** What a rule produces and what it is given. Rules are pure: (model, analyses) -> findings. */
+import type { Forest } from '../forest/schema';
+import type { ModelPath, SourceRange } from '../formats/types';
+import type { ReplayCheck } from '../attacks/bootstrap-replay';
+import type { RuleId, Severity } from './catalog';
+
+export interface FindingLocation {
+  /** Tree and node the finding is about, when it is about one. */
+  tree?: number;
+  node?: number;
+  /** Range in a text model file; absent for binary files (the finding is about the whole file). */
+  range?: SourceRange;
+}
+
+export interface Finding {
+  rule: RuleId;
+  severity: Exclude<Severity, 'off'>;
+  message: string;
+  location: FindingLocation;
+  /** Numbers behind the message, for JSON consumers and the report. */
+  data?: Record<string, unknown>;
+}
+
+/** A rule's output before severities from settings are applied and locations resolved. */
+export interface FindingDraft {
+  message: string;
+  at?: ModelPath;
+  data?: Record<string, unknown>;
+}
+
+export interface RuleContext {
+  forest: Forest;
+  /** Bootstrap replay verdict, computed once per model (see attacks/bootstrap-replay.ts). */
+  replay: ReplayCheck;
+}
+
+export interface ModelRule {
+  id: RuleId;
+  check(context: RuleContext): FindingDraft[];
+}

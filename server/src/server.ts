@@ -1,0 +1,204 @@
+/**
+ * LSP wiring only: capabilities, settings, file events, diagnostics, status. The analysis lives in
+ * linter.ts and runs in a worker thread (lint-pool.ts), so this loop stays responsive.
+ */
+import { basename, join, relative, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import {
+  createConnection,
+  DiagnosticSeverity,
+  DidChangeConfigurationNotification,
+  FileChangeType,
+  ProposedFeatures,
+  TextDocuments,
+  TextDocumentSyncKind,
+  type Diagnostic,
+  type WorkspaceFolder,
+} from 'vscode-languageserver/node';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import { LintPool } from './lint-pool';
+import type { FileReport } from './linter';
+import { collectModelFiles } from './model-files';
+import { globToRegExp, matchesAny } from './glob';
+import { ruleDocUrl } from './package-info';
+import type { Finding } from './rules/types';
+import {
+  ANALYZE_FILE_REQUEST,
+  ANALYZE_WORKSPACE_REQUEST,
+  DEFAULT_SETTINGS,
+  STATUS_NOTIFICATION,
+  type AnalyzeFileParams,
+  type Settings,
+  type StatusParams,
+} from './protocol';
+
+const connection = createConnection(ProposedFeatures.all);
+const documents = new TextDocuments(TextDocument);
+
+let settings: Settings = DEFAULT_SETTINGS;
+let fileGlobs = settings.files.map(globToRegExp);
+let workspaceFolders: WorkspaceFolder[] = [];
+let configurationPull = false;
+/** Files we published diagnostics for, so settings changes can re-run them and deletions clear them. */
+const known = new Map<string, FileReport>();
+const debounceTimers = new Map<string, NodeJS.Timeout>();
+const DEBOUNCE_MS = 250;
+
+const pool = new LintPool({
+  workerScript: join(__dirname, 'lint-worker.js'),
+  timeoutMs: 5 * 60 * 1000,
+  memoryMb: 4096,
+  log: (message) => connection.console.warn(message),
+});
+
+const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
+  error: DiagnosticSeverity.Error,
+  warning: DiagnosticSeverity.Warning,
+  information: DiagnosticSeverity.Information,
+  hint: DiagnosticSeverity.Hint,
+};
+
+function toDiagnostic(finding: Finding): Diagnostic {
+  // Binary model files have no text: their findings sit at the top of the file.
+  const range = finding.location.range ?? { start: { line: 0, character: 0 }, end: { line: 0, character: 0 } };
+  return {
+    range,
+    severity: SEVERITY[finding.severity],
+    source: 'model-privacy-lint',
+    code: finding.rule,
+    codeDescription: { href: ruleDocUrl(finding.rule, settings.docsBaseUrl || undefined) },
+    message: finding.message,
+    data: { rule: finding.rule, tree: finding.location.tree, node: finding.location.node },
+  };
+}
+
+function sendStatus(params: StatusParams): void {
+  void connection.sendNotification(STATUS_NOTIFICATION, params);
+}
+
+function idleStatus(): void {
+  let findings = 0;
+  for (const report of known.values()) findings += report.findings.length;
+  sendStatus({
+    state: 'idle',
+    text: `${known.size} model file${known.size === 1 ? '' : 's'}`,
+    detail: `${known.size} model file(s) checked, ${findings} finding(s)`,
+  });
+}
+
+function isModelPath(path: string): boolean {
+  for (const folder of workspaceFolders) {
+    const rel = relative(fileURLToPath(folder.uri), path);
+    if (!rel.startsWith('..')) return matchesAny(rel.split(sep).join('/'), fileGlobs);
+  }
+  // Outside any folder (a loose file): match on the name alone (`**/*.joblib` matches `m.joblib`).
+  return matchesAny(basename(path), fileGlobs);
+}
+
+async function analyze(uri: string): Promise<void> {
+  const path = fileURLToPath(uri);
+  sendStatus({ state: 'busy', text: 'analysing', detail: `Reading ${path}` });
+  const started = Date.now();
+  const report = await pool.lint(path, {
+    severities: settings.severity,
+    maxFileBytes: settings.maxFileSizeMB * 1024 * 1024,
+    budgetMs: settings.timeBudgetSeconds * 1000,
+  });
+  if (!report) return; // superseded by a newer request for the same file
+  known.set(uri, report);
+  await connection.sendDiagnostics({ uri, diagnostics: report.findings.map(toDiagnostic) });
+  connection.console.log(`${path}: ${report.format}, ${report.findings.length} finding(s) in ${Date.now() - started} ms`);
+  if (!pool.busy) idleStatus();
+}
+
+/** Coalesces bursts of events (a training run writes a file in several chunks) into one analysis. */
+function schedule(uri: string): void {
+  clearTimeout(debounceTimers.get(uri));
+  debounceTimers.set(
+    uri,
+    setTimeout(() => {
+      debounceTimers.delete(uri);
+      analyze(uri).catch((error) => connection.console.error(`${uri}: ${(error as Error).stack ?? error}`));
+    }, DEBOUNCE_MS),
+  );
+}
+
+async function forget(uri: string): Promise<void> {
+  clearTimeout(debounceTimers.get(uri));
+  known.delete(uri);
+  await connection.sendDiagnostics({ uri, diagnostics: [] });
+}
+
+async function scanWorkspace(): Promise<void> {
+  const roots = workspaceFolders.map((folder) => fileURLToPath(folder.uri));
+  const { files } = await collectModelFiles(roots, (path) => isModelPath(path));
+  connection.console.log(`workspace scan: ${files.length} model file(s)`);
+  for (const file of files) schedule(pathToFileURL(file).href);
+  if (files.length === 0) idleStatus();
+}
+
+async function loadSettings(): Promise<void> {
+  if (!configurationPull) return;
+  const section = (await connection.workspace.getConfiguration('modelPrivacyLint')) as Partial<Settings> | null;
+  settings = { ...DEFAULT_SETTINGS, ...(section ?? {}) };
+  fileGlobs = settings.files.map(globToRegExp);
+}
+
+connection.onInitialize((params) => {
+  workspaceFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
+  configurationPull = Boolean(params.capabilities.workspace?.configuration);
+  return {
+    capabilities: {
+      textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.None },
+      workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+    },
+    serverInfo: { name: 'model-privacy-lint' },
+  };
+});
+
+connection.onInitialized(async () => {
+  if (configurationPull) void connection.client.register(DidChangeConfigurationNotification.type, undefined);
+  connection.workspace.onDidChangeWorkspaceFolders(async (event) => {
+    const removed = new Set(event.removed.map((f) => f.uri));
+    workspaceFolders = workspaceFolders.filter((f) => !removed.has(f.uri)).concat(event.added);
+    if (settings.run === 'always') await scanWorkspace();
+  });
+  await loadSettings();
+  if (settings.run === 'always') await scanWorkspace();
+  else idleStatus();
+});
+
+connection.onDidChangeConfiguration(async () => {
+  await loadSettings();
+  if (settings.run === 'manual') return;
+  for (const uri of known.keys()) schedule(uri);
+  if (settings.run === 'always') await scanWorkspace();
+});
+
+connection.onDidChangeWatchedFiles(async ({ changes }) => {
+  for (const change of changes) {
+    if (change.type === FileChangeType.Deleted) {
+      await forget(change.uri);
+    } else if (settings.run !== 'manual' && isModelPath(fileURLToPath(change.uri))) {
+      schedule(change.uri);
+    }
+  }
+});
+
+documents.onDidOpen(({ document }) => {
+  if (settings.run === 'always' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+});
+documents.onDidSave(({ document }) => {
+  if (settings.run !== 'manual' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+});
+
+connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async () => {
+  await scanWorkspace();
+});
+connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => {
+  await analyze(params.uri);
+});
+
+connection.onShutdown(() => pool.dispose());
+documents.listen(connection);
+connection.listen();
