@@ -71,9 +71,13 @@ export class LintPool {
       pending.resolve(message.report);
       this.pump();
     });
-    worker.on('error', (error) => this.fail(`the analysis failed: ${error.message}`));
+    // Events from a worker we already replaced (terminated after a failure) are old news.
+    worker.on('error', (error) => {
+      if (worker === this.worker) this.fail(`the analysis failed: ${error.message}`);
+    });
     worker.on('exit', (code) => {
-      if (this.worker === worker) this.worker = undefined;
+      if (worker !== this.worker) return;
+      this.worker = undefined;
       if (this.running) this.fail(`the analysis stopped unexpectedly (exit code ${code}); it may have run out of memory`);
     });
     this.worker = worker;

@@ -32,7 +32,7 @@ test('singleton-leaf counts leaves with one row and describes the most specific 
   const findings = lint(forest([twoLevel([[1, 0], [0, 3], [5, 1]]), stump(40, [4, 1], [2, 3])]));
   const finding = findings.find((f) => f.rule === 'singleton-leaf');
   assert.ok(finding);
-  assert.match(finding.message, /^1 leaf of 5 leaves \(20%\) hold exactly one training row/);
+  assert.match(finding.message, /^1 of 5 leaves \(20%\) holds exactly one training row/);
   assert.match(finding.message, /tree 0 node 2, pins one row of class 0 to: age <= 30\.5, priors_count <= 2\.5\./);
   assert.deepEqual({ tree: finding.location.tree, node: finding.location.node }, { tree: 0, node: 2 });
 });
@@ -43,7 +43,7 @@ test('singleton-leaf uses distinct rows when the format stores them', () => {
   const findings = lint(forest([tree], { training: { bootstrap: true, rows: 6 } }));
   const finding = findings.find((f) => f.rule === 'singleton-leaf');
   assert.ok(finding);
-  assert.match(finding.message, /^1 leaf of 2 leaves/);
+  assert.match(finding.message, /^1 of 2 leaves/);
   assert.match(finding.message, /age <= 30\.5/);
 });
 

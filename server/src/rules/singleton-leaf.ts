@@ -4,7 +4,7 @@
  */
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatClass, formatInterval, percent, plural } from './format';
+import { formatClass, formatCount, formatInterval, percent, plural } from './format';
 
 interface Singleton {
   tree: number;
@@ -44,8 +44,8 @@ export const singletonLeaf: ModelRule = {
     return [
       {
         message:
-          `${plural(singletons, 'leaf', 'leaves')} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
-          `hold exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
+          `${formatCount(singletons)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
+          `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
           `to: ${conditions || 'the whole feature space'}.`,
         at: { tree: worst.tree, node: worst.leaf },
         data: {

@@ -1,0 +1,105 @@
+/**
+ * Language-server tests: the bundled server (dist/server.js) spoken to over stdio, as VS Code does.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { TestLanguageClient } from '../support/lsp-client';
+import { EXAMPLES } from '../support/paths';
+import { lintFile } from '../../server/src/linter';
+
+function workspaceWithExamples(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'mpl-lsp-'));
+  for (const name of readdirSync(join(EXAMPLES, 'models'))) copyFileSync(join(EXAMPLES, 'models', name), join(dir, name));
+  return dir;
+}
+
+test('publishes the linter\'s findings for every model file in the workspace, with rule links', async (t) => {
+  const workspace = workspaceWithExamples();
+  writeFileSync(join(workspace, 'garbage.pkl'), Buffer.from('this is not a pickle at all, just text'));
+  writeFileSync(join(workspace, 'empty.joblib'), Buffer.alloc(0));
+  const client = await TestLanguageClient.start(workspace);
+  t.after(async () => {
+    await client.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+
+  const models = readdirSync(join(EXAMPLES, 'models'));
+  for (const name of models) {
+    const path = join(workspace, name);
+    const diagnostics = await client.waitFor(`diagnostics for ${name}`, () => client.diagnosticsFor(path));
+    const expected = await lintFile(path);
+    assert.deepEqual(
+      diagnostics.map((d) => [d.code, d.message]),
+      expected.findings.map((f) => [f.rule, f.message]),
+      `${name}: the server publishes what the linter finds`,
+    );
+    assert.ok(diagnostics.length > 0, `${name} has findings`);
+    for (const diagnostic of diagnostics) {
+      assert.equal(diagnostic.source, 'model-privacy-lint');
+      const href = diagnostic.codeDescription?.href;
+      assert.ok(href && existsSync(fileURLToPath(href)), `rule page exists for ${diagnostic.code}: ${href}`);
+    }
+  }
+  for (const [name, reason] of [['garbage.pkl', 'not-a-model'], ['empty.joblib', 'empty']]) {
+    const diagnostics = await client.waitFor(`diagnostics for ${name}`, () => client.diagnosticsFor(join(workspace, name)));
+    assert.equal(diagnostics.length, 1, `${name}: one clear finding`);
+    assert.equal(diagnostics[0].code, 'unreadable-model');
+    assert.match(String(diagnostics[0].message), new RegExp(`\\(${reason}\\)`));
+  }
+  const status = client.notifications.filter((n) => n.method === 'modelPrivacyLint/status');
+  assert.ok(status.some((n) => (n.params as { state: string }).state === 'busy'), 'status says when it is busy');
+  await client.waitFor('idle status', () =>
+    (client.notifications.at(-1)?.params as { state?: string } | undefined)?.state === 'idle' ? true : undefined,
+  );
+});
+
+test('a model rewritten on disk is analysed again, and a deleted one is cleared', async (t) => {
+  const workspace = workspaceWithExamples();
+  const client = await TestLanguageClient.start(workspace);
+  t.after(async () => {
+    await client.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+  const target = join(workspace, 'diabetes_forest.joblib');
+  const before = await client.waitFor('first diagnostics', () => client.diagnosticsFor(target));
+  assert.ok(before.some((d) => d.code === 'replayable-bootstrap'));
+  assert.ok(!before.some((d) => d.code === 'no-bootstrap'));
+
+  // A training run overwrites the file with a forest trained without bagging.
+  copyFileSync(join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib'), target);
+  client.diagnostics.delete(pathToFileURL(target).href);
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [{ uri: pathToFileURL(target).href, type: 2 }],
+  });
+  const after = await client.waitFor('diagnostics after the rewrite', () => client.diagnosticsFor(target));
+  assert.ok(after.some((d) => d.code === 'no-bootstrap'), 'the new model is analysed');
+  assert.ok(!after.some((d) => d.code === 'replayable-bootstrap'));
+
+  rmSync(target);
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: [{ uri: pathToFileURL(target).href, type: 3 }],
+  });
+  await client.waitFor('cleared diagnostics', () => (client.diagnosticsFor(target)?.length === 0 ? true : undefined));
+});
+
+test('severity settings apply when the configuration changes', async (t) => {
+  const workspace = workspaceWithExamples();
+  const client = await TestLanguageClient.start(workspace);
+  t.after(async () => {
+    await client.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+  const target = join(workspace, 'diabetes_tree.pkl');
+  const before = await client.waitFor('first diagnostics', () => client.diagnosticsFor(target));
+  assert.ok(before.some((d) => d.code === 'exact-counts'));
+  client.setSettings({ severity: { 'exact-counts': 'off', 'no-bootstrap': 'error' } });
+  client.diagnostics.clear();
+  await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  const after = await client.waitFor('diagnostics with new severities', () => client.diagnosticsFor(target));
+  assert.ok(!after.some((d) => d.code === 'exact-counts'), 'turned off');
+  assert.equal(after.find((d) => d.code === 'no-bootstrap')?.severity, 1, 'raised to error');
+});
