@@ -39,10 +39,12 @@ let settings: Settings = DEFAULT_SETTINGS;
 let fileGlobs = settings.files.map(globToRegExp);
 let workspaceFolders: WorkspaceFolder[] = [];
 let configurationPull = false;
+let folderEvents = false;
 /** Files we published diagnostics for, so settings changes can re-run them and deletions clear them. */
 const known = new Map<string, FileReport>();
 const debounceTimers = new Map<string, NodeJS.Timeout>();
-const DEBOUNCE_MS = 250;
+// Short: a save must show findings fast; long enough to merge the events of one write.
+const DEBOUNCE_MS = 75;
 
 const pool = new LintPool({
   workerScript: join(__dirname, 'lint-worker.js'),
@@ -147,6 +149,7 @@ async function loadSettings(): Promise<void> {
 connection.onInitialize((params) => {
   workspaceFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   configurationPull = Boolean(params.capabilities.workspace?.configuration);
+  folderEvents = Boolean(params.capabilities.workspace?.workspaceFolders);
   return {
     capabilities: {
       textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.None },
@@ -158,11 +161,13 @@ connection.onInitialize((params) => {
 
 connection.onInitialized(async () => {
   if (configurationPull) void connection.client.register(DidChangeConfigurationNotification.type, undefined);
-  connection.workspace.onDidChangeWorkspaceFolders(async (event) => {
-    const removed = new Set(event.removed.map((f) => f.uri));
-    workspaceFolders = workspaceFolders.filter((f) => !removed.has(f.uri)).concat(event.added);
-    if (settings.run === 'always') await scanWorkspace();
-  });
+  if (folderEvents) {
+    connection.workspace.onDidChangeWorkspaceFolders(async (event) => {
+      const removed = new Set(event.removed.map((f) => f.uri));
+      workspaceFolders = workspaceFolders.filter((f) => !removed.has(f.uri)).concat(event.added);
+      if (settings.run === 'always') await scanWorkspace();
+    });
+  }
   await loadSettings();
   if (settings.run === 'always') await scanWorkspace();
   else idleStatus();
@@ -200,5 +205,8 @@ connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => 
 });
 
 connection.onShutdown(() => pool.dispose());
+// Last line of defence: a bug in a handler is logged, never allowed to end the server.
+process.on('uncaughtException', (error) => connection.console.error(`internal error: ${error.stack ?? error}`));
+process.on('unhandledRejection', (error) => connection.console.error(`internal error: ${(error as Error)?.stack ?? error}`));
 documents.listen(connection);
 connection.listen();

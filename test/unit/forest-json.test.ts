@@ -42,3 +42,16 @@ test('schema violations and bad JSON are clear unreadable results', () => {
   assert.deepEqual(report.findings.map((f) => f.rule), ['unreadable-model']);
   assert.match(report.findings[0].message, /children must come after their parent/);
 });
+
+test('the example in docs/forest-json.md is a valid forest file', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const { REPO_ROOT } = await import('../support/paths');
+  const doc = readFileSync(join(REPO_ROOT, 'docs/forest-json.md'), 'utf8');
+  const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
+  assert.ok(example);
+  const read = forestJsonReader.read(encode(example), 'doc.forest.json');
+  assert.equal(read.kind, 'model', read.kind === 'unreadable' ? read.detail : '');
+  const report = lintBytes(encode(example), 'doc.forest.json');
+  assert.equal(report.model?.trainingRows, 10);
+});
