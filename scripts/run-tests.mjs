@@ -18,7 +18,7 @@ function run(command, args, what) {
 
 const suites = ['out/test/unit/', 'out/test/lsp/'];
 if (withEditor) {
-  run('npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--out', 'model-privacy-lint.vsix'], 'package the extension');
+  run('npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', 'model-privacy-lint.vsix'], 'package the extension');
   run('bash', ['scripts/setup-code-server.sh'], 'prepare code-server');
   suites.push('out/test/e2e/');
 }
