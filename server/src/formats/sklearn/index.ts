@@ -1,0 +1,126 @@
+/**
+ * scikit-learn models saved with pickle or joblib, read without executing them: the file is
+ * decompressed if joblib compressed it, interpreted by the safe pickle VM (../pickle), checked
+ * against the allowlist of globals, and decoded into the forest IR (./decode).
+ */
+import {
+  DEFAULT_MAX_DECOMPRESSED_BYTES,
+  DecompressError,
+  decompress,
+  detectCompression,
+  unpickle,
+  type Compression,
+  type PickleLimits,
+} from '../pickle';
+import type { ModelReader, ReadResult, UnreadableReason } from '../types';
+import { DecodeError, decodeModel } from './decode';
+
+export { decodeModel, DecodeError } from './decode';
+
+export interface SklearnReadOptions {
+  /** Largest decompressed (or raw) pickle accepted, in bytes (default 2 GiB). */
+  maxBytes?: number;
+  limits?: Partial<PickleLimits>;
+}
+
+const PICKLE_EXTENSIONS = /\.(pkl|pickle|pckl|joblib|sav|p|model|bin|dat)(\.(gz|z|zlib|bz2|xz|lzma|lz4))?$/i;
+
+/** First bytes a protocol 0/1 pickle of a model can start with: MARK, GLOBAL, EMPTY_DICT/LIST/TUPLE. */
+const PROTO01_START = new Set([0x28, 0x63, 0x7d, 0x5d, 0x29]);
+
+function isPickleStart(b: Uint8Array): boolean {
+  return b.length >= 2 && b[0] === 0x80 && b[1] >= 2 && b[1] <= 5;
+}
+
+function looksLikeOldPickle(b: Uint8Array, fileName: string): boolean {
+  return b.length >= 2 && PROTO01_START.has(b[0]) && PICKLE_EXTENSIONS.test(fileName);
+}
+
+function sniff(bytes: Uint8Array, fileName: string): boolean {
+  return isPickleStart(bytes) || (bytes.length === 1 && bytes[0] === 0x80) || detectCompression(bytes) !== undefined || looksLikeOldPickle(bytes, fileName);
+}
+
+function formatFor(fileName: string, compression: Compression | undefined, joblibArrays = 0): string {
+  return compression || joblibArrays > 0 || /\.joblib(\.\w+)?$/i.test(fileName) ? 'sklearn-joblib' : 'sklearn-pickle';
+}
+
+function unreadable(format: string, reason: UnreadableReason, detail: string): ReadResult {
+  return { kind: 'unreadable', format, reason, detail: /[.!?]$/.test(detail) ? detail : `${detail}.` };
+}
+
+/** Reads a scikit-learn pickle or joblib file. Never throws. */
+export function readSklearn(bytes: Uint8Array, fileName: string, options: SklearnReadOptions = {}): ReadResult {
+  try {
+    return readUnguarded(bytes, fileName, options);
+  } catch (e) {
+    const format = formatFor(fileName, detectCompression(bytes));
+    if (e instanceof RangeError && /memory|allocation|Invalid array length|too large/i.test(e.message)) {
+      return unreadable(format, 'too-large', `the model needs more memory than the reader may use (${e.message})`);
+    }
+    return unreadable(format, 'corrupt', `the file could not be decoded (${e instanceof Error ? e.message : String(e)})`);
+  }
+}
+
+function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnReadOptions): ReadResult {
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_DECOMPRESSED_BYTES;
+  const compression = detectCompression(bytes);
+  let format = formatFor(fileName, compression);
+  if (bytes.length === 0) return unreadable(format, 'empty', 'the file is empty');
+  const notes: string[] = [];
+
+  let data = bytes;
+  if (compression) {
+    try {
+      data = decompress(bytes, compression, maxBytes);
+    } catch (e) {
+      if (e instanceof DecompressError) {
+        const reason: UnreadableReason = e.kind === 'unsupported' ? 'unsupported-compression' : e.kind;
+        return unreadable(format, reason, e.message);
+      }
+      throw e;
+    }
+    notes.push(`compression: ${compression}`);
+    if (data.length === 0) return unreadable(format, 'truncated', `the ${compression} stream holds no data`);
+  } else if (data.length > maxBytes) {
+    return unreadable(format, 'too-large', `the file is larger than the reader's limit of ${maxBytes} bytes`);
+  }
+
+  if (data.length === 1 && data[0] === 0x80) return unreadable(format, 'truncated', 'the file ends right after the pickle marker');
+  if (!isPickleStart(data) && !looksLikeOldPickle(data, fileName) && !(compression && data.length >= 2 && PROTO01_START.has(data[0]))) {
+    return unreadable(format, 'not-a-model', 'the file is neither a pickle nor a joblib file');
+  }
+
+  const result = unpickle(data, { joblib: true, limits: options.limits });
+  format = formatFor(fileName, compression, result.joblibArrays);
+  if (result.unsafe.length > 0) return { kind: 'unsafe', format, globals: result.unsafe };
+  if (result.error) {
+    const e = result.error;
+    if (e.kind === 'truncated') return unreadable(format, 'truncated', `the file is cut short: ${e.message}`);
+    if (e.kind === 'too-large') return unreadable(format, 'too-large', e.message);
+    return unreadable(format, 'corrupt', `the pickle is damaged: ${e.message}`);
+  }
+  if (result.refused.length > 0) {
+    return unreadable(
+      format,
+      'unsupported-format',
+      `the pickle refers to data outside the file (${[...new Set(result.refused)].slice(0, 3).join(', ')}), which this reader does not follow`,
+    );
+  }
+  notes.push(result.protocol > 0 ? `pickle protocol ${result.protocol}` : 'pickle protocol 0 or 1');
+  if (result.joblibArrays > 0) notes.push(`joblib arrays: ${result.joblibArrays}`);
+  if (result.end < data.length && result.joblibArrays === 0) notes.push(`${data.length - result.end} bytes after the pickle's end were ignored`);
+
+  try {
+    const decoded = decodeModel(result.value);
+    return { kind: 'model', format, forest: decoded.forest, notes: [...decoded.notes, ...notes] };
+  } catch (e) {
+    if (e instanceof DecodeError) return unreadable(format, e.reason, e.message);
+    throw e;
+  }
+}
+
+export const sklearnReader: ModelReader = {
+  format: 'sklearn-pickle',
+  sniff,
+  read: (bytes, fileName) => readSklearn(bytes, fileName),
+};

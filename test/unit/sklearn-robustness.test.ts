@@ -1,0 +1,61 @@
+/**
+ * Damaged input: the reader must never throw, hang or hand back an IR that does not validate,
+ * and every cut-short file must say `truncated`.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { ForestSchema } from '../../server/src/forest/schema';
+import { readSklearn } from '../../server/src/formats/sklearn';
+
+const DIR = path.resolve(__dirname, '../../../test/fixtures/sklearn');
+
+function load(file: string): Uint8Array {
+  return new Uint8Array(fs.readFileSync(path.join(DIR, file)));
+}
+
+describe('sklearn reader: damaged files', () => {
+  it('says truncated for every prefix of a file', () => {
+    for (const file of ['dt_compas.joblib', 'dt_compas.p2.pkl', 'dt_compas.p4.pkl', 'dt_compas.zlib.joblib']) {
+      const whole = load(file);
+      const step = Math.max(1, Math.floor(whole.length / 300));
+      for (let n = 2; n < whole.length; n += step) {
+        const r = readSklearn(whole.subarray(0, n), file);
+        assert.equal(r.kind === 'unreadable' && r.reason, 'truncated', `${file} cut at ${n} of ${whole.length}: ${JSON.stringify(r).slice(0, 300)}`);
+      }
+      assert.equal(readSklearn(whole, file).kind, 'model');
+    }
+    const one = readSklearn(Uint8Array.from([0x80]), 'x.pkl');
+    assert.equal(one.kind === 'unreadable' && one.reason, 'truncated');
+  });
+
+  it('never throws and never returns an invalid forest on random byte damage', () => {
+    let seed = 20240611;
+    const rnd = () => {
+      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
+      return seed / 4294967296;
+    };
+    const files = ['rf_compas.joblib', 'rf_compas.p4.pkl', 'rf_compas.p2.pkl', 'rf_strings.joblib', 'rf_compas.v14.p4.pkl', 'rf_compas.p0.pkl'];
+    const originals = files.map(load);
+    const kinds = new Map<string, number>();
+    for (let i = 0; i < 600; i++) {
+      const k = i % files.length;
+      const b = originals[k].slice();
+      const hits = 1 + Math.floor(rnd() * 4);
+      for (let h = 0; h < hits; h++) b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const t0 = performance.now();
+      const r = readSklearn(b, files[k]);
+      assert.ok(performance.now() - t0 < 2000, 'a damaged file took too long');
+      const key = r.kind === 'unreadable' ? `unreadable:${r.reason}` : r.kind;
+      kinds.set(key, (kinds.get(key) ?? 0) + 1);
+      if (r.kind === 'model') {
+        const parsed = ForestSchema.safeParse(r.forest);
+        assert.ok(parsed.success, `${files[k]} damage ${i}: ${parsed.success ? '' : JSON.stringify(parsed.error.issues[0])}`);
+      }
+    }
+    // damage is mostly caught, and some files still read (damage inside float payloads)
+    assert.ok((kinds.get('unreadable:corrupt') ?? 0) > 100, JSON.stringify([...kinds]));
+    assert.ok((kinds.get('model') ?? 0) > 10, JSON.stringify([...kinds]));
+  });
+});
