@@ -90,7 +90,7 @@ export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions 
   const forest = completed.forest;
   const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
   // Replay can establish N when the file does not state it (scikit-learn with max_samples set).
-  const rows = forest.training.rows ?? (replay.status === 'replayed' ? replay.rows : undefined);
+  const rows = forest.training.rows ?? (replay.status === 'replayed' && replay.rowsAtMost === undefined ? replay.rows : undefined);
   const findings = runModelRules(forest, replay, read, severities);
   return { ...base, model: summarize(forest, rows), findings, notes: read.notes, ...(options.keepForest ? { forest } : {}) };
 }

@@ -1,6 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { forestJsonReader } from '../../server/src/formats/forest-json';
+import { REPO_ROOT } from '../support/paths';
 import { lintBytes } from '../../server/src/linter';
 import { forest, twoLevel } from '../support/forests';
 
@@ -43,10 +46,7 @@ test('schema violations and bad JSON are clear unreadable results', () => {
   assert.match(report.findings[0].message, /children must come after their parent/);
 });
 
-test('the example in docs/forest-json.md is a valid forest file', async () => {
-  const { readFileSync } = await import('node:fs');
-  const { join } = await import('node:path');
-  const { REPO_ROOT } = await import('../support/paths');
+test('the example in docs/forest-json.md is a valid forest file', () => {
   const doc = readFileSync(join(REPO_ROOT, 'docs/forest-json.md'), 'utf8');
   const example = /```json\n([\s\S]*?)```/.exec(doc)?.[1];
   assert.ok(example);

@@ -24,75 +24,119 @@ export function distinctDrawn(counts: Uint16Array): number {
   return distinct;
 }
 
-/** Root node facts of a tree: weighted count (draws) and distinct rows, when stored. */
-function rootCounts(forest: Forest, treeIndex: number): { drawn: number; distinct?: number } {
-  const tree = forest.trees[treeIndex];
-  const k = forest.classes.length || 1;
-  let drawn = 0;
-  for (let c = 0; c < k; c++) drawn += tree.classWeights[c] ?? 0;
-  return { drawn: Math.round(drawn), distinct: tree.distinctRows?.[0] };
+/** Distinct training rows stored at a tree's root (scikit-learn's `n_node_samples[0]`). */
+function rootDistinct(forest: Forest, treeIndex: number): number | undefined {
+  return forest.trees[treeIndex].distinctRows?.[0];
 }
 
 export type ReplayCheck =
-  | { status: 'replayed'; rows: number; drawn: number; treesChecked: number }
+  | {
+      status: 'replayed';
+      /**
+       * Training rows N. When N is not stored and several values fit every tree (rejection
+       * sampling draws nearly the same indices for neighbouring N), `rows` is the smallest and
+       * `rowsAtMost` the largest of `candidates`: an attacker simply tries each.
+       */
+      rows: number;
+      rowsAtMost?: number;
+      candidates?: number;
+      drawn: number;
+      treesChecked: number;
+    }
   | { status: 'no-seeds' }
   | { status: 'mismatch'; tree: number; expected: number; replayed: number }
-  | { status: 'unknown-rows' };
+  | { status: 'unknown-rows'; candidates: number[] };
+
+/**
+ * How many rows each tree draws when the training set has `rows` rows, following scikit-learn's
+ * `_get_n_samples_bootstrap`: `max_samples` None draws N, an int draws that many, a float draws
+ * max(round(N * max_samples), 1). The IR's `bootstrapSize`, when known, wins.
+ */
+function drawsFor(forest: Forest): (rows: number) => number {
+  const known = forest.training.bootstrapSize;
+  const maxSamples = forest.hyperParameters['max_samples'];
+  if (typeof maxSamples === 'number' && !Number.isInteger(maxSamples) && maxSamples > 0 && maxSamples < 1) {
+    return (rows) => Math.max(roundHalfEven(rows * maxSamples), 1);
+  }
+  if (known !== undefined) return () => known;
+  if (typeof maxSamples === 'number' && Number.isInteger(maxSamples) && maxSamples >= 1) return () => maxSamples;
+  return (rows) => rows;
+}
+
+/** Python's round(): halves go to the even neighbour. */
+function roundHalfEven(value: number): number {
+  const floor = Math.floor(value);
+  const diff = value - floor;
+  if (diff > 0.5) return floor + 1;
+  if (diff < 0.5) return floor;
+  return floor % 2 === 0 ? floor : floor + 1;
+}
 
 /**
  * Whether the stored seeds really replay the stored trees: for every tree the replayed sample must
  * have as many distinct rows as the tree's root says (`n_node_samples`). When the number of
- * training rows is not stored (scikit-learn's `max_samples` set), it is searched for.
+ * training rows is not stored (scikit-learn's `max_samples` set, or weighted counts), it is
+ * searched for.
  * `deadline` (a Date.now() value) bounds the work: checking a tree costs one pass over its draws,
  * and trees left unchecked at the deadline are reported through `treesChecked`.
  */
 export function checkReplay(forest: Forest, deadline = Number.POSITIVE_INFINITY): ReplayCheck {
   const trees = forest.trees;
   if (!forest.training.bootstrap || trees.some((t) => t.training.seed === undefined)) return { status: 'no-seeds' };
-  const first = rootCounts(forest, 0);
-  const drawn = forest.training.bootstrapSize ?? first.drawn;
+  const draws = drawsFor(forest);
   let rows = forest.training.rows;
+  let rowsAtMost: number | undefined;
+  let candidateCount = 1;
   if (rows === undefined) {
-    const probes = trees.slice(0, 3).map((tree, t) => ({ seed: tree.training.seed!, distinct: rootCounts(forest, t).distinct }));
-    rows = searchRows(probes, drawn);
-    if (rows === undefined) return { status: 'unknown-rows' };
+    const candidates = searchRows(forest, draws, deadline);
+    if (candidates.length === 0) return { status: 'unknown-rows', candidates };
+    rows = candidates[0];
+    if (candidates.length > 1) rowsAtMost = candidates[candidates.length - 1];
+    candidateCount = candidates.length;
   }
+  const drawn = draws(rows);
   let checked = 0;
   for (let t = 0; t < trees.length; t++) {
     if (checked > 0 && Date.now() > deadline) break;
-    const { distinct } = rootCounts(forest, t);
+    const distinct = rootDistinct(forest, t);
     if (distinct === undefined) continue;
     const replayed = distinctDrawn(replayMultiplicities(trees[t].training.seed!, rows, drawn));
     if (replayed !== distinct) return { status: 'mismatch', tree: t, expected: distinct, replayed };
     checked++;
   }
-  return { status: 'replayed', rows, drawn, treesChecked: checked };
+  const ambiguity = rowsAtMost !== undefined ? { rowsAtMost, candidates: candidateCount } : {};
+  // With several candidates the per-tree check above used the smallest; each candidate fit every tree in the search.
+  return { status: 'replayed', rows, ...ambiguity, drawn, treesChecked: checked };
 }
 
 /**
- * Finds the training-set size N whose replay of the first tree yields its stored distinct count.
- * A candidate must fit the first few trees, so a chance match on one tree is not taken.
- * The expected number of distinct rows among m draws from N is N(1 - (1 - 1/N)^m); we start from
- * the N that inverts it and widen the search, so a handful of replays usually suffice.
+ * Finds every training-set size N, in a window around the most likely one, whose replay gives
+ * each tree its stored distinct count. Several N can fit a few small trees, so all trees are
+ * checked and every fitting N is returned.
+ * The expected number of distinct rows among m draws from N is N(1 - (1 - 1/N)^m); the window
+ * starts at the N that inverts it for the first tree.
  */
-function searchRows(probes: { seed: number; distinct?: number }[], drawn: number): number | undefined {
-  const distinct = probes[0].distinct;
-  if (distinct === undefined || distinct <= 0) return undefined;
+function searchRows(forest: Forest, draws: (rows: number) => number, deadline: number): number[] {
+  const distinct = forest.trees.map((_, t) => rootDistinct(forest, t));
+  if (distinct.some((d) => d === undefined || d <= 0)) return [];
+  const lowest = Math.max(...(distinct as number[]));
+  let estimate = lowest;
+  while (estimate < lowest * 64 + 64 && estimate * (1 - Math.pow(1 - 1 / estimate, draws(estimate))) < distinct[0]!) {
+    estimate = Math.ceil(estimate * 1.01) + 1;
+  }
   const fits = (n: number) =>
-    probes.every((p) => p.distinct === undefined || distinctDrawn(replayMultiplicities(p.seed, n, drawn)) === p.distinct);
-  let estimate = distinct;
-  for (let n = distinct; n < distinct * 64 + 64; n = Math.ceil(n * 1.01) + 1) {
-    if (n * (1 - Math.pow(1 - 1 / n, drawn)) >= distinct) {
-      estimate = n;
-      break;
-    }
-  }
-  const budget = 4000;
-  for (let offset = 0; offset < budget; offset++) {
+    forest.trees.every((tree, t) => {
+      const m = draws(n);
+      return m >= distinct[t]! && distinctDrawn(replayMultiplicities(tree.training.seed!, n, m)) === distinct[t];
+    });
+  const found: number[] = [];
+  // The window is wide enough for the sampling spread of small trees, and bounded in work.
+  const radius = Math.max(200, estimate);
+  for (let offset = 0; offset <= radius; offset++) {
+    if (Date.now() > deadline && offset > 0) break;
     for (const n of offset === 0 ? [estimate] : [estimate + offset, estimate - offset]) {
-      if (n < distinct) continue;
-      if (fits(n)) return n;
+      if (n >= lowest && fits(n)) found.push(n);
     }
   }
-  return undefined;
+  return found.sort((a, b) => a - b);
 }

@@ -10,9 +10,13 @@ export const noBootstrap: ModelRule = {
     const trees = forest.trees.length;
     const who = trees === 1 ? 'The tree was' : `All ${trees} trees were`;
     const seen = rows === undefined ? 'all training rows' : `every one of the ${plural(rows, 'training row')}`;
+    const consequence =
+      trees === 1
+        ? ` Its leaves partition the training set: each leaf says how many people with each label fall in its box.`
+        : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
     const noise = forest.privacy
       ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`
-      : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
+      : consequence;
     return [
       {
         message: `${who} trained on ${seen}, each exactly once (no bootstrap).${noise}`,

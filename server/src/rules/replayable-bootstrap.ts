@@ -10,16 +10,21 @@ export const replayableBootstrap: ModelRule = {
     const seeded = forest.trees.filter((t) => t.training.seed !== undefined).length;
     if (seeded === 0) return [];
     switch (replay.status) {
-      case 'replayed':
+      case 'replayed': {
+        const rows =
+          replay.rowsAtMost === undefined
+            ? plural(replay.rows, 'training row')
+            : `training rows (N is not stored; ${replay.candidates} values between ${replay.rows} and ${replay.rowsAtMost} fit every tree, and an attacker can try each)`;
         return [
           {
             message:
               `Bootstrap is on, but each of the ${plural(trees, 'tree')} stores the seed that replays its sample: ` +
-              `how many times each of the ${plural(replay.rows, 'training row')} was drawn into each tree is known ` +
+              `how many times each of the ${rows} was drawn into each tree is known ` +
               `(verified on ${plural(replay.treesChecked, 'tree')}), so bagging gives no protection.`,
-            data: { trees, rows: replay.rows, drawnPerTree: replay.drawn, verifiedTrees: replay.treesChecked },
+            data: { trees, rows: replay.rows, rowsAtMost: replay.rowsAtMost ?? replay.rows, drawnPerTree: replay.drawn, verifiedTrees: replay.treesChecked },
           },
         ];
+      }
       case 'mismatch':
         return [
           {
