@@ -3,12 +3,12 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
-import { EXAMPLES } from '../support/paths';
+import { EXAMPLES, FIXTURES } from '../support/paths';
 import { lintFile } from '../../server/src/linter';
 
 function workspaceWithExamples(): string {
@@ -21,6 +21,10 @@ test('publishes the linter\'s findings for every model file in the workspace, wi
   const workspace = workspaceWithExamples();
   writeFileSync(join(workspace, 'garbage.pkl'), Buffer.from('this is not a pickle at all, just text'));
   writeFileSync(join(workspace, 'empty.joblib'), Buffer.alloc(0));
+  // A forest with os.system hidden in an attribute: loading it in Python would write the marker.
+  const marker = JSON.parse(readFileSync(join(FIXTURES, 'sklearn/manifest.json'), 'utf8')).marker as string;
+  rmSync(marker, { force: true });
+  copyFileSync(join(FIXTURES, 'sklearn/evil_nested_forest.pkl'), join(workspace, 'evil.pkl'));
   const client = await TestLanguageClient.start(workspace);
   t.after(async () => {
     await client.stop();
@@ -50,6 +54,11 @@ test('publishes the linter\'s findings for every model file in the workspace, wi
     assert.equal(diagnostics[0].code, 'unreadable-model');
     assert.match(String(diagnostics[0].message), new RegExp(`\\(${reason}\\)`));
   }
+  const evil = await client.waitFor('diagnostics for evil.pkl', () => client.diagnosticsFor(join(workspace, 'evil.pkl')));
+  assert.deepEqual(evil.map((d) => d.code), ['unsafe-pickle']);
+  assert.equal(evil[0].severity, 1);
+  assert.match(String(evil[0].message), /posix\.system/);
+  assert.ok(!existsSync(marker), 'nothing in the pickle ran');
   const status = client.notifications.filter((n) => n.method === 'modelPrivacyLint/status');
   assert.ok(status.some((n) => (n.params as { state: string }).state === 'busy'), 'status says when it is busy');
   await client.waitFor('idle status', () =>

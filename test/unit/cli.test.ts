@@ -81,3 +81,32 @@ test('--out writes a report in the format of its extension; usage errors exit 2'
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('the JSON numbers match what scikit-learn holds, whatever the container', () => {
+  const dir = join(REPO_ROOT, 'test/fixtures/sklearn');
+  for (const name of ['rf_compas', 'rf_nobootstrap', 'dt_compas']) {
+    const truth = JSON.parse(readFileSync(join(dir, `${name}.truth.json`), 'utf8'));
+    let singletons = 0;
+    let leaves = 0;
+    for (const tree of truth.trees) {
+      tree.children_left.forEach((child: number, node: number) => {
+        if (child !== -1) return;
+        leaves++;
+        if (tree.n_node_samples[node] === 1) singletons++;
+      });
+    }
+    const files = [`${name}.joblib`, `${name}.zlib.joblib`, `${name}.p4.pkl`].map((f) => join(dir, f));
+    const report = JSON.parse(cli([...files, '--format', 'json', '--fail-on', 'never']).stdout);
+    assert.equal(report.files.length, 3);
+    for (const file of report.files) {
+      assert.equal(file.model.trees, truth.trees.length, file.path);
+      assert.equal(file.model.trainingRows, truth.n_samples, file.path);
+      assert.equal(file.model.bootstrap, truth.bootstrap, file.path);
+      const rules = file.findings.map((f: { rule: string }) => f.rule);
+      assert.ok(rules.includes(truth.bootstrap ? 'replayable-bootstrap' : 'no-bootstrap'), `${file.path}: ${rules}`);
+      const singleton = file.findings.find((f: { rule: string }) => f.rule === 'singleton-leaf');
+      assert.equal(singleton?.data.singletonLeaves ?? 0, singletons, file.path);
+      assert.equal(singleton?.data.leaves ?? leaves, leaves, file.path);
+    }
+  }
+});
