@@ -52,7 +52,7 @@ if [ "${#need_pkgs[@]}" -gt 0 ]; then
   fi
   say "step 1: installing Debian packages: ${need_pkgs[*]} (apt-get update first)"
   "${SUDO[@]}" apt-get update -q </dev/null
-  "${SUDO[@]}" apt-get install -y -q --no-install-recommends libkrb5-dev ripgrep chromium </dev/null
+  "${SUDO[@]}" apt-get install -y -q libkrb5-dev ripgrep chromium </dev/null
 else
   say "step 1: Debian packages libkrb5-dev, ripgrep, chromium already installed"
 fi

@@ -96,6 +96,8 @@ export async function installVsix(vsixPath: string, settings: Record<string, unk
     'extensions.autoCheckUpdates': false,
     'extensions.autoUpdate': false,
     'telemetry.telemetryLevel': 'off',
+    // sticky parent rows float over the Problems tree and take the clicks meant for the rows below
+    'workbench.tree.enableStickyScroll': false,
     ...settings,
   };
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(allSettings, null, 2));
@@ -184,22 +186,40 @@ export async function startCodeServer(profile: EditorProfile, workspace: string,
     });
   });
 
-  const stop = async (): Promise<void> => {
-    if (exited || child.pid === undefined) return;
-    const killGroup = (sig: NodeJS.Signals) => {
-      try {
-        process.kill(-child.pid!, sig);
-      } catch {
-        /* already gone */
-      }
-    };
-    killGroup('SIGTERM');
-    const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5000).unref());
-    if ((await Promise.race([exitPromise.then(() => 'exited' as const), timer])) === 'timeout') {
-      killGroup('SIGKILL');
-      await exitPromise;
+  const killGroup = (sig: NodeJS.Signals) => {
+    try {
+      if (child.pid !== undefined) process.kill(-child.pid, sig);
+    } catch {
+      /* already gone */
     }
-    killGroup('SIGKILL'); // stragglers in the group (extension host, language server)
+  };
+  // If this process ends without reaching stop() (a crash, the runner's timeout), take the
+  // group down with it rather than leave a server behind.
+  const onExit = () => killGroup('SIGKILL');
+  const onSignal = (sig: NodeJS.Signals) => {
+    killGroup('SIGKILL');
+    process.exit(128 + (sig === 'SIGINT' ? 2 : 15));
+  };
+  process.once('exit', onExit);
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+
+  let stopped = false;
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    process.removeListener('exit', onExit);
+    process.removeListener('SIGINT', onSignal);
+    process.removeListener('SIGTERM', onSignal);
+    if (!exited) {
+      killGroup('SIGTERM');
+      const timer = new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 5000).unref());
+      if ((await Promise.race([exitPromise.then(() => 'exited' as const), timer])) === 'timeout') {
+        killGroup('SIGKILL');
+        await exitPromise;
+      }
+    }
+    killGroup('SIGKILL'); // stragglers in the group (extension host, language server, workers)
   };
 
   const url = `http://127.0.0.1:${port}`;
@@ -241,9 +261,12 @@ export async function openWorkbench(browser: Browser, server: RunningCodeServer,
   const t0 = Date.now();
   await page.goto(`${server.url}/?folder=${encodeURIComponent(folder)}`, { timeout: timeoutMs });
   await page.waitForSelector('.monaco-workbench', { state: 'visible', timeout: timeoutMs });
-  // The explorer shows the folder once the workspace is loaded.
-  await page.waitForSelector('.explorer-folders-view, .explorer-viewlet', { timeout: timeoutMs }).catch(() => undefined);
   log(`workbench loaded in ${Date.now() - t0} ms`);
+  // Show the Explorer (code-server may open the Extensions view after an install), so
+  // screenshots show the workspace's files.
+  await page.locator('.part.editor').click({ position: { x: 200, y: 200 } }).catch(() => undefined);
+  await page.keyboard.press('Control+Shift+E');
+  await page.waitForSelector('.explorer-folders-view', { state: 'visible', timeout: 10_000 }).catch(() => log('Explorer did not show (ignored)'));
   return page;
 }
 
@@ -263,7 +286,7 @@ export async function runCommand(page: Page, label: string): Promise<void> {
 export async function openProblemsPanel(page: Page): Promise<void> {
   const panel = page.locator('.markers-panel');
   if (await panel.isVisible()) return;
-  await page.locator('.monaco-workbench').click({ position: { x: 5, y: 300 } }).catch(() => undefined);
+  await page.locator('.part.editor').click({ position: { x: 200, y: 200 } }).catch(() => undefined);
   await page.keyboard.press('Control+Shift+M');
   try {
     await panel.waitFor({ state: 'visible', timeout: 5000 });
@@ -289,65 +312,106 @@ export interface ProblemRow {
   icon?: string;
 }
 
+interface RawRow extends Omit<ProblemRow, 'file'> {
+  resource?: string;
+}
+
+/** The rows of the Problems panel's tree that are in the DOM now (the tree is virtual). */
+async function renderedProblemRows(page: Page): Promise<RawRow[]> {
+  return page.evaluate(() =>
+    Array.from(document.querySelectorAll('.markers-panel .monaco-list-row'))
+      // sticky-scroll copies of parent rows float above the list: not rows of their own
+      .filter((el) => !el.closest('.monaco-tree-sticky-container') && !el.classList.contains('monaco-tree-sticky-row'))
+      .map((el) => {
+      const row = el as HTMLElement;
+      const isMarker = row.querySelector('.marker-message-details-container') !== null;
+      const messageLines = Array.from(row.querySelectorAll('.marker-message')).map((m) => (m as HTMLElement).innerText);
+      const link = row.querySelector('.monaco-link') as HTMLElement | null;
+      return {
+        index: Number(row.getAttribute('data-index')),
+        level: Number(row.getAttribute('aria-level') ?? '0'),
+        text: row.innerText.replace(/\s+/g, ' ').trim(),
+        message: isMarker ? messageLines.join('\n') : undefined,
+        source: (row.querySelector('.marker-source') as HTMLElement | null)?.innerText,
+        code: (row.querySelector('.marker-code') as HTMLElement | null)?.innerText,
+        link: link ? (link.getAttribute('href') ?? link.getAttribute('title') ?? undefined) : undefined,
+        icon: (row.querySelector('.marker-icon') as HTMLElement | null)?.className,
+        resource: (row.querySelector('.label-name') as HTMLElement | null)?.innerText,
+      };
+    }),
+  );
+}
+
+/** Scrolls the Problems tree (mouse wheel over it) until `done(rows in view)` or no more movement. */
+async function scrollProblems(page: Page, direction: 1 | -1, done: (rows: RawRow[]) => boolean): Promise<RawRow[][]> {
+  const list = page.locator('.markers-panel .monaco-list').first();
+  const box = await list.boundingBox();
+  if (!box) return [];
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+  const seenPages: RawRow[][] = [];
+  let lastKey = '';
+  for (let round = 0, stale = 0; round < 500 && stale < 3; round++) {
+    const rows = await renderedProblemRows(page);
+    seenPages.push(rows);
+    if (done(rows)) break;
+    // the scroll position: monaco moves the rows container instead of scrolling natively
+    const offset = await page.evaluate(() => {
+      const rowsEl = document.querySelector('.markers-panel .monaco-list-rows') as HTMLElement | null;
+      return rowsEl ? `${rowsEl.style.top}|${rowsEl.style.transform}` : '';
+    });
+    const key = `${offset}/${rows.map((r) => r.index).join(',')}`;
+    stale = key === lastKey ? stale + 1 : 0;
+    lastKey = key;
+    await page.mouse.wheel(0, direction * Math.max(60, Math.floor(box.height * 0.7)));
+    await delay(60); // the list renders on the next animation frame
+  }
+  return seenPages;
+}
+
 /**
  * Every row of the Problems panel's tree. The tree is virtual (only rows in view are
  * in the DOM), so this scrolls it top to bottom and joins rows by their index.
  */
 export async function readProblemRows(page: Page): Promise<ProblemRow[]> {
-  const list = page.locator('.markers-panel .monaco-list').first();
-  if (!(await list.isVisible().catch(() => false))) return [];
-  const box = await list.boundingBox();
-  if (!box) return [];
-  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
-  await page.mouse.wheel(0, -1_000_000);
-  const seen = new Map<number, Omit<ProblemRow, 'file'>>();
-  for (let round = 0, stale = 0; round < 200 && stale < 2; round++) {
-    await delay(50); // let the list render after the scroll
-    const rows = await page.evaluate(() =>
-      Array.from(document.querySelectorAll('.markers-panel .monaco-list-row')).map((el) => {
-        const row = el as HTMLElement;
-        const container = row.querySelector('.marker-message-details-container') as HTMLElement | null;
-        const link = row.querySelector('a.monaco-link, .monaco-link') as HTMLElement | null;
-        return {
-          index: Number(row.dataset.index ?? row.getAttribute('data-index')),
-          level: Number(row.getAttribute('aria-level') ?? '0'),
-          text: row.innerText.replace(/\s+/g, ' ').trim(),
-          message: container ? container.title || container.innerText : undefined,
-          source: (row.querySelector('.marker-source') as HTMLElement | null)?.innerText,
-          code: (row.querySelector('.marker-code') as HTMLElement | null)?.innerText,
-          link: link ? link.getAttribute('href') ?? link.title ?? undefined : undefined,
-          icon: (row.querySelector('.marker-icon') as HTMLElement | null)?.className,
-          resource: (row.querySelector('.resource-label .label-name, .monaco-icon-label .label-name') as HTMLElement | null)?.innerText,
-        };
-      }),
-    );
-    let added = 0;
-    for (const r of rows) {
-      if (Number.isNaN(r.index)) continue;
-      if (!seen.has(r.index)) added++;
-      const isMarker = r.message !== undefined;
-      seen.set(r.index, {
-        index: r.index,
-        level: r.level,
-        text: isMarker ? r.text : (r.resource ?? r.text),
-        message: r.message,
-        source: r.source,
-        code: r.code,
-        link: r.link,
-        icon: r.icon,
-      });
-    }
-    stale = added === 0 ? stale + 1 : 0;
-    await page.mouse.wheel(0, Math.max(100, box.height * 0.8));
-  }
-  await page.mouse.wheel(0, -1_000_000);
+  if (!(await page.locator('.markers-panel .monaco-list').first().isVisible().catch(() => false))) return [];
+  await scrollProblems(page, -1, () => false);
+  const pages = await scrollProblems(page, 1, () => false);
+  await scrollProblems(page, -1, () => false); // leave it at the top, for screenshots
+  await page.mouse.move(0, 0); // no hover popups over the list
+  const seen = new Map<number, RawRow>();
+  for (const r of pages.flat()) if (!Number.isNaN(r.index)) seen.set(r.index, r);
   let file = '';
   return [...seen.values()]
     .sort((a, b) => a.index - b.index)
-    .map((r) => {
-      if (r.message === undefined) file = r.text;
+    .map(({ resource, ...r }) => {
+      if (r.message === undefined) {
+        file = resource ?? r.text;
+        return { ...r, text: file, file };
+      }
       return { ...r, file };
     });
+}
+
+/** Scrolls the Problems tree until the row with `index` is in view. */
+export async function revealProblemRow(page: Page, index: number): Promise<void> {
+  const fullyInView = () =>
+    page.evaluate((i) => {
+      const list = document.querySelector('.markers-panel .monaco-list');
+      const row = document.querySelector(`.markers-panel .monaco-list-rows .monaco-list-row[data-index="${i}"]`);
+      if (!list || !row) return false;
+      const l = list.getBoundingClientRect();
+      const r = row.getBoundingClientRect();
+      return r.top >= l.top && r.bottom <= l.bottom;
+    }, index);
+  if (await fullyInView()) return;
+  await scrollProblems(page, -1, () => false);
+  for (let round = 0; round < 200 && !(await fullyInView()); round++) {
+    const box = await page.locator('.markers-panel .monaco-list').first().boundingBox();
+    if (!box) return;
+    await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2);
+    await page.mouse.wheel(0, 40); // about one row
+    await delay(60);
+  }
 }
 
 /**

@@ -16,6 +16,7 @@ import { after, before, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import {
   REPO_ROOT,
+  RESULTS_DIR,
   assertCodeServerReady,
   copyToTempWorkspace,
   installVsix,
@@ -26,6 +27,7 @@ import {
   openWorkbench,
   pollUntil,
   readProblemRows,
+  revealProblemRow,
   screenshot,
   startCodeServer,
   type EditorProfile,
@@ -130,6 +132,9 @@ before(async () => {
   if (!fs.existsSync(EXAMPLES) || fs.readdirSync(EXAMPLES).length === 0) problems.push(`examples folder missing or empty: ${EXAMPLES}`);
   if (problems.length) throw new Error(`e2e prerequisites missing:\n - ${problems.join('\n - ')}`);
 
+  // this run's evidence only: drop a failed earlier run's screenshot and logs
+  for (const stale of ['problems-panel-failure.png', 'logs']) fs.rmSync(path.join(RESULTS_DIR, stale), { recursive: true, force: true });
+
   workspace = copyToTempWorkspace(EXAMPLES);
   log(`workspace: ${workspace}`);
 
@@ -148,7 +153,7 @@ before(async () => {
   browser = await browserPromise;
   page = await openWorkbench(browser, server, workspace);
   await openProblemsPanel(page);
-});
+}, { timeout: 240_000 });
 
 after(async () => {
   try {
@@ -160,9 +165,9 @@ after(async () => {
     profile?.dispose();
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
   }
-});
+}, { timeout: 30_000 });
 
-test('Problems panel lists every finding the CLI reports (rule id, message, file, source)', async () => {
+test('Problems panel lists every finding the CLI reports (rule id, message, file, source)', { timeout: DIAGNOSTICS_TIMEOUT_MS + 60_000 }, async () => {
   try {
     assert.ok(page, 'workbench not open');
     let missing: Expected[] = expected;
@@ -179,7 +184,7 @@ test('Problems panel lists every finding the CLI reports (rule id, message, file
       DIAGNOSTICS_TIMEOUT_MS,
     );
     await screenshot(page, 'problems-panel');
-    fs.writeFileSync(path.join(REPO_ROOT, 'test-results', 'e2e', 'problems-panel-rows.json'), JSON.stringify(rows, null, 2));
+    fs.writeFileSync(path.join(RESULTS_DIR, 'problems-panel-rows.json'), JSON.stringify(rows, null, 2));
   } catch (e) {
     failed = true;
     throw e;
@@ -204,7 +209,7 @@ test('severity icons follow the CLI severities, and no finding is shown twice', 
   }
 });
 
-test("a finding's rule link in the Problems panel opens", async (t) => {
+test("a finding's rule link in the Problems panel opens", { timeout: 60_000 }, async (t) => {
   try {
     assert.ok(page, 'workbench not open');
     const { matched } = matchFindings(expected, rows);
@@ -218,13 +223,12 @@ test("a finding's rule link in the Problems panel opens", async (t) => {
     log(`rule link of ${describeFinding(finding)}: ${href}`);
     const context = page.context();
     const pagesBefore = context.pages().length;
+    // With no network the new tab ends on an error page: its request shows where it went.
+    const requested: string[] = [];
+    context.on('request', (req) => requested.push(req.url()));
     const link = page.locator(`.markers-panel .monaco-list-row[data-index="${row.index}"] .monaco-link`).first();
-    await link.scrollIntoViewIfNeeded().catch(() => undefined);
-    if (!(await link.isVisible())) {
-      // scroll the row into view: the tree is virtual
-      await readProblemRows(page);
-    }
-    await link.click();
+    await revealProblemRow(page, row.index); // the tree is virtual: bring the row into the DOM
+    await link.click({ timeout: 10_000 });
     const ruleBase = decodeURIComponent(href.split(/[?#]/)[0]!.split('/').pop() ?? '');
     let outcome = '';
     await pollUntil(
@@ -232,7 +236,9 @@ test("a finding's rule link in the Problems panel opens", async (t) => {
       async () => {
         const popup = context.pages().slice(pagesBefore)[0];
         if (popup) {
-          outcome = `new browser tab ${popup.url()}`;
+          const target = requested.find((u) => u.replace(/\/$/, '') === href.replace(/\/$/, ''));
+          if (!target) return `a new browser tab opened, but no request for ${href} yet (requests: ${JSON.stringify(requested.slice(-5))})`;
+          outcome = `new browser tab requesting ${target}`;
           return undefined;
         }
         // VS Code asks before opening an external site: answer "Open".
@@ -244,7 +250,10 @@ test("a finding's rule link in the Problems panel opens", async (t) => {
         const tabs = await page!.locator('.tabs-container .tab').allInnerTexts();
         const tab = tabs.find((x) => (ruleBase && x.includes(ruleBase)) || x.includes(finding.rule));
         if (tab) {
-          outcome = `editor tab "${normalize(tab)}"`;
+          // a missing file also gets a tab: the editor must show the page's text
+          const text = await page!.locator('.editor-group-container .monaco-editor .view-lines').first().innerText().catch(() => '');
+          if (!text.includes(finding.rule)) return `editor tab "${normalize(tab)}" opened, but its text does not name ${finding.rule} yet: ${JSON.stringify(text.slice(0, 200))}`;
+          outcome = `editor tab "${normalize(tab)}" naming ${finding.rule}`;
           return undefined;
         }
         return `no new tab, dialog or editor yet (editor tabs: ${JSON.stringify(tabs)})`;
@@ -253,9 +262,11 @@ test("a finding's rule link in the Problems panel opens", async (t) => {
       250,
     );
     log(`rule link opened: ${outcome}`);
+    await page.mouse.move(0, 0);
     await screenshot(page, 'rule-link');
   } catch (e) {
     failed = true;
     throw e;
   }
 });
+
