@@ -1,7 +1,7 @@
 /**
  * Language-server tests: the bundled server (dist/server.js) spoken to over stdio, as VS Code does.
  */
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { copyFileSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -17,18 +17,26 @@ function workspaceWithExamples(): string {
   return dir;
 }
 
-test('publishes the linter\'s findings for every model file in the workspace, with rule links', async (t) => {
+/** A server on a fresh copy of the examples, stopped and cleaned up when the test ends. */
+async function serveExamples(t: TestContext, prepare: (workspace: string) => void = () => {}) {
   const workspace = workspaceWithExamples();
-  writeFileSync(join(workspace, 'garbage.pkl'), Buffer.from('this is not a pickle at all, just text'));
-  writeFileSync(join(workspace, 'empty.joblib'), Buffer.alloc(0));
-  // A forest with os.system hidden in an attribute: loading it in Python would write the marker.
-  const marker = JSON.parse(readFileSync(join(FIXTURES, 'sklearn/manifest.json'), 'utf8')).marker as string;
-  rmSync(marker, { force: true });
-  copyFileSync(join(FIXTURES, 'sklearn/evil_nested_forest.pkl'), join(workspace, 'evil.pkl'));
+  prepare(workspace);
   const client = await TestLanguageClient.start(workspace);
   t.after(async () => {
     await client.stop();
     rmSync(workspace, { recursive: true, force: true });
+  });
+  return { workspace, client };
+}
+
+test('publishes the linter\'s findings for every model file in the workspace, with rule links', async (t) => {
+  // A forest with os.system hidden in an attribute: loading it in Python would write the marker.
+  const marker = JSON.parse(readFileSync(join(FIXTURES, 'sklearn/manifest.json'), 'utf8')).marker as string;
+  rmSync(marker, { force: true });
+  const { workspace, client } = await serveExamples(t, (dir) => {
+    writeFileSync(join(dir, 'garbage.pkl'), Buffer.from('this is not a pickle at all, just text'));
+    writeFileSync(join(dir, 'empty.joblib'), Buffer.alloc(0));
+    copyFileSync(join(FIXTURES, 'sklearn/evil_nested_forest.pkl'), join(dir, 'evil.pkl'));
   });
 
   const models = readdirSync(join(EXAMPLES, 'models'));
@@ -67,12 +75,7 @@ test('publishes the linter\'s findings for every model file in the workspace, wi
 });
 
 test('a model rewritten on disk is analysed again, and a deleted one is cleared', async (t) => {
-  const workspace = workspaceWithExamples();
-  const client = await TestLanguageClient.start(workspace);
-  t.after(async () => {
-    await client.stop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const { workspace, client } = await serveExamples(t);
   const target = join(workspace, 'diabetes_forest.joblib');
   const before = await client.waitFor('first diagnostics', () => client.diagnosticsFor(target));
   assert.ok(before.some((d) => d.code === 'replayable-bootstrap'));
@@ -96,12 +99,7 @@ test('a model rewritten on disk is analysed again, and a deleted one is cleared'
 });
 
 test('severity settings apply when the configuration changes', async (t) => {
-  const workspace = workspaceWithExamples();
-  const client = await TestLanguageClient.start(workspace);
-  t.after(async () => {
-    await client.stop();
-    rmSync(workspace, { recursive: true, force: true });
-  });
+  const { workspace, client } = await serveExamples(t);
   const target = join(workspace, 'diabetes_tree.pkl');
   const before = await client.waitFor('first diagnostics', () => client.diagnosticsFor(target));
   assert.ok(before.some((d) => d.code === 'exact-counts'));
