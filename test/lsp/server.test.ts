@@ -17,6 +17,8 @@ function workspaceWithExamples(): string {
   return dir;
 }
 
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
 /** A server on a fresh copy of the examples, stopped and cleaned up when the test ends. */
 async function serveExamples(t: TestContext, prepare: (workspace: string) => void = () => {}) {
   const workspace = workspaceWithExamples();
@@ -109,4 +111,41 @@ test('severity settings apply when the configuration changes', async (t) => {
   const after = await client.waitFor('diagnostics with new severities', () => client.diagnosticsFor(target));
   assert.ok(!after.some((d) => d.code === 'exact-counts'), 'turned off');
   assert.equal(after.find((d) => d.code === 'no-bootstrap')?.severity, 1, 'raised to error');
+});
+
+test('run modes: manual analyses only on request, onSave on save', async (t) => {
+  const { workspace, client } = await serveExamples(t);
+  // The server started with default settings; switch to manual and start over with a new file.
+  await client.waitFor('start-up scan', () => client.diagnosticsFor(join(workspace, 'diabetes_tree.pkl')));
+  client.setSettings({ run: 'manual' });
+  await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  const added = join(workspace, 'added.forest.json');
+  copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), added);
+  const uri = pathToFileURL(added).href;
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 1 }] });
+  await client.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri, languageId: 'json', version: 1, text: readFileSync(added, 'utf8') },
+  });
+  // Nothing may arrive for the new file: wait past the server's debounce, then a request for another
+  // file proves the server has worked through what it had queued.
+  await pause(300);
+  await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri: pathToFileURL(join(workspace, 'diabetes_tree.pkl')).href });
+  assert.equal(client.diagnosticsFor(added), undefined, 'manual: no analysis on create or open');
+  await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri });
+  assert.ok(client.diagnosticsFor(added)?.some((d) => d.code === 'no-bootstrap'), 'analysed on request');
+
+  client.setSettings({ run: 'onSave' });
+  await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  // A file the server has never seen (a settings change re-runs only known files), opened then saved.
+  const saved = join(workspace, 'saved.forest.json');
+  copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), saved);
+  const savedUri = pathToFileURL(saved).href;
+  await client.connection.sendNotification('textDocument/didOpen', {
+    textDocument: { uri: savedUri, languageId: 'json', version: 1, text: readFileSync(saved, 'utf8') },
+  });
+  await pause(300);
+  await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri: pathToFileURL(join(workspace, 'diabetes_tree.pkl')).href });
+  assert.equal(client.diagnosticsFor(saved), undefined, 'onSave: no analysis on open');
+  await client.connection.sendNotification('textDocument/didSave', { textDocument: { uri: savedUri } });
+  await client.waitFor('diagnostics after save', () => client.diagnosticsFor(saved));
 });
