@@ -117,8 +117,7 @@ test('run modes: manual analyses only on request, onSave on save', async (t) => 
   const { workspace, client } = await serveExamples(t);
   // The server started with default settings; switch to manual and start over with a new file.
   await client.waitFor('start-up scan', () => client.diagnosticsFor(join(workspace, 'diabetes_tree.pkl')));
-  client.setSettings({ run: 'manual' });
-  await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  await client.changeSettings({ run: 'manual' });
   const added = join(workspace, 'added.forest.json');
   copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), added);
   const uri = pathToFileURL(added).href;
@@ -134,8 +133,7 @@ test('run modes: manual analyses only on request, onSave on save', async (t) => 
   await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri });
   assert.ok(client.diagnosticsFor(added)?.some((d) => d.code === 'no-bootstrap'), 'analysed on request');
 
-  client.setSettings({ run: 'onSave' });
-  await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+  await client.changeSettings({ run: 'onSave' });
   // A file the server has never seen (a settings change re-runs only known files), opened then saved.
   const saved = join(workspace, 'saved.forest.json');
   copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), saved);

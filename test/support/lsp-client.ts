@@ -18,6 +18,8 @@ import { DIST } from './paths';
 export class TestLanguageClient {
   readonly diagnostics = new Map<string, Diagnostic[]>();
   readonly notifications: { method: string; params: unknown }[] = [];
+  /** How many times the server asked for its settings (it does after every configuration change). */
+  configurationRequests = 0;
   private readonly waiters: (() => void)[] = [];
   private constructor(
     readonly process: ChildProcess,
@@ -37,9 +39,11 @@ export class TestLanguageClient {
       client.notifications.push({ method, params });
       client.wake();
     });
-    connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) =>
-      params.items.map((item) => (item.section === 'modelPrivacyLint' ? client.settings : null)),
-    );
+    connection.onRequest('workspace/configuration', (params: { items: { section?: string }[] }) => {
+      client.configurationRequests++;
+      client.wake();
+      return params.items.map((item) => (item.section === 'modelPrivacyLint' ? client.settings : null));
+    });
     connection.onRequest('client/registerCapability', () => null);
     connection.listen();
     const uri = pathToFileURL(workspace).href;
@@ -55,6 +59,16 @@ export class TestLanguageClient {
 
   setSettings(settings: Record<string, unknown>): void {
     this.settings = settings;
+  }
+
+  /** Changes the settings and waits until the server has fetched them, as VS Code would. */
+  async changeSettings(settings: Record<string, unknown>): Promise<void> {
+    this.settings = settings;
+    const before = this.configurationRequests;
+    await this.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
+    await this.waitFor('the server to fetch its settings', () => (this.configurationRequests > before ? true : undefined));
+    // The reply is on its way; give the server a moment to apply it before the next event.
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 
   private wake(): void {
