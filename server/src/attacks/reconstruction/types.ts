@@ -1,0 +1,95 @@
+/**
+ * The public shapes of the reconstruction engine: what a caller passes to `reconstruct()` and
+ * what it gets back. Kept apart from the algorithms so that the CLI, the server and the worker can
+ * import them without pulling in the solver.
+ */
+
+/**
+ * Binary features that encode one categorical attribute. `one-hot`: exactly one of them is 1 in
+ * every training row; `at-most-one`: none or one. Declared by the user (sidecar, settings, CLI);
+ * the engine trusts the declaration, so a wrong one can make the certificate wrong.
+ */
+export interface CategoricalGroup {
+  kind: 'one-hot' | 'at-most-one';
+  /** Feature indices (positions in `forest.features`). */
+  features: number[];
+}
+
+export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'milp' | 'certify';
+
+export interface ReconstructionProgress {
+  phase: ReconstructionPhase;
+  /** Milliseconds since `reconstruct()` started. */
+  elapsedMs: number;
+  /** Cells of feature space found so far (phase `cells`). */
+  cells?: number;
+  /** Work done and to do in the current phase, when countable (e.g. bounding LPs). */
+  done?: number;
+  total?: number;
+}
+
+export interface ReconstructionOptions {
+  /** Wall-clock budget in milliseconds for the whole reconstruction. Default 30,000. */
+  budgetMs?: number;
+  onProgress?: (progress: ReconstructionProgress) => void;
+  /** Stops the work at the next checkpoint; the answer then has status `timeout` with what is known. */
+  signal?: AbortSignal;
+  /** Declared categorical groups; they prune cells that break them. */
+  groups?: CategoricalGroup[];
+}
+
+/**
+ * - `exact`: the leaf counts admit exactly one training set (up to row order), and it is `reconstruction`;
+ *   every row is certified.
+ * - `bounded`: every row is reconstructed as one training set that fits the model, but several fit:
+ *   only `certifiedRows` of them are proven to be in the real training data.
+ * - `timeout`: the budget ran out (or the signal aborted); what was proven by then is reported.
+ * - `skipped`: the engine does not handle this model yet (`reason` says why).
+ * - `failed`: the model's counts are inconsistent with the engine's reading of it, or the solver failed.
+ */
+export type ReconstructionStatus = 'exact' | 'bounded' | 'timeout' | 'skipped' | 'failed';
+
+/** One reconstructed training row. */
+export interface ReconstructedRow {
+  /** One value per feature of the model; null where the model does not determine it. */
+  values: (number | null)[];
+  label: string | number | boolean;
+  /** Proven to exist in the real training data with these determined values and this label. */
+  certified: boolean;
+}
+
+/** Sizes and timings, for benchmarks and logs. */
+export interface ReconstructionStats {
+  /** Cells found by the enumeration (before merging identical leaf signatures). */
+  cells: number;
+  /** Search nodes the enumeration visited. */
+  searchNodes: number;
+  /** Cells left after merging cells that every tree sends to the same leaves. */
+  mergedCells: number;
+  /** Unknowns of the formulation: (merged cell, class) pairs not pruned. */
+  columns: number;
+  /** Leaf-count equalities (tree, leaf, class) with a nonzero count. */
+  constraints: number;
+  /** Columns whose lower bound bound propagation alone proved equal to the solution. */
+  fixedByPropagation: number;
+  /** Linear programs solved for the certificate. */
+  lpSolves: number;
+  enumerationMs: number;
+  milpMs: number;
+  certifyMs: number;
+}
+
+export interface ReconstructionResult {
+  status: ReconstructionStatus;
+  /** Why the status is not `exact` or `bounded`, in words. */
+  reason?: string;
+  /** Training rows N stated by the model; null when unknown (skipped models). */
+  rows: number | null;
+  /** Rows proven to be in the real training data (sum of the certified lower bounds). */
+  certifiedRows: number;
+  /** Rows in `reconstruction`. */
+  reconstructedRows: number;
+  seconds: number;
+  reconstruction: ReconstructedRow[];
+  stats: ReconstructionStats;
+}

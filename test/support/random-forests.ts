@@ -1,0 +1,94 @@
+/**
+ * Random small training sets of binary rows and forests grown on them without bootstrap, for
+ * property tests of the reconstruction engine against brute force. The trees are not fitted by
+ * any criterion (splits are random), but every node stores the exact per-class counts of the rows
+ * that reach it, which is all the engine relies on. Deterministic for a seed.
+ */
+import type { Forest, Tree } from '../../server/src/forest/schema';
+import type { CategoricalGroup } from '../../server/src/attacks/reconstruction/types';
+import type { TrainingRow } from './reconstruction-truth';
+
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+export interface RandomSetup {
+  features: number;
+  rows: number;
+  classes: number;
+  trees: number;
+  maxDepth: number;
+  groups: CategoricalGroup[];
+}
+
+/** Rows respecting the groups; values skewed so that some rows repeat, as in real data. */
+export function randomRows(setup: RandomSetup, random: () => number): TrainingRow[] {
+  const grouped = new Set(setup.groups.flatMap((g) => g.features));
+  return Array.from({ length: setup.rows }, () => {
+    const values = Array.from({ length: setup.features }, (_, f) => (grouped.has(f) ? 0 : random() < 0.3 ? 1 : 0));
+    for (const group of setup.groups) {
+      const choices = group.features.length + (group.kind === 'at-most-one' ? 1 : 0);
+      const pick = Math.floor(random() * choices);
+      if (pick < group.features.length) values[group.features[pick]] = 1;
+    }
+    return { values, label: Math.floor(random() * setup.classes) };
+  });
+}
+
+/** A tree with random splits on features that separate the node's rows, down to `maxDepth`. */
+export function randomTree(rows: readonly TrainingRow[], setup: RandomSetup, random: () => number): Tree {
+  const left: number[] = [];
+  const right: number[] = [];
+  const feature: number[] = [];
+  const threshold: number[] = [];
+  const classWeights: number[] = [];
+  const grow = (subset: readonly TrainingRow[], depth: number): number => {
+    const id = left.length;
+    left.push(-1);
+    right.push(-1);
+    feature.push(-2);
+    threshold.push(-2);
+    for (let c = 0; c < setup.classes; c++) classWeights.push(subset.filter((r) => r.label === c).length);
+    if (depth >= setup.maxDepth || subset.length < 2) return id;
+    const splitting = Array.from({ length: setup.features }, (_, f) => f).filter((f) => {
+      const ones = subset.filter((r) => r.values[f] === 1).length;
+      return ones > 0 && ones < subset.length;
+    });
+    if (splitting.length === 0) return id;
+    const f = splitting[Math.floor(random() * splitting.length)];
+    feature[id] = f;
+    threshold[id] = 0.5;
+    left[id] = grow(subset.filter((r) => r.values[f] === 0), depth + 1);
+    right[id] = grow(subset.filter((r) => r.values[f] === 1), depth + 1);
+    return id;
+  };
+  grow(rows, 0);
+  return { left, right, feature, threshold, classWeights, training: {} };
+}
+
+export function randomForest(setup: RandomSetup, seed: number): { forest: Forest; rows: TrainingRow[] } {
+  const random = seededRandom(seed);
+  const rows = randomRows(setup, random);
+  const trees = Array.from({ length: setup.trees }, () => randomTree(rows, setup, random));
+  const forest: Forest = {
+    format: 'model-privacy-lint/forest',
+    formatVersion: 1,
+    library: { name: 'test' },
+    estimator: 'RandomForestClassifier',
+    task: 'classification',
+    classes: Array.from({ length: setup.classes }, (_, c) => c),
+    features: Array.from({ length: setup.features }, (_, f) => ({ name: `x${f}`, kind: 'unknown' as const })),
+    splitRule: 'less-or-equal',
+    hyperParameters: {},
+    training: { rows: setup.rows, bootstrap: false, weighted: false },
+    trees,
+  };
+  return { forest, rows };
+}
