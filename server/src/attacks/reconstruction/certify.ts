@@ -6,8 +6,10 @@
  *
  * Bounds come from, in order of cost:
  *  1. integer bound propagation (propagation.ts), already done by the caller;
- *  2. for each column the propagation left below the integer solution's value, the LP minimum of
- *     that column over the leaf equalities, rounded up (multiplicities are integers).
+ *  2. probing: supposing a column below the integer solution's value and propagating; a
+ *     contradiction proves the solution's value (propagation.ts);
+ *  3. for each column still below the integer solution's value, the LP minimum of that column over
+ *     the leaf equalities, rounded up (multiplicities are integers).
  * Solves are skipped when they cannot raise a bound: a column whose value in some known solution
  * (the integer one, or an earlier LP optimum still within the current bounds) is already at its
  * bound has an LP minimum no higher. Each bound raised is added to the LP as a column bound: it
@@ -23,7 +25,7 @@
 import type { Highs } from 'highs';
 import type { Formulation } from './formulation';
 import { ColumnMinimizer, type SolveLimits } from './highs';
-import { propagate, type Bounds } from './propagation';
+import { probe, propagate, type Bounds } from './propagation';
 
 export interface Certificate {
   /** Per column: proven lower bound on its multiplicity in the real training set. */
@@ -32,6 +34,8 @@ export interface Certificate {
   lpSolves: number;
   /** Columns of the solution whose bound propagation alone already matched it. */
   fixedByPropagation: number;
+  /** Columns whose bound probing raised to the solution's value (no LP needed). */
+  probed: number;
   /** False when time ran out before every column was bounded (the bounds are valid, only weaker). */
   complete: boolean;
 }
@@ -56,22 +60,25 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
     if (target > lower[j]) candidates.push(j);
     else if (lower[j] > 0) fixedByPropagation++;
   }
-  if (candidates.length === 0) return { lower, lpSolves: 0, fixedByPropagation, complete: true };
+  if (candidates.length === 0) return { lower, lpSolves: 0, fixedByPropagation, probed: 0, complete: true };
+  const probed = solution ? probe(formulation, { lower, upper }, candidates, solution, options.deadline).length : 0;
+  const open = candidates.filter((j) => (solution ? solution[j] : upper[j]) > lower[j]);
 
   // Known points of the current relaxation: the integer solution satisfies every proven bound
   // forever; LP optima are dropped once a raised bound cuts them off.
   const witnesses: Float64Array[] = solution ? [Float64Array.from(solution)] : [];
-  const minimizer = new ColumnMinimizer(highs, formulation, { lower, upper });
+  const support = solution ? Array.from(solution.keys()).filter((j) => solution[j] > 0) : undefined;
+  const minimizer = new ColumnMinimizer(highs, formulation, { lower, upper }, support);
   let lpSolves = 0;
   let complete = true;
   try {
-    for (let i = 0; i < candidates.length; i++) {
-      options.onProgress?.(i, candidates.length);
+    for (let i = 0; i < open.length; i++) {
+      options.onProgress?.(i, open.length);
       if (Date.now() > options.deadline || options.shouldStop?.()) {
         complete = false;
         break;
       }
-      const j = candidates[i];
+      const j = open[i];
       if (witnesses.some((point) => point[j] <= lower[j] + SKIP_TOLERANCE)) continue;
       const minimum = minimizer.minimize(j, options);
       lpSolves++;
@@ -83,7 +90,7 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
       const proven = Math.min(upper[j], provenLowerBound(formulation, j, minimum.rowDual, lower, upper));
       if (proven > lower[j]) {
         lower[j] = proven;
-        minimizer.raiseLower(j, proven, upper[j]);
+        minimizer.raiseLower(j, proven);
         for (let w = witnesses.length - 1; w >= (solution ? 1 : 0); w--) {
           if (witnesses[w][j] < proven - SKIP_TOLERANCE) witnesses.splice(w, 1);
         }
@@ -101,7 +108,7 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
       if (lower[j] > solution[j]) throw new Error(`certificate: column ${j} bounded at ${lower[j]} above the solution's ${solution[j]}`);
     }
   }
-  return { lower, lpSolves, fixedByPropagation, complete };
+  return { lower, lpSolves, fixedByPropagation, probed, complete };
 }
 
 /**

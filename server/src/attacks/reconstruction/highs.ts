@@ -79,48 +79,119 @@ export function solveIntegerFeasibility(highs: Highs, formulation: Formulation, 
 }
 
 export type ColumnMinimum =
-  | { status: 'optimal'; objective: number; rowDual: Float64Array; colValue: Float64Array }
+  | { status: 'optimal'; rowDual: Float64Array; colValue: Float64Array }
   | { status: 'timeout' }
   | { status: 'error'; detail: string };
 
+/** Columns priced into the restricted LP per round: enough to converge in a few rounds, few enough to stay small. */
+const COLUMNS_PER_ROUND = 200;
+/** A reduced cost below this (negative) means the column could lower the objective. */
+const PRICING_TOLERANCE = 1e-9;
+
 /**
- * The LP relaxation kept in memory for a series of "minimise x_j" solves. Only the objective and
- * the column bounds change between solves, so each solve starts from the previous optimal basis.
+ * The LP relaxation kept in memory for a series of "minimise x_j" solves, by column generation.
+ * The forest's formulation has thousands of columns but an LP optimum uses at most one per row,
+ * so HiGHS sees a restricted LP: the columns of a known feasible point (the integer solution),
+ * plus those that pricing finds profitable. After each solve every column outside is priced with
+ * the row duals (reduced cost -A_i'y, all coefficients being 1); the most negative are added and
+ * the LP is solved again, until none is negative: the restricted optimum is then the full LP's.
+ * Only the objective and bounds change between solves, so each starts from the last basis, and
+ * added columns stay for the next ones. (Whatever duals come out, certify.ts recomputes a bound
+ * valid over all columns, so stopping early never makes a certificate unsound.)
  */
 export class ColumnMinimizer {
   private readonly model: Model;
+  /** Formulation column of each restricted column, and the reverse (-1 when outside). */
+  private readonly columns: number[] = [];
+  private readonly position: Int32Array;
   private current = -1;
 
   constructor(
     private readonly highs: Highs,
-    formulation: Formulation,
-    bounds: Bounds,
+    private readonly formulation: Formulation,
+    private readonly bounds: Bounds,
+    /** A set of columns within which the LP is feasible (the support of a known solution); all columns when omitted. */
+    start?: readonly number[],
   ) {
-    this.model = highs.createModel(modelData(highs, formulation, bounds, false));
+    this.position = new Int32Array(formulation.numCols).fill(-1);
+    this.model = highs.createModel();
     this.model.options.set({ output_flag: false });
+    const { numRows, rowRhs } = formulation;
+    const rhs = Float64Array.from(rowRhs);
+    this.model.addRows({ lower: rhs, upper: rhs, matrix: { format: 'csr', numRows, numCols: 0, starts: new Int32Array(numRows + 1), indices: new Int32Array(0), values: new Float64Array(0) } });
+    this.addColumns(start ?? Array.from({ length: formulation.numCols }, (_, j) => j));
+  }
+
+  /** Restricted LP size (for statistics). */
+  get restrictedColumns(): number {
+    return this.columns.length;
   }
 
   minimize(column: number, limits: SolveLimits): ColumnMinimum {
-    if (this.current >= 0) this.model.changeColCost(this.current, 0);
-    this.model.changeColCost(column, 1);
+    if (this.position[column] < 0) this.addColumns([column]);
+    if (this.current >= 0) this.model.changeColCost(this.position[this.current], 0);
+    this.model.changeColCost(this.position[column], 1);
     this.current = column;
-    this.model.options.set({ time_limit: secondsLeft(limits) });
-    const { modelStatus } = this.model.run();
     const status = this.highs.constants.modelStatus;
-    if (modelStatus === status.optimal) {
+    for (;;) {
+      this.model.options.set({ time_limit: secondsLeft(limits) });
+      const { modelStatus } = this.model.run();
+      if (modelStatus === status.timeLimit || modelStatus === status.interrupted) return { status: 'timeout' };
+      if (modelStatus !== status.optimal) return { status: 'error', detail: `HiGHS ended a bounding LP with model status ${modelStatus}` };
       const solution = this.model.getSolution();
-      return { status: 'optimal', objective: this.model.getObjectiveValue(), rowDual: solution.rowDual, colValue: solution.colValue };
+      const priced = this.profitableColumns(solution.rowDual);
+      if (priced.length === 0) {
+        const colValue = new Float64Array(this.formulation.numCols);
+        this.columns.forEach((j, k) => (colValue[j] = solution.colValue[k]));
+        return { status: 'optimal', rowDual: solution.rowDual, colValue };
+      }
+      if (Date.now() > limits.deadline) return { status: 'timeout' };
+      this.addColumns(priced);
     }
-    if (modelStatus === status.timeLimit || modelStatus === status.interrupted) return { status: 'timeout' };
-    return { status: 'error', detail: `HiGHS ended a bounding LP with model status ${modelStatus}` };
   }
 
   /** Raises a column's lower bound (a bound already proven for every integer solution). */
-  raiseLower(column: number, lower: number, upper: number): void {
-    this.model.changeColBounds(column, lower, upper);
+  raiseLower(column: number, lower: number): void {
+    if (this.position[column] < 0) this.addColumns([column]);
+    this.model.changeColBounds(this.position[column], lower, this.bounds.upper[column]);
   }
 
   dispose(): void {
     this.model.dispose();
+  }
+
+  /** Outside columns with a negative reduced cost (all have lower bound 0 and objective 0), most negative first. */
+  private profitableColumns(rowDual: Float64Array): number[] {
+    const { numCols, trees, colRows } = this.formulation;
+    const found: { column: number; reduced: number }[] = [];
+    for (let j = 0; j < numCols; j++) {
+      if (this.position[j] >= 0 || this.bounds.upper[j] === 0) continue;
+      let aty = 0;
+      for (let t = 0; t < trees; t++) aty += rowDual[colRows[j * trees + t]];
+      if (-aty < -PRICING_TOLERANCE) found.push({ column: j, reduced: -aty });
+    }
+    found.sort((a, b) => a.reduced - b.reduced);
+    return found.slice(0, COLUMNS_PER_ROUND).map((f) => f.column);
+  }
+
+  private addColumns(columns: readonly number[]): void {
+    const fresh = columns.filter((j) => this.position[j] < 0);
+    if (fresh.length === 0) return;
+    const { trees, colRows, numRows } = this.formulation;
+    const starts = new Int32Array(fresh.length + 1);
+    const indices = new Int32Array(fresh.length * trees);
+    fresh.forEach((j, k) => {
+      starts[k + 1] = (k + 1) * trees;
+      // HiGHS wants each column's row indices without duplicates; one row per tree, trees differ.
+      for (let t = 0; t < trees; t++) indices[k * trees + t] = colRows[j * trees + t];
+      this.position[j] = this.columns.length + k;
+    });
+    this.model.addCols({
+      cost: new Float64Array(fresh.length),
+      lower: Float64Array.from(fresh, (j) => this.bounds.lower[j]),
+      upper: Float64Array.from(fresh, (j) => this.bounds.upper[j]),
+      matrix: { format: 'csc', numRows, numCols: fresh.length, starts, indices, values: new Float64Array(indices.length).fill(1) },
+    });
+    this.columns.push(...fresh);
   }
 }

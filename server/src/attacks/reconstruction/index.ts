@@ -64,6 +64,7 @@ async function run(forest: Forest, options: ReconstructionOptions, expose: (deta
     columns: 0,
     constraints: 0,
     fixedByPropagation: 0,
+    probed: 0,
     lpSolves: 0,
     enumerationMs: 0,
     milpMs: 0,
@@ -167,6 +168,7 @@ async function run(forest: Forest, options: ReconstructionOptions, expose: (deta
     stats.certifyMs = Date.now() - certifyStart;
     stats.lpSolves = certificate.lpSolves;
     stats.fixedByPropagation = certificate.fixedByPropagation;
+    stats.probed = certificate.probed;
     if (!solution || !certificate.complete) return partialAnswer(certificate.lower, solution, solution ? 'while certifying' : 'during the integer solve');
     const certifiedRows = sum(certificate.lower);
     return answer({

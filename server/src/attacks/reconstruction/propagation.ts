@@ -28,13 +28,14 @@ export function initialBounds(formulation: Formulation): Bounds {
 
 /**
  * Tightens `bounds` in place to the propagation fixed point. Returns false when the rows cannot
- * all hold (no integer solution exists within the bounds).
+ * all hold (no integer solution exists within the bounds). With `changed`, only the rows of those
+ * columns are looked at first (the bounds were at a fixed point before they changed).
  */
-export function propagate(formulation: Formulation, bounds: Bounds): boolean {
+export function propagate(formulation: Formulation, bounds: Bounds, changed?: readonly number[]): boolean {
   const { numRows, rowStart, rowCols, rowRhs, colRows, trees } = formulation;
   const { lower, upper } = bounds;
-  const queued = new Uint8Array(numRows).fill(1);
-  const queue: number[] = Array.from({ length: numRows }, (_, r) => r);
+  const queued = new Uint8Array(numRows);
+  const queue: number[] = [];
   const touch = (j: number) => {
     for (let t = 0; t < trees; t++) {
       const r = colRows[j * trees + t];
@@ -44,6 +45,11 @@ export function propagate(formulation: Formulation, bounds: Bounds): boolean {
       }
     }
   };
+  if (changed) changed.forEach(touch);
+  else {
+    queued.fill(1);
+    for (let r = 0; r < numRows; r++) queue.push(r);
+  }
   for (let head = 0; head < queue.length; head++) {
     const r = queue[head];
     queued[r] = 0;
@@ -80,4 +86,32 @@ export function propagate(formulation: Formulation, bounds: Bounds): boolean {
     }
   }
   return true;
+}
+
+/**
+ * Probing: for each column j in `columns`, supposes x_j <= target[j] - 1 and propagates; when that
+ * contradicts the equalities, no integer solution has x_j below target[j], so it becomes x_j's
+ * lower bound (and is propagated). With target = a known solution, a success proves that the
+ * solution's value is the least possible. Rounds repeat while bounds rise, since one proven bound
+ * can make the next probe fail. Returns the columns whose lower bound rose.
+ */
+export function probe(formulation: Formulation, bounds: Bounds, columns: readonly number[], target: Int32Array, deadline: number): number[] {
+  const raised: number[] = [];
+  let open = columns.filter((j) => target[j] > bounds.lower[j]);
+  for (let progress = true; progress && open.length > 0; ) {
+    progress = false;
+    for (const j of open) {
+      if (Date.now() > deadline) return raised;
+      if (target[j] <= bounds.lower[j]) continue;
+      const trial = { lower: bounds.lower.slice(), upper: bounds.upper.slice() };
+      trial.upper[j] = target[j] - 1;
+      if (trial.upper[j] >= trial.lower[j] && propagate(formulation, trial, [j])) continue;
+      bounds.lower[j] = target[j];
+      raised.push(j);
+      progress = true;
+      if (!propagate(formulation, bounds, [j])) throw new Error(`probing: column ${j} at ${target[j]} contradicts the equalities, yet a solution has it`);
+    }
+    open = open.filter((j) => target[j] > bounds.lower[j]);
+  }
+  return raised;
 }

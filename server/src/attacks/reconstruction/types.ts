@@ -72,6 +72,8 @@ export interface ReconstructionStats {
   constraints: number;
   /** Columns whose lower bound bound propagation alone proved equal to the solution. */
   fixedByPropagation: number;
+  /** Columns whose bound probing (propagation under a supposed lower value) proved. */
+  probed: number;
   /** Linear programs solved for the certificate. */
   lpSolves: number;
   enumerationMs: number;
