@@ -50,6 +50,8 @@ export interface TrueMultiplicities {
   perColumn: Int32Array;
   /** Rows whose (leaf signature, class) is not a column: the enumeration lost them (must be 0). */
   missing: TrainingRow[];
+  /** Column of each true row (-1 when missing). */
+  columnOfRow: number[];
 }
 
 export function trueMultiplicities(forest: Forest, details: ReconstructionDetails, rows: readonly TrainingRow[]): TrueMultiplicities {
@@ -66,13 +68,15 @@ export function trueMultiplicities(forest: Forest, details: ReconstructionDetail
   for (let j = 0; j < formulation.numCols; j++) columnOf.set(`${formulation.colCell[j]}:${formulation.colClass[j]}`, j);
   const perColumn = new Int32Array(formulation.numCols);
   const missing: TrainingRow[] = [];
+  const columnOfRow: number[] = [];
   for (const row of rows) {
     const signature = leafIndex.map(({ index, tree }) => index.get(leafOf(tree, row.values))).join(',');
     const cell = cellOf.get(signature);
     const classIndex = forest.classes.indexOf(row.label);
     const column = cell === undefined ? undefined : columnOf.get(`${cell}:${classIndex}`);
+    columnOfRow.push(column ?? -1);
     if (column === undefined) missing.push(row);
     else perColumn[column]++;
   }
-  return { perColumn, missing };
+  return { perColumn, missing, columnOfRow };
 }

@@ -10,7 +10,7 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { reconstruct, reconstructWithDetails } from '../../server/src/attacks/reconstruction';
-import { provenLowerBound } from '../../server/src/attacks/reconstruction/certify';
+import { provenLowerBound } from '../../server/src/attacks/reconstruction/dual-bounds';
 import { satisfiesAll, type Formulation } from '../../server/src/attacks/reconstruction/formulation';
 import { initialBounds, propagate } from '../../server/src/attacks/reconstruction/propagation';
 import type { ReconstructionPhase } from '../../server/src/attacks/reconstruction/types';
@@ -170,6 +170,27 @@ describe('reconstruction statuses', () => {
     assert.equal(cancelled.status, 'timeout');
     assert.match(cancelled.reason ?? '', /cancelled/);
     assert.equal(cancelled.certifiedRows, 0);
+  });
+
+  it('answers what it has proven when cancelled midway, and only that', async () => {
+    // Three deep trees: propagation proves some rows (18 of 40 here), the certificate later proves more.
+    const { forest, rows } = randomForest({ ...small, trees: 3, groups: [] }, 1);
+    const controller = new AbortController();
+    const { result, details } = await reconstructWithDetails(forest, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.phase === 'propagation') controller.abort();
+      },
+    });
+    assert.equal(result.status, 'timeout');
+    assert.match(result.reason ?? '', /cancelled after bound propagation/);
+    assert.ok(details);
+    const truth = trueMultiplicities(forest, details, rows).perColumn;
+    details.lower.forEach((bound, j) => assert.ok(bound <= truth[j], `column ${j}`));
+    // Without an integer solution the answer holds the certified rows only.
+    assert.ok(result.certifiedRows > 0, 'propagation proved some rows');
+    assert.equal(result.reconstructedRows, result.certifiedRows);
+    assert.ok(result.reconstruction.every((r) => r.certified));
   });
 
   it('reports progress phase by phase', async () => {

@@ -2,7 +2,8 @@
  * The reconstruction engine on real scikit-learn forests (test/fixtures/reconstruction, written by
  * generate.py: no bootstrap, N=100 rows of COMPAS, Default Credit and Adult), read by the linter's
  * own reader and checked against the rows they were trained on:
- *  - every true row lies in an enumerated (cell, class): pruning lost nothing;
+ *  - every true row lies in an enumerated (cell, class), whose determined values are the row's:
+ *    pruning lost nothing and group forcing guessed nothing;
  *  - the integer solution satisfies every leaf equality;
  *  - every proven lower bound is at most the true number of rows in its (cell, class);
  *  - certified rows reach at least the figures measured when the fixtures were made (a floor,
@@ -15,6 +16,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { reconstruct, reconstructWithDetails } from '../../server/src/attacks/reconstruction';
 import { satisfiesAll } from '../../server/src/attacks/reconstruction/formulation';
+import { UNSET } from '../../server/src/attacks/reconstruction/groups';
 import { evaluateReconstruction } from '../../server/src/evaluate/metrics';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter';
@@ -50,8 +52,13 @@ describe('reconstruction of scikit-learn forests without bootstrap', () => {
         assert.equal(result.rows, entry.rows);
         assert.ok(details?.solution);
 
-        const { perColumn, missing } = trueMultiplicities(forest, details, truth);
+        const { perColumn, missing, columnOfRow } = trueMultiplicities(forest, details, truth);
         assert.deepEqual(missing, [], 'true rows outside every enumerated cell');
+        // A cell's determined values are those of every true row in it.
+        truth.forEach((row, i) => {
+          const cell = details.cells[details.formulation.colCell[columnOfRow[i]]];
+          cell.values.forEach((v, f) => assert.ok(v === UNSET || v === row.values[f], `true row ${i}, feature ${f}: cell says ${v}`));
+        });
         assert.ok(satisfiesAll(details.formulation, details.solution), 'the integer solution breaks a leaf equality');
         for (let j = 0; j < details.formulation.numCols; j++) {
           assert.ok(details.lower[j] <= perColumn[j], `column ${j}: certified ${details.lower[j]} rows, the training data has ${perColumn[j]}`);
@@ -61,8 +68,6 @@ describe('reconstruction of scikit-learn forests without bootstrap', () => {
         assert.ok(result.certifiedRows >= floor, `certified ${result.certifiedRows}, measured ${floor} before`);
         assert.equal(result.reconstructedRows, entry.rows);
         assert.equal(result.reconstruction.filter((r) => r.certified).length, result.certifiedRows);
-        // Certified rows carry their cell's determined values: each must agree with the true rows
-        // of its column on every value it states.
         const quality = evaluateReconstruction(result.reconstruction, truth);
         if (result.status === 'exact') {
           assert.equal(quality.error, 0);

@@ -1,21 +1,27 @@
 /**
  * Certified reconstruction of the training set of a forest trained without bootstrap on binary
- * features (issue 3, the aggregated formulation of docs in ../shared/notes/domain.md section 2):
+ * features (issue 3; the aggregated formulation of ../shared/notes/domain.md, section 2):
  *
- *   leaves.ts       the forest as leaves with binary path literals and integer class counts
+ *   leaves.ts       the forest as leaves with binary path literals and integer class counts,
+ *                   or why this engine does not apply (bootstrap, numeric splits, weights, ...)
  *   cells.ts        the cells of feature space the forest tells apart, with sound pruning
+ *                   (leaf-masks.ts: leaf sets as bit masks; groups.ts: declared one-hot groups)
  *   merge.ts        cells every tree sends to the same leaves become one
  *   formulation.ts  integer multiplicity per (cell, class); every leaf's per-class count an equality
- *   propagation.ts  integer bounds implied by the equalities
- *   highs.ts        HiGHS (WebAssembly): one integer solution, and LP bounds
+ *   propagation.ts  integer bounds implied by the equalities, and probing
+ *   highs.ts        HiGHS (WebAssembly): one integer solution, and LP bounds by column generation
  *   certify.ts      proven lower bounds per (cell, class): rows certainly in the training data
+ *   dual-bounds.ts  the weak-duality arithmetic the certificate's soundness rests on
+ *   rows.ts         multiplicities back to rows (null where the model does not determine a value)
  *
- * Everything runs in the calling thread; the enumeration yields to the event loop between slices
- * so that an AbortSignal is seen, while a HiGHS solve is bounded by the remaining budget.
+ * Everything runs in the calling thread. The enumeration yields to the event loop between slices
+ * and the pipeline checks the AbortSignal between steps; a HiGHS solve is synchronous and is
+ * bounded by the remaining budget (HiGHS's own time limit), so an abort during a solve takes
+ * effect when it returns. A worker thread around this (issue 3, item 1) can terminate it outright.
  */
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
-import { createCellEnumerator } from './cells';
+import { createCellEnumerator, type CellEnumerator } from './cells';
 import { certify } from './certify';
 import { buildFormulation, satisfiesAll, type Formulation } from './formulation';
 import { discardHighs, loadHighs, solveIntegerFeasibility } from './highs';
@@ -23,7 +29,7 @@ import { buildLeafTable, type LeafTable } from './leaves';
 import { mergeBySignature, type MergedCell } from './merge';
 import { initialBounds, propagate } from './propagation';
 import { reconstructedRows } from './rows';
-import type { ReconstructionOptions, ReconstructionResult, ReconstructionStats } from './types';
+import type { ReconstructionOptions, ReconstructionPhase, ReconstructionProgress, ReconstructionResult, ReconstructionStats } from './types';
 
 export type * from './types';
 
@@ -72,7 +78,7 @@ async function run(forest: Forest, options: ReconstructionOptions, expose: (deta
   };
   const stopped = () => options.signal?.aborted === true || Date.now() >= deadline;
   const stopReason = () => (options.signal?.aborted ? 'cancelled' : `the time budget of ${((deadline - started) / 1000).toFixed(1)} s ran out`);
-  const progress = (phase: Parameters<NonNullable<ReconstructionOptions['onProgress']>>[0]['phase'], extra: { cells?: number; done?: number; total?: number } = {}) =>
+  const progress = (phase: ReconstructionPhase, extra: Omit<ReconstructionProgress, 'phase' | 'elapsedMs'> = {}) =>
     options.onProgress?.({ phase, elapsedMs: Date.now() - started, ...extra });
   const answer = (fields: Omit<ReconstructionResult, 'seconds' | 'stats' | 'reconstruction' | 'reconstructedRows'> & { reconstruction?: ReconstructionResult['reconstruction'] }): ReconstructionResult => {
     const reconstruction = fields.reconstruction ?? [];
@@ -89,20 +95,15 @@ async function run(forest: Forest, options: ReconstructionOptions, expose: (deta
   if (!created.ok) return answer({ status: 'failed', reason: created.reason, rows, certifiedRows: 0 });
   const enumerator = created.enumerator;
   const enumerationStart = Date.now();
-  if (stopped()) return answer({ status: 'timeout', reason: `${stopReason()} before the enumeration of cells`, rows, certifiedRows: 0 });
-  for (;;) {
-    const sliceStart = Date.now();
-    let done = false;
-    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
+  const enumerated = await enumerateInSlices(enumerator, stopped, () => {
     stats.cells = enumerator.cells.length;
     stats.searchNodes = enumerator.searchNodes;
     stats.enumerationMs = Date.now() - enumerationStart;
     progress('cells', { cells: stats.cells });
-    if (done) break;
-    await yieldToEventLoop();
-    if (stopped()) {
-      return answer({ status: 'timeout', reason: `${stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`, rows, certifiedRows: 0 });
-    }
+  });
+  if (!enumerated) {
+    const reason = `${stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`;
+    return answer({ status: 'timeout', reason, rows, certifiedRows: 0 });
   }
 
   // 2. The formulation and what propagation alone proves.
@@ -198,5 +199,21 @@ function sum(values: Int32Array): number {
 
 function yieldToEventLoop(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Runs the enumeration in slices of about SLICE_MS, yielding to the event loop between them so that
+ * an abort or a progress report gets through. False when `stopped` ended it before completion.
+ */
+async function enumerateInSlices(enumerator: CellEnumerator, stopped: () => boolean, afterSlice: () => void): Promise<boolean> {
+  for (;;) {
+    if (stopped()) return false;
+    const sliceStart = Date.now();
+    let done = false;
+    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
+    afterSlice();
+    if (done) return true;
+    await yieldToEventLoop();
+  }
 }
 

@@ -39,8 +39,8 @@ export interface ReconstructionOptions {
 }
 
 /**
- * - `exact`: the leaf counts admit exactly one training set (up to row order), and it is `reconstruction`;
- *   every row is certified.
+ * - `exact`: the leaf counts admit exactly one training set (up to row order, and up to the values
+ *   the model never looks at, which are null), and it is `reconstruction`; every row is certified.
  * - `bounded`: every row is reconstructed as one training set that fits the model, but several fit:
  *   only `certifiedRows` of them are proven to be in the real training data.
  * - `timeout`: the budget ran out (or the signal aborted); what was proven by then is reported.
