@@ -7,17 +7,9 @@
 import type { Forest, Tree } from '../../server/src/forest/schema';
 import type { CategoricalGroup } from '../../server/src/attacks/reconstruction/types';
 import type { TrainingRow } from './reconstruction-truth';
+import { seededRandom } from '../../server/src/evaluate/seeded-random';
 
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { seededRandom };
 
 export interface RandomSetup {
   features: number;

@@ -11,6 +11,7 @@
  *    entirely wrong (so a partial reconstruction is not rewarded for leaving rows out).
  */
 import { minimumCostMatching } from './matching';
+import { seededRandom } from './seeded-random';
 
 export interface EvaluatedRow {
   values: readonly (number | null)[];
@@ -89,7 +90,7 @@ export function randomBaselineError(
   runs = 100,
   seed = 1,
 ): number {
-  const random = mulberry32(seed);
+  const random = seededRandom(seed);
   const features = truth[0]?.values.length ?? 0;
   const grouped = new Set(groups.flatMap((g) => g.features));
   let total = 0;
@@ -106,16 +107,4 @@ export function randomBaselineError(
     total += evaluateReconstruction(guesses, truth).error;
   }
   return total / Math.max(1, runs);
-}
-
-/** A small seeded generator (mulberry32), so that baselines are reproducible. */
-function mulberry32(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

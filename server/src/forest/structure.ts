@@ -63,12 +63,6 @@ export function treeDepth(tree: Tree): number {
   return deepest;
 }
 
-export function leafCount(tree: Tree): number {
-  let leaves = 0;
-  for (let i = 0; i < tree.left.length; i++) if (isLeaf(tree, i)) leaves++;
-  return leaves;
-}
-
 /** The interval a path confines one feature to: lower < x <= upper (either side may be open). */
 export interface FeatureInterval {
   feature: number;
