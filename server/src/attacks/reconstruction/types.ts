@@ -15,7 +15,20 @@ export interface CategoricalGroup {
   features: number[];
 }
 
-export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'milp' | 'certify';
+export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'milp' | 'certify' | 'search';
+
+/**
+ * Which formulation answered (issue 3 asks to report which case applied):
+ * - `aggregated`: no bootstrap, exact counts; integer multiplicities of the cells of feature space.
+ * - `replayed-bootstrap`: bootstrap whose per-tree draws were replayed from the stored seeds;
+ *   one unknown per training row, each tree's equalities weighted by how often it drew the row.
+ * - `bootstrap-likelihood`: bootstrap without usable seeds; the DRAFT paper's maximum-likelihood
+ *   formulation (an estimate, nothing certified beyond what holds for every bootstrap draw).
+ * - `dp-likelihood`: differentially private counts; noise variables and the DRAFT-DP likelihood (an estimate).
+ * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
+ * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
+ */
+export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'bounded-search' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;
@@ -41,8 +54,9 @@ export interface ReconstructionOptions {
 /**
  * - `exact`: the leaf counts admit exactly one training set (up to row order, and up to the values
  *   the model never looks at, which are null), and it is `reconstruction`; every row is certified.
- * - `bounded`: every row is reconstructed as one training set that fits the model, but several fit:
- *   only `certifiedRows` of them are proven to be in the real training data.
+ * - `bounded`: a whole training set was reconstructed, but it is not proven unique: several fit the
+ *   model (or, for the likelihood formulations and the bounded search, it is the best one found).
+ *   Only `certifiedRows` of its rows are proven to be in the real training data.
  * - `timeout`: the budget ran out (or the signal aborted); what was proven by then is reported.
  * - `skipped`: the engine does not handle this model yet (`reason` says why).
  * - `failed`: the model's counts are inconsistent with the engine's reading of it, or the solver failed.
@@ -83,6 +97,7 @@ export interface ReconstructionStats {
 
 export interface ReconstructionResult {
   status: ReconstructionStatus;
+  method: ReconstructionMethod;
   /** Why the status is not `exact` or `bounded`, in words. */
   reason?: string;
   /** Training rows N stated by the model; null when unknown (skipped models). */

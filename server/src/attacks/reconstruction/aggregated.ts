@@ -1,0 +1,156 @@
+/**
+ * The aggregated formulation (../shared/notes/domain.md, section 2) for forests trained without
+ * bootstrap on binary features: enumerate the cells of feature space the forest tells apart, one
+ * integer multiplicity per (cell, class), every leaf's per-class count an equality; then one
+ * integer solution and a certificate of the rows every solution shares.
+ */
+import type { Highs } from 'highs';
+import type { Forest } from '../../forest/schema';
+import { createCellEnumerator, type CellEnumerator } from './cells';
+import { certify } from './certify';
+import { sum, yieldToEventLoop, type RunContext } from './context';
+import { buildFormulation, satisfiesAll, type Formulation } from './formulation';
+import { discardHighs, loadHighs, solveIntegerFeasibility } from './highs';
+import type { LeafTable } from './leaves';
+import { mergeBySignature, type MergedCell } from './merge';
+import { initialBounds, propagate } from './propagation';
+import { reconstructedRows } from './rows';
+import type { ReconstructionResult } from './types';
+
+/** Search nodes per enumeration slice; a slice takes a few milliseconds on forests of 100 trees. */
+const NODES_PER_SLICE = 2_000;
+/** Longest stretch of enumeration between two looks at the event loop (abort, progress). */
+const SLICE_MS = 25;
+
+/** The inner workings behind a result, for tests and benchmarks that check them against the truth. */
+export interface ReconstructionDetails {
+  table: LeafTable;
+  cells: MergedCell[];
+  formulation: Formulation;
+  /** The integer solution (multiplicity per column), when one was found. */
+  solution?: Int32Array;
+  /** Proven lower bound per column. */
+  lower: Int32Array;
+}
+
+export async function reconstructAggregated(forest: Forest, table: LeafTable, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+  const { options, stats, deadline } = ctx;
+  const rows = table.rows;
+
+  // 1. Cells, in slices.
+  const created = createCellEnumerator(table, options.groups ?? []);
+  if (!created.ok) return ctx.answer({ status: 'failed', reason: created.reason, rows, certifiedRows: 0 });
+  const enumerator = created.enumerator;
+  const enumerationStart = Date.now();
+  const enumerated = await enumerateInSlices(enumerator, () => ctx.stopped(), () => {
+    stats.cells = enumerator.cells.length;
+    stats.searchNodes = enumerator.searchNodes;
+    stats.enumerationMs = Date.now() - enumerationStart;
+    ctx.progress('cells', { cells: stats.cells });
+  });
+  if (!enumerated) {
+    const reason = `${ctx.stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`;
+    return ctx.answer({ status: 'timeout', reason, rows, certifiedRows: 0 });
+  }
+
+  // 2. The formulation and what propagation alone proves.
+  ctx.progress('formulation');
+  const merged = mergeBySignature(enumerator.cells);
+  stats.mergedCells = merged.length;
+  const built = buildFormulation(table, merged, forest.classes);
+  if (!built.ok) return ctx.answer({ status: 'failed', reason: built.reason, rows, certifiedRows: 0 });
+  const formulation = built.formulation;
+  stats.columns = formulation.numCols;
+  stats.constraints = formulation.numRows;
+  ctx.progress('propagation');
+  const bounds = initialBounds(formulation);
+  if (!propagate(formulation, bounds)) {
+    return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict each other: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
+  }
+  const labels = forest.classes;
+  const fromBounds = (lower: Int32Array, solution: Int32Array | undefined) => {
+    expose({ table, cells: merged, formulation, lower, ...(solution ? { solution } : {}) });
+    return reconstructedRows(formulation, merged, labels, solution ?? lower, lower);
+  };
+
+  // Propagation alone can pin every column: then the training set is unique and known.
+  if (bounds.lower.every((v, j) => v === bounds.upper[j])) {
+    if (!satisfiesAll(formulation, bounds.lower)) {
+      return ctx.answer({ status: 'failed', reason: 'propagated bounds do not satisfy the leaf counts', rows, certifiedRows: 0 });
+    }
+    stats.fixedByPropagation = bounds.lower.filter((v) => v > 0).length;
+    return ctx.answer({ status: 'exact', rows, certifiedRows: sum(bounds.lower), reconstruction: fromBounds(bounds.lower, bounds.lower) });
+  }
+  await yieldToEventLoop();
+  if (ctx.stopped()) return partialAnswer(bounds.lower, undefined, 'after bound propagation');
+
+  // 3. One integer solution, then the certificate.
+  let highs: Highs;
+  try {
+    highs = await loadHighs();
+  } catch (error) {
+    return ctx.answer({ status: 'failed', reason: `HiGHS could not be loaded: ${(error as Error).message}`, rows, certifiedRows: 0 });
+  }
+  try {
+    ctx.progress('milp');
+    const milpStart = Date.now();
+    const milp = solveIntegerFeasibility(highs, formulation, bounds, { deadline });
+    stats.milpMs = Date.now() - milpStart;
+    if (milp.status === 'infeasible') {
+      return ctx.answer({ status: 'failed', reason: 'no integer training set fits every leaf count (the model is not what it seems: e.g. features that are not binary)', rows, certifiedRows: 0 });
+    }
+    if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
+    const solution = milp.status === 'solved' ? milp.values : undefined;
+    if (solution && !satisfiesAll(formulation, solution)) {
+      return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
+    }
+    await yieldToEventLoop();
+    if (ctx.stopped()) return partialAnswer(bounds.lower, solution, 'after the integer solve');
+
+    const certifyStart = Date.now();
+    const certificate = certify(highs, formulation, bounds, solution, {
+      deadline,
+      shouldStop: () => ctx.aborted,
+      onProgress: (done, total) => ctx.progress('certify', { done, total }),
+    });
+    stats.certifyMs = Date.now() - certifyStart;
+    stats.lpSolves = certificate.lpSolves;
+    stats.fixedByPropagation = certificate.fixedByPropagation;
+    stats.probed = certificate.probed;
+    if (!solution || !certificate.complete) return partialAnswer(certificate.lower, solution, solution ? 'while certifying' : 'during the integer solve');
+    const certifiedRows = sum(certificate.lower);
+    return ctx.answer({
+      status: certifiedRows === rows ? 'exact' : 'bounded',
+      rows,
+      certifiedRows,
+      reconstruction: fromBounds(certificate.lower, solution),
+    });
+  } catch (error) {
+    // A fault inside WebAssembly (abort, out of memory) can leave the runtime unusable, and a
+    // reload costs tens of milliseconds: start from a fresh one next time.
+    discardHighs();
+    return ctx.answer({ status: 'failed', reason: `the solver failed: ${(error as Error).message}`, rows, certifiedRows: 0 });
+  }
+
+  /** Status `timeout` with the bounds proven so far and the solution, if one was found. */
+  function partialAnswer(lower: Int32Array, solution: Int32Array | undefined, when: string): ReconstructionResult {
+    return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} ${when}`, rows, certifiedRows: sum(lower), reconstruction: fromBounds(lower, solution) });
+  }
+}
+
+/**
+ * Runs the enumeration in slices of about SLICE_MS, yielding to the event loop between them so that
+ * an abort or a progress report gets through. False when `stopped` ended it before completion.
+ */
+async function enumerateInSlices(enumerator: CellEnumerator, stopped: () => boolean, afterSlice: () => void): Promise<boolean> {
+  for (;;) {
+    if (stopped()) return false;
+    const sliceStart = Date.now();
+    let done = false;
+    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
+    afterSlice();
+    if (done) return true;
+    await yieldToEventLoop();
+  }
+}
+

@@ -1,0 +1,84 @@
+/**
+ * What every reconstruction method shares while it runs: the clock and the budget, the abort
+ * signal, progress reports, statistics, and how an answer is assembled. One context per call of
+ * `reconstruct()`; the methods (aggregated.ts, and the ones for bootstrap, privacy and numeric
+ * features) receive it instead of each keeping their own clock.
+ */
+import type {
+  ReconstructionMethod,
+  ReconstructionOptions,
+  ReconstructionPhase,
+  ReconstructionProgress,
+  ReconstructionResult,
+  ReconstructionStats,
+} from './types';
+
+export const DEFAULT_BUDGET_MS = 30_000;
+
+export type AnswerFields = Omit<ReconstructionResult, 'seconds' | 'stats' | 'reconstruction' | 'reconstructedRows' | 'method'> & {
+  reconstruction?: ReconstructionResult['reconstruction'];
+};
+
+export class RunContext {
+  readonly started = Date.now();
+  readonly deadline: number;
+  readonly stats: ReconstructionStats = {
+    cells: 0,
+    searchNodes: 0,
+    mergedCells: 0,
+    columns: 0,
+    constraints: 0,
+    fixedByPropagation: 0,
+    probed: 0,
+    lpSolves: 0,
+    enumerationMs: 0,
+    milpMs: 0,
+    certifyMs: 0,
+  };
+  /** Which formulation produced the answer; set by the dispatcher before a method runs. */
+  method: ReconstructionMethod = 'none';
+
+  constructor(readonly options: ReconstructionOptions) {
+    this.deadline = this.started + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+  }
+
+  get aborted(): boolean {
+    return this.options.signal?.aborted === true;
+  }
+
+  /** True once the signal aborted or the budget ran out: stop at the next checkpoint. */
+  stopped(): boolean {
+    return this.aborted || Date.now() >= this.deadline;
+  }
+
+  /** Why the work stopped, in words (for `reason`). */
+  stopReason(): string {
+    return this.aborted ? 'cancelled' : `the time budget of ${((this.deadline - this.started) / 1000).toFixed(1)} s ran out`;
+  }
+
+  progress(phase: ReconstructionPhase, extra: Omit<ReconstructionProgress, 'phase' | 'elapsedMs'> = {}): void {
+    this.options.onProgress?.({ phase, elapsedMs: Date.now() - this.started, ...extra });
+  }
+
+  answer(fields: AnswerFields): ReconstructionResult {
+    const reconstruction = fields.reconstruction ?? [];
+    return {
+      ...fields,
+      method: this.method,
+      reconstruction,
+      reconstructedRows: reconstruction.length,
+      seconds: (Date.now() - this.started) / 1000,
+      stats: this.stats,
+    };
+  }
+}
+
+export function sum(values: ArrayLike<number>): number {
+  let total = 0;
+  for (let i = 0; i < values.length; i++) total += values[i];
+  return total;
+}
+
+export function yieldToEventLoop(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
