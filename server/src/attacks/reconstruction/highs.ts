@@ -227,3 +227,133 @@ export class ColumnMinimizer {
     this.columns.push(...fresh);
   }
 }
+
+/** Columns to append to a GrowingModel, in compressed sparse column form over its rows. */
+export interface ColumnBlock {
+  cost: Float64Array;
+  lower: Float64Array;
+  upper: Float64Array;
+  /** Column k's entries are `indices/values[starts[k] .. starts[k + 1])` (row indices without duplicates). */
+  starts: Int32Array;
+  indices: Int32Array;
+  values: Float64Array;
+}
+
+export type RelaxationSolve =
+  | { status: 'optimal'; colValue: Float64Array; rowDual: Float64Array }
+  | { status: 'infeasible' }
+  | { status: 'timeout' }
+  | { status: 'error'; detail: string };
+
+export type MixedIntegerSolve = {
+  /** `optimal`: proven within HiGHS's gap; `stopped`: time limit or interrupt (best incumbent, if any). */
+  status: 'optimal' | 'stopped' | 'infeasible' | 'error';
+  detail?: string;
+  colValue?: Float64Array;
+  objective?: number;
+  /** Relative gap between the incumbent and the proven bound, when HiGHS reports one. */
+  gap?: number;
+};
+
+/**
+ * A model kept in memory whose rows are fixed and whose columns grow (column generation): solve
+ * the LP relaxation, read the row duals, append the columns they price in, solve again; finally
+ * solve it as a MILP over the columns it then has, from a known starting point, reporting every
+ * improving incumbent as HiGHS finds it (used by the differentially private reconstruction).
+ */
+export class GrowingModel {
+  private readonly model: Model;
+  private columns = 0;
+
+  constructor(
+    private readonly highs: Highs,
+    private readonly rowLower: Float64Array,
+    rowUpper: Float64Array,
+  ) {
+    this.model = highs.createModel();
+    this.model.options.set({ output_flag: false });
+    const numRows = rowLower.length;
+    this.model.addRows({ lower: rowLower, upper: rowUpper, matrix: { format: 'csr', numRows, numCols: 0, starts: new Int32Array(numRows + 1), indices: new Int32Array(0), values: new Float64Array(0) } });
+  }
+
+  get numCols(): number {
+    return this.columns;
+  }
+
+  /** Appends columns; returns the index of the first. */
+  addColumns(block: ColumnBlock): number {
+    const first = this.columns;
+    const count = block.cost.length;
+    if (count === 0) return first;
+    this.model.addCols({
+      cost: block.cost,
+      lower: block.lower,
+      upper: block.upper,
+      matrix: { format: 'csc', numRows: this.rowLower.length, numCols: count, starts: block.starts, indices: block.indices, values: block.values },
+    });
+    this.columns += count;
+    return first;
+  }
+
+  /** The LP relaxation (integrality ignored) with its row duals, for pricing. */
+  solveRelaxation(limits: SolveLimits): RelaxationSolve {
+    const status = this.highs.constants.modelStatus;
+    this.model.clearIntegrality();
+    this.model.options.set({ solver: 'simplex' });
+    limitTime(this.model, limits);
+    const { modelStatus } = this.model.run();
+    if (modelStatus === status.optimal) {
+      const solution = this.model.getSolution();
+      return { status: 'optimal', colValue: solution.colValue, rowDual: solution.rowDual };
+    }
+    if (modelStatus === status.infeasible) return { status: 'infeasible' };
+    if (modelStatus === status.timeLimit || modelStatus === status.interrupted) return { status: 'timeout' };
+    return { status: 'error', detail: `HiGHS ended the relaxation with model status ${modelStatus}` };
+  }
+
+  /**
+   * The MILP with `integer` columns integral, started from `start` (a full column vector HiGHS
+   * checks and keeps as incumbent when feasible). `onImproving` sees every new incumbent;
+   * `shouldStop` is asked at HiGHS's MIP checkpoints.
+   */
+  solveInteger(
+    integer: Int32Array,
+    limits: SolveLimits,
+    options: { start?: Float64Array; onImproving?: (colValue: Float64Array, objective: number) => void; shouldStop?: () => boolean } = {},
+  ): MixedIntegerSolve {
+    const { constants } = this.highs;
+    const status = constants.modelStatus;
+    this.model.clearIntegrality();
+    if (integer.length > 0) {
+      this.model.changeColsIntegrality({ kind: 'set', indices: integer }, new Int32Array(integer.length).fill(constants.variableType.integer));
+    }
+    this.model.options.set({ solver: 'choose' });
+    if (options.start) this.model.setSolution({ colValue: options.start });
+    limitTime(this.model, limits);
+    const { modelStatus } = this.model.run({
+      [constants.callbackType.mipImprovingSolution]: (event) => {
+        const values = event.data.mip_solution;
+        if (values && options.onImproving) options.onImproving(values, event.data.objective_function_value ?? Number.NaN);
+        return undefined;
+      },
+      [constants.callbackType.mipInterrupt]: (event) => {
+        if (options.shouldStop?.()) event.interrupt();
+        return undefined;
+      },
+    });
+    if (modelStatus === status.infeasible) return { status: 'infeasible' };
+    const stopped = modelStatus === status.timeLimit || modelStatus === status.interrupted;
+    if (modelStatus !== status.optimal && !stopped) return { status: 'error', detail: `HiGHS ended the integer solve with model status ${modelStatus}` };
+    const feasible = Number(this.model.info.get('primal_solution_status')) === 2;
+    const gap = Number(this.model.info.get('mip_gap'));
+    return {
+      status: stopped ? 'stopped' : 'optimal',
+      ...(feasible ? { colValue: this.model.getSolution().colValue, objective: this.model.getObjectiveValue() } : {}),
+      ...(Number.isFinite(gap) ? { gap } : {}),
+    };
+  }
+
+  dispose(): void {
+    this.model.dispose();
+  }
+}

@@ -14,6 +14,8 @@
  *     certify.ts      proven lower bounds per (cell, class): rows certainly in the training data
  *     dual-bounds.ts  the weak-duality arithmetic the certificate's soundness rests on
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)
+ *   dp/             differentially private (noised) counts: the DRAFT-DP maximum-likelihood
+ *                   estimate over the same cells (dp/likelihood.ts), never certified
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
@@ -24,6 +26,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { RunContext } from './context';
+import { reconstructDp } from './dp/likelihood';
 import { buildLeafTable } from './leaves';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
 
@@ -46,6 +49,11 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
  * and the reason of the most specific one is what a skipped result reports.
  */
 async function dispatch(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+  // Noised counts satisfy no equality: the likelihood method, whatever else the model is.
+  if (forest.privacy) {
+    ctx.method = 'dp-likelihood';
+    return reconstructDp(forest, ctx);
+  }
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';

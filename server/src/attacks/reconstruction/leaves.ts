@@ -94,7 +94,7 @@ function unsupportedModel(forest: Forest): string | undefined {
  * or the feature is declared binary (ExtraTrees draws a random threshold per split). A feature
  * declared numeric, or split elsewhere, needs interval cells, a later step.
  */
-function nonBinarySplit(forest: Forest): string | undefined {
+export function nonBinarySplit(forest: Forest): string | undefined {
   const thresholdOf = new Map<number, number>();
   for (let t = 0; t < forest.trees.length; t++) {
     const tree = forest.trees[t];

@@ -93,6 +93,10 @@ export interface ReconstructionStats {
   enumerationMs: number;
   milpMs: number;
   certifyMs: number;
+  /** `dp-likelihood`: milliseconds from the start to the first reconstruction inside the paper's noise range. */
+  firstReconstructionMs?: number;
+  /** `dp-likelihood`: the 95% confidence interval on N from the trees' noisy totals (used when N is not stated). */
+  rowsInterval?: { estimate: number; low: number; high: number };
 }
 
 export interface ReconstructionResult {
