@@ -35,6 +35,9 @@ const PRICING_TOLERANCE = 1e-9;
 /** Share of the remaining budget column generation may use before the MILP starts regardless. */
 const GENERATION_SHARE = 0.3;
 
+/** Milliseconds kept from the MILP for building the answer. */
+const ANSWER_MARGIN_MS = 300;
+
 const AUX_PER_ROW = 5;
 const PLUS = 0;
 const MINUS = 1;
@@ -71,8 +74,7 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
   // Zero-linking rows come after the total row.
   const rowLower: number[] = [...f.released, f.rowsLow];
   const rowUpper: number[] = [...f.released, f.rowsHigh];
-  const zeroLinks: { row: number; column: number; coefficient: number }[] = [];
-  const aux = auxColumns(f, rowLower, rowUpper, zeroLinks);
+  const aux = auxColumns(f, rowLower, rowUpper);
   const model = new GrowingModel(highs, Float64Array.from(rowLower), Float64Array.from(rowUpper));
   try {
     model.addColumns(aux);
@@ -88,36 +90,39 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
       generated.push(...fresh);
     };
 
-    // 1. Column generation.
+    // 1. Column generation; every relaxation rounded is a candidate reconstruction.
     control.onPhase?.('relaxation');
     add(initialColumns(f));
     const generationDeadline = Date.now() + (control.deadline - Date.now()) * GENERATION_SHARE;
     let rounds = 0;
-    let lpValues: Float64Array | undefined;
     let duals: Float64Array | undefined;
+    let best: Candidate | undefined;
+    let firstInDomainMs: number | undefined;
+    const consider = (candidate: Candidate) => {
+      if (firstInDomainMs === undefined && candidate.outside === 0) firstInDomainMs = Date.now() - control.started;
+      if (!best || candidate.objective < best.objective - 1e-9) best = candidate;
+    };
     for (;;) {
       const lp = model.solveRelaxation({ deadline: Math.min(control.deadline, Math.max(generationDeadline, Date.now() + 1000)) });
       if (lp.status === 'error') return { error: lp.detail };
       if (lp.status !== 'optimal') break;
       rounds++;
-      lpValues = lp.colValue;
       duals = lp.rowDual;
+      const values = lp.colValue;
+      consider(evaluate(f, generated, roundTotal(generated.map((j) => Math.max(0, values[position[j]])), f.rowsLow, f.rowsHigh)));
       const priced = price(f, duals, totalRow, position, COLUMNS_PER_ROUND);
       if (priced.length === 0 || Date.now() > generationDeadline || control.stopped()) break;
       add(priced);
     }
     const generatedColumns = generated.length;
-    if (f.numCols <= ALL_COLUMNS_UP_TO) add(Array.from({ length: f.numCols }, (_, j) => j));
-    else if (duals) add(price(f, duals, totalRow, position, EXTRA_COLUMNS, Number.POSITIVE_INFINITY));
+    best ??= evaluate(f, generated, roundTotal(generated.map(() => 0), f.rowsLow, f.rowsHigh));
 
-    // 2. The rounded relaxation: the first reconstruction, and the MILP's start.
-    const xOf = (values: ArrayLike<number>) => generated.map((j) => Math.max(0, values[position[j]] ?? 0));
-    const start = roundTotal(lpValues ? xOf(lpValues) : generated.map(() => 0), f.rowsLow, f.rowsHigh);
-    let best = { x: start, outside: fillAux(f, generated, start, position, auxCount, model.numCols) };
-    let firstInDomainMs = best.outside.outside === 0 ? Date.now() - control.started : undefined;
-
-    // 3. The MILP over the columns it has.
+    // 2. The MILP over the generated columns, plus all others when there are few enough (then
+    // its optimum is the exact maximum likelihood), or the best-priced others; started from the
+    // best rounded relaxation.
     if (!control.stopped()) {
+      if (f.numCols <= ALL_COLUMNS_UP_TO) add(Array.from({ length: f.numCols }, (_, j) => j));
+      else if (duals) add(price(f, duals, totalRow, position, EXTRA_COLUMNS, Number.POSITIVE_INFINITY));
       control.onPhase?.('milp');
       const integer = new Int32Array(generated.length + R);
       generated.forEach((_, k) => (integer[k] = auxCount + k));
@@ -128,8 +133,9 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
         for (let r = 0; r < R; r++) outside += values[r * AUX_PER_ROW + OVER] + values[r * AUX_PER_ROW + UNDER];
         return outside;
       };
-      const milp = model.solveInteger(integer, { deadline: control.deadline }, {
-        start: best.outside.vector,
+      // HiGHS overruns its time limit a little; the margin leaves time to turn the answer into rows.
+      const milp = model.solveInteger(integer, { deadline: control.deadline - ANSWER_MARGIN_MS }, {
+        start: startVector(f, best, position, model.numCols),
         shouldStop: control.stopped,
         onImproving: (values) => {
           if (firstInDomainMs === undefined && outsideOf(values) < 0.5) firstInDomainMs = Date.now() - control.started;
@@ -137,26 +143,17 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
       });
       if (milp.status === 'error') return { error: milp.detail ?? 'HiGHS failed' };
       if (milp.colValue) {
-        const x = generated.map((j) => Math.max(0, Math.round(milp.colValue![position[j]])));
-        const outside = fillAux(f, generated, x, position, auxCount, model.numCols);
-        if (outside.objective <= best.outside.objective + 1e-9) best = { x, outside };
+        const values = milp.colValue;
+        consider(evaluate(f, generated, generated.map((j) => Math.max(0, Math.round(values[position[j]])))));
       }
-      return finish(best.x, milp.status === 'optimal', milp.gap, rounds, generatedColumns, firstInDomainMs);
+      return finish(best, milp.status === 'optimal', milp.gap, rounds, generatedColumns, firstInDomainMs);
     }
-    return finish(best.x, false, undefined, rounds, generatedColumns, firstInDomainMs);
+    return finish(best, false, undefined, rounds, generatedColumns, firstInDomainMs);
 
-    function finish(x: number[], proven: boolean, gap: number | undefined, pricingRounds: number, generatedCount: number, first: number | undefined): LikelihoodSolution {
-      const columns: number[] = [];
-      const counts: number[] = [];
-      x.forEach((v, k) => {
-        if (v > 0) {
-          columns.push(generated[k]);
-          counts.push(v);
-        }
-      });
+    function finish(candidate: Candidate, proven: boolean, gap: number | undefined, pricingRounds: number, generatedCount: number, first: number | undefined): LikelihoodSolution {
       return {
-        columns: Int32Array.from(columns),
-        counts: Int32Array.from(counts),
+        columns: candidate.columns,
+        counts: candidate.counts,
         proven,
         allColumns: generated.length === f.numCols,
         ...(gap !== undefined ? { gap } : {}),
@@ -172,7 +169,7 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
 }
 
 /** The five auxiliary columns of every count row (see the module comment), and the zero-linking rows. */
-function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: number[], links: { row: number; column: number; coefficient: number }[]): ColumnBlock {
+function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: number[]): ColumnBlock {
   const R = f.numRows;
   const n = R * AUX_PER_ROW;
   const cost = new Float64Array(n);
@@ -209,7 +206,6 @@ function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: numb
       rowUpper.push(high);
       entries[base + PLUS].push({ row, value: 1 });
       entries[base + ZERO].push({ row, value: high });
-      links.push({ row, column: base + ZERO, coefficient: high });
     }
     if (zeroAllowed && low < 0) {
       const row = rowLower.length;
@@ -217,7 +213,6 @@ function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: numb
       rowUpper.push(-low);
       entries[base + MINUS].push({ row, value: 1 });
       entries[base + ZERO].push({ row, value: -low });
-      links.push({ row, column: base + ZERO, coefficient: -low });
     }
   }
   const starts = new Int32Array(n + 1);
@@ -263,8 +258,12 @@ function initialColumns(f: LikelihoodFormulation): number[] {
     for (let t = 0; t < trees; t++) s += released[colRows[j * trees + t]];
     score[j] = s;
   }
-  const order = Array.from({ length: f.numCols }, (_, j) => j).sort((a, b) => score[b] - score[a]);
-  return order.slice(0, INITIAL_COLUMNS);
+  if (f.numCols <= INITIAL_COLUMNS) return Array.from({ length: f.numCols }, (_, j) => j);
+  const cut = Float64Array.from(score).sort()[f.numCols - INITIAL_COLUMNS];
+  const chosen: number[] = [];
+  for (let j = 0; j < f.numCols && chosen.length < INITIAL_COLUMNS; j++) if (score[j] > cut) chosen.push(j);
+  for (let j = 0; j < f.numCols && chosen.length < INITIAL_COLUMNS; j++) if (score[j] === cut) chosen.push(j);
+  return chosen;
 }
 
 /**
@@ -273,16 +272,26 @@ function initialColumns(f: LikelihoodFormulation): number[] {
  */
 function price(f: LikelihoodFormulation, rowDual: Float64Array, totalRow: number, position: Int32Array, limit: number, threshold = -PRICING_TOLERANCE): number[] {
   const { trees, colRows } = f;
-  const found: { column: number; reduced: number }[] = [];
+  // Typed arrays and one numeric sort of the candidates' costs: the first rounds of a forest with
+  // a hundred thousand cells price most of them negative, and sorting objects took seconds.
+  const reduced = new Float64Array(f.numCols);
+  const candidates: number[] = [];
   for (let j = 0; j < f.numCols; j++) {
     if (position[j] >= 0) continue;
     let aty = rowDual[totalRow];
     for (let t = 0; t < trees; t++) aty += rowDual[colRows[j * trees + t]];
-    const reduced = -aty;
-    if (reduced < threshold) found.push({ column: j, reduced });
+    reduced[j] = -aty;
+    if (-aty < threshold) candidates.push(j);
   }
-  found.sort((a, b) => a.reduced - b.reduced);
-  return found.slice(0, limit).map((c) => c.column);
+  if (candidates.length <= limit) return candidates.sort((a, b) => reduced[a] - reduced[b]);
+  const costs = Float64Array.from(candidates, (j) => reduced[j]).sort();
+  const cut = costs[limit - 1];
+  const chosen = candidates.filter((j) => reduced[j] < cut);
+  for (const j of candidates) {
+    if (chosen.length >= limit) break;
+    if (reduced[j] === cut) chosen.push(j);
+  }
+  return chosen.sort((a, b) => reduced[a] - reduced[b]);
 }
 
 /** Integers with the same total (rounded, within the allowed range) by largest remainders. */
@@ -305,34 +314,52 @@ function roundTotal(values: readonly number[], low: number, high: number): numbe
   return floors;
 }
 
-/**
- * The full column vector for multiplicities `x` (the cheapest auxiliary values for them), its
- * objective, and how much noise lies outside the paper's domain.
- */
-function fillAux(f: LikelihoodFormulation, generated: readonly number[], x: readonly number[], position: Int32Array, auxCount: number, numCols: number): { vector: Float64Array; objective: number; outside: number } {
-  const vector = new Float64Array(numCols);
+/** A reconstruction: multiplicities of some columns, its objective, and its noise outside the paper's domain. */
+interface Candidate {
+  columns: Int32Array;
+  counts: Int32Array;
+  objective: number;
+  outside: number;
+}
+
+/** Noise per count row of multiplicities `x` of `columns`, split into the part inside the row's domain and the rest. */
+function noiseParts(f: LikelihoodFormulation, columns: ArrayLike<number>, x: ArrayLike<number>, visit: (row: number, inside: number, rest: number, zero: number) => void): void {
   const counts = new Int32Array(f.numRows);
-  generated.forEach((j, k) => {
-    vector[position[j]] = x[k];
-    if (x[k] === 0) return;
-    for (let t = 0; t < f.trees; t++) counts[f.colRows[j * f.trees + t]] += x[k];
-  });
-  let objective = 0;
-  let outside = 0;
+  for (let k = 0; k < columns.length; k++) {
+    if (x[k] === 0) continue;
+    for (let t = 0; t < f.trees; t++) counts[f.colRows[columns[k] * f.trees + t]] += x[k];
+  }
   for (let r = 0; r < f.numRows; r++) {
-    const base = r * AUX_PER_ROW;
     const delta = f.released[r] - counts[r];
     const inside = Math.min(f.deltaHigh[r], Math.max(f.deltaLow[r], delta));
-    const rest = delta - inside;
+    const zero = inside === 0 && f.deltaLow[r] <= 0 && f.deltaHigh[r] >= 0 ? 1 : 0;
+    visit(r, inside, delta - inside, zero);
+  }
+}
+
+/** The model's objective for multiplicities `x` of `columns` (the cheapest auxiliary values for them). */
+function evaluate(f: LikelihoodFormulation, columns: readonly number[], x: readonly number[]): Candidate {
+  let objective = 0;
+  let outside = 0;
+  noiseParts(f, columns, x, (_r, inside, rest, zero) => {
+    objective += f.epsLeaf * Math.abs(inside) - Math.LN2 * zero + OUTSIDE_DOMAIN_COST * Math.abs(rest);
+    outside += Math.abs(rest);
+  });
+  const kept = columns.map((_, k) => k).filter((k) => x[k] > 0);
+  return { columns: Int32Array.from(kept, (k) => columns[k]), counts: Int32Array.from(kept, (k) => x[k]), objective, outside };
+}
+
+/** The full column vector of the HiGHS model for a candidate. */
+function startVector(f: LikelihoodFormulation, candidate: Candidate, position: Int32Array, numCols: number): Float64Array {
+  const vector = new Float64Array(numCols);
+  candidate.columns.forEach((j, k) => (vector[position[j]] = candidate.counts[k]));
+  noiseParts(f, candidate.columns, candidate.counts, (r, inside, rest, zero) => {
+    const base = r * AUX_PER_ROW;
     vector[base + PLUS] = Math.max(0, inside);
     vector[base + MINUS] = Math.max(0, -inside);
-    const zero = inside === 0 && f.deltaLow[r] <= 0 && f.deltaHigh[r] >= 0 ? 1 : 0;
     vector[base + ZERO] = zero;
     vector[base + OVER] = Math.max(0, rest);
     vector[base + UNDER] = Math.max(0, -rest);
-    objective += f.epsLeaf * Math.abs(inside) - Math.LN2 * zero + OUTSIDE_DOMAIN_COST * Math.abs(rest);
-    outside += Math.abs(rest);
-  }
-  void auxCount;
-  return { vector, objective, outside };
+  });
+  return vector;
 }
