@@ -115,7 +115,8 @@ export async function reconstructDp(forest: Forest, ctx: RunContext, expose: (de
     `no row is certified, since noise makes every count uncertain` +
     (imputed > 0 ? `; ${imputed} values no tree tests for their row were guessed from the other reconstructed rows` : '') +
     (likelihood.inDomain ? '' : `; some noise lies outside the paper's range |noise| <= ${formulation.gamma}`);
-  if (!solution.proven && ctx.stopped()) {
+  // Not proven maximal: HiGHS stopped at the budget (or the abort) with its best incumbent.
+  if (!solution.proven) {
     return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()}; ${estimate}`, rows: stated, certifiedRows: 0, reconstruction });
   }
   return ctx.answer({ status: 'bounded', reason: estimate, rows: stated, certifiedRows: 0, reconstruction });

@@ -79,7 +79,7 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
   try {
     model.addColumns(aux);
     const auxCount = aux.cost.length;
-    /** Model column of each formulation column (-1: not generated), and the reverse. */
+    /** Model column of each formulation column (-1: not generated yet). */
     const position = new Int32Array(f.numCols).fill(-1);
     const generated: number[] = [];
     const add = (columns: readonly number[]) => {
