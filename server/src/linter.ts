@@ -11,6 +11,7 @@ import { treeDepth } from './forest/structure';
 import { checkReplay } from './attacks/bootstrap-replay';
 import { runModelRules, unreadableFinding, unsafeFinding, type SeverityOverrides } from './rules';
 import type { Finding } from './rules/types';
+import type { Recoverability } from './recoverability/summary';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
@@ -47,6 +48,8 @@ export interface FileReport {
   model: ModelSummary | null;
   findings: Finding[];
   notes: string[];
+  /** The reconstruction's summary, once it ran (CLI, or the server's background run). */
+  recoverability?: Recoverability;
   /** The completed IR, for analyses that run after the fast findings; not serialised. */
   forest?: Forest;
 }
