@@ -45,15 +45,19 @@ export function reconstructionDraft(
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
   const how = `${METHOD_WORDS[method]}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
+  // Certified rows can still have values the trees never test (null): say how much of each row is pinned.
+  const values = Object.values(recoverability.determinedFeatures).reduce((total, count) => total + count, 0);
+  const valueShare = certifiedRows > 0 && forest.features.length > 0 ? values / (certifiedRows * forest.features.length) : 0;
   const features =
     certifiedRows > 0
-      ? ` Their label and ${determined.length === forest.features.length ? 'every feature' : `${plural(determined.length, 'feature')} of ${forest.features.length}`} are determined` +
-        (determined.length > 0 && determined.length <= 6 ? ` (${determined.map(([name]) => name).join(', ')})` : '') +
-        '.'
+      ? valueShare >= 1
+        ? ' Every feature value and the label of those rows are determined.'
+        : ` Their labels and ${percent(values, certifiedRows * forest.features.length)} of their feature values are determined` +
+          ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
       : '';
   let message: string;
   if (status === 'exact') {
-    message = `The training set is uniquely determined by this model: all ${plural(n, 'training row')} can be rebuilt, and that is certified from the model alone (${how}).${features}`;
+    message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
     const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
     message =
