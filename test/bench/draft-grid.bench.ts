@@ -90,6 +90,8 @@ async function main(): Promise<void> {
   const baselines = new Map<string, number>();
   const record = (key: string, run: Run) => runs.set(key, [...(runs.get(key) ?? []), run]);
   const started = Date.now();
+  // Resident memory of this process (engine, HiGHS heap, the bench's own data), sampled after every model.
+  let peakRss = process.memoryUsage().rss;
   for (const entry of manifest) {
     const report = await lintFile(join(OUT, entry.model), { keepForest: true });
     if (!report.forest) throw new Error(`${entry.model}: ${report.findings.map((f) => f.message).join('; ')}`);
@@ -117,6 +119,7 @@ async function main(): Promise<void> {
       record(key('bootstrap, seeds stored'), evaluate(await reconstruct(report.forest, { groups: entry.groups, budgetMs })));
       record(key('bootstrap, seeds stripped'), evaluate(await reconstruct(withoutSeeds(report.forest), { groups: entry.groups, budgetMs })));
     }
+    peakRss = Math.max(peakRss, process.memoryUsage().rss);
     process.stderr.write(`\r${entry.name} (${((Date.now() - started) / 1000).toFixed(0)} s)          `);
   }
   process.stderr.write('\n');
@@ -138,6 +141,7 @@ async function main(): Promise<void> {
   }
   console.log('\nRandom baseline (error of uniform guesses respecting the groups): ' + [...baselines].map(([d, e]) => `${d} ${e.toFixed(3)}`).join(', '));
   console.log('error strict: undetermined values count as wrong; error filled: undetermined values guessed uniformly within the groups, as a solver that must output a value would.');
+  console.log(`Peak resident memory of the process: ${(peakRss / 1024 / 1024).toFixed(0)} MB (target: engine under 500 MB).`);
   console.log(`Whole grid in ${((Date.now() - started) / 1000).toFixed(0)} s.`);
 }
 
