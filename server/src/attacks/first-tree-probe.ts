@@ -315,10 +315,11 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
           // positives from G = p * A - s * n1 (binary) or G = p * rows - n_c (multi)
           const fromG = (g: number) => (a * hyp.p - g) / spw;
           if (clipped) {
-            // |true weight| exceeds the clip: the true G lies beyond the clipped one.
+            // The unclipped weight -G/(H + lambda) lies beyond the clip: w = +clip means G < t0,
+            // so positives (decreasing in G) exceed fromG(t0); w = -clip the other way round.
             const bound = fromG(t0);
-            if (weight > 0) leaf.positivesAtMost = Math.floor(bound + 1e-6);
-            else leaf.positivesAtLeast = Math.ceil(bound - 1e-6);
+            if (weight > 0) leaf.positivesAtLeast = Math.max(0, Math.ceil(bound - 1e-6));
+            else leaf.positivesAtMost = Math.min(Math.round(a), Math.floor(bound + 1e-6));
             undetermined++;
           } else if (weight === 0 && alpha > 0) {
             leaf.positivesAtLeast = Math.max(0, Math.ceil(fromG(alpha) - 1e-6));
@@ -330,7 +331,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
             const rowsOfLeaf = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
             const tolerance = Math.max(0.02, 2e-6 * a);
             if (nearInteger(positives, tolerance) && positives >= -tolerance && positives <= rowsOfLeaf + tolerance) {
-              leaf.positives = Math.round(positives);
+              leaf.positives = Math.round(positives) + 0; // + 0: no -0
               if (spw !== 1) leaf.rows = Math.round(rowsOfLeaf);
               determinedLeaves++;
             } else {
