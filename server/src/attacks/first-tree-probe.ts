@@ -196,6 +196,78 @@ function inferEta(trees: Tree[]): number | undefined {
   return ratios[Math.floor(ratios.length / 2)];
 }
 
+/** The tree with leaf weights leaf value / eta (what the exact updater stores; hist stores eta x w). */
+function withLeafWeights(tree: Tree, eta: number): Tree {
+  const b = tree.boosting!;
+  const weights = b.baseWeight!.map((w, i) => (tree.left[i] === -1 ? b.leafValue[i] / eta : w));
+  return { ...tree, boosting: { ...b, baseWeight: weights } };
+}
+
+/**
+ * The learning rate from additivity alone, for files whose leaf weights already include it
+ * (xgboost's hist updater stores eta x w on leaves, -G/(H + lambda) on internal nodes). With
+ * k = 1/eta and mu = k lambda, every internal node gives a linear equation
+ *   w_n H_n - sum_int w_x H_x + lambda (w_n - sum_int w_x) - k sum_leaf v_x H_x - mu sum_leaf v_x = 0;
+ * least squares over at least four nodes, accepted when mu = k lambda holds and every node fits.
+ */
+function inferEtaFromAdditivity(trees: Tree[]): number | undefined {
+  const rows: number[][] = [];
+  for (const tree of trees) {
+    const b = tree.boosting!;
+    const w = b.baseWeight!;
+    const H = b.cover!;
+    for (let n = 0; n < w.length; n++) {
+      if (tree.left[n] === -1) continue;
+      let a = w[n] * H[n];
+      let cl = w[n];
+      let ck = 0;
+      let cm = 0;
+      for (const x of [tree.left[n], tree.right[n]]) {
+        if (tree.left[x] === -1) {
+          ck -= b.leafValue[x] * H[x];
+          cm -= b.leafValue[x];
+        } else {
+          a -= w[x] * H[x];
+          cl -= w[x];
+        }
+      }
+      if (ck !== 0) rows.push([a, cl, ck, cm]);
+    }
+  }
+  if (rows.length < 4) return undefined;
+  // Normal equations M u = -r for u = (lambda, k, mu).
+  const M = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  const r = [0, 0, 0];
+  for (const [a, ...c] of rows) {
+    for (let i = 0; i < 3; i++) {
+      r[i] += c[i] * a;
+      for (let j = 0; j < 3; j++) M[i][j] += c[i] * c[j];
+    }
+  }
+  const u = solve3(M, r.map((x) => -x));
+  if (!u) return undefined;
+  const [lambda, k, mu] = u;
+  if (!(k > 0) || lambda < -1e-3 || Math.abs(mu - k * lambda) > 1e-3 * Math.max(1, Math.abs(mu))) return undefined;
+  const fits = rows.every(([a, cl, ck, cm]) => Math.abs(a + cl * lambda + ck * k + cm * mu) <= 1e-4 * (1 + Math.abs(a)));
+  return fits ? 1 / k : undefined;
+}
+
+function solve3(M: number[][], b: number[]): number[] | undefined {
+  const A = M.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < 3; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(A[r][c]) > Math.abs(A[pivot][c])) pivot = r;
+    if (Math.abs(A[pivot][c]) < 1e-12) return undefined;
+    [A[c], A[pivot]] = [A[pivot], A[c]];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const f = A[r][c] / A[c][c];
+      for (let k = c; k < 4; k++) A[r][k] -= f * A[c][k];
+    }
+  }
+  return [A[0][3] / A[0][0], A[1][3] / A[1][1], A[2][3] / A[2][2]];
+}
+
 /** A |w| that several nodes share exactly and that bounds every |w|: the max_delta_step clip. */
 function inferClip(trees: Tree[]): number | undefined {
   let max = 0;
@@ -411,10 +483,25 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     }
     const candidates: Regularisation[] = [];
     const model = probed.every((t) => t.boosting?.baseWeight);
+    // The probed trees with the leaf weights the probe uses (see withLeafWeights).
+    const view: Forest = { ...forest, trees: [...forest.trees] };
     if (model) {
-      const clip = stated.maxDeltaStep !== undefined && stated.maxDeltaStep > 0 ? stated.maxDeltaStep : stated.maxDeltaStep === undefined ? inferClip(probed) : undefined;
-      const eta = stated.eta ?? inferEta(probed);
-      const additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(probed, clip) : undefined;
+      let eta = stated.eta ?? inferEta(probed);
+      let effective = eta !== undefined ? probed.map((t) => withLeafWeights(t, eta!)) : probed;
+      const clipOf = (trees: Tree[]) => (stated.maxDeltaStep !== undefined && stated.maxDeltaStep > 0 ? stated.maxDeltaStep : stated.maxDeltaStep === undefined ? inferClip(trees) : undefined);
+      let clip = clipOf(effective);
+      let additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+      if (stated.eta === undefined && eta !== undefined && Math.abs(eta - 1) < 1e-6 && additivity?.kind !== 'fit') {
+        // Leaf weights equal leaf values: the hist updater stored eta x w; find eta from the internal nodes.
+        const solved = inferEtaFromAdditivity(probed);
+        if (solved !== undefined) {
+          eta = solved;
+          effective = probed.map((t) => withLeafWeights(t, solved));
+          clip = clipOf(effective);
+          additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+        }
+      }
+      firsts.forEach((t, i) => (view.trees[t] = effective[i]));
       const fitted = additivity?.kind === 'fit' ? additivity : undefined;
       const reg: Regularisation = {
         ...(eta !== undefined ? { eta: { value: tidy(eta), source: stated.eta !== undefined ? 'stated' : 'inferred' } } : {}),
@@ -442,7 +529,7 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     }
     let best: Attempt | undefined;
     for (const reg of candidates) {
-      const attempt = probeWith(forest, hyp, reg, firsts);
+      const attempt = probeWith(view, hyp, reg, firsts);
       if (attempt && (!best || attempt.score > best.score)) best = attempt;
       if (best?.probe.status === 'exact') break;
     }
