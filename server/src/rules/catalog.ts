@@ -43,6 +43,16 @@ export const RULES = {
     defaultSeverity: 'information',
     title: 'The file stores exact per-node class counts',
   },
+  'first-tree-exposes-counts': {
+    id: 'first-tree-exposes-counts',
+    defaultSeverity: 'warning',
+    title: 'A boosted model\'s first tree states the training rows and labels in each of its leaves',
+  },
+  'exported-statistics': {
+    id: 'exported-statistics',
+    defaultSeverity: 'warning',
+    title: 'An XGBoost dump carries cover and gain statistics',
+  },
   'reconstructable-training-set': {
     id: 'reconstructable-training-set',
     // The level follows the certified share (thresholds in settings and CLI flags); this is the

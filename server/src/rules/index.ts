@@ -10,8 +10,10 @@ import { singletonLeaf } from './singleton-leaf';
 import { exactCounts } from './exact-counts';
 import { reconstructionDraft, type ReconstructionThresholds } from './reconstructable-training-set';
 import type { Recoverability } from '../recoverability/summary';
+import { firstTreeExposesCounts } from './first-tree-exposes-counts';
+import { exportedStatistics } from './exported-statistics';
 
-export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts];
+export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
 /** Per-rule severity overrides from settings or the command line. */
 export type SeverityOverrides = Partial<Record<RuleId, Severity>>;

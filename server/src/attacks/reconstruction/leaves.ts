@@ -83,6 +83,7 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
 function unsupportedModel(forest: Forest): string | undefined {
   if (forest.task !== 'classification') return 'regression forests are not reconstructed yet';
   if (forest.privacy) return 'differentially private forests (noised counts) are not reconstructed yet';
+  if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
   if (forest.training.bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
   if (forest.training.weighted) return 'the counts are sample-weighted, so they do not count rows';
   return undefined;
