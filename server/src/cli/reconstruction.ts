@@ -88,6 +88,8 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
         reconstructedRows: result.reconstructedRows,
         error: null,
         perfectRows: null,
+        consistentRows: null,
+        undeterminedValues: null,
         randomBaseline: null,
         problem: fit.problem,
       };

@@ -12,7 +12,7 @@
  * reason) rather than left running for hours.
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
-import { evaluateReconstruction, randomBaselineError, type BaselineGroup, type EvaluatedRow } from './metrics';
+import { differingFeatures, evaluateReconstruction, randomBaselineError, type BaselineGroup, type EvaluatedRow } from './metrics';
 
 /** Rows left after pairing identical ones that are still matched optimally (about 1e9 steps). */
 export const MAX_MATCHED_ROWS = 1000;
@@ -28,10 +28,18 @@ export interface Evaluation {
   /** True rows the reconstruction was compared with. */
   rowsCompared: number;
   reconstructedRows: number;
-  /** Mean fraction of wrong features over the true rows after matching (undetermined values count as wrong). */
+  /** The papers' error: mean fraction of wrong features over the true rows after matching; an empty (undetermined) value counts as wrong. */
   error: number | null;
-  /** Share of true rows reconstructed with every feature and the label right. */
+  /** The papers' perfect rows: share of true rows whose match has every feature and the label right (no empty value). */
   perfectRows: number | null;
+  /**
+   * Share of true rows whose match has the label and every value the model determines right
+   * (empty values allowed). An exact reconstruction has 1: it is the training set up to the
+   * values the model never looks at.
+   */
+  consistentRows: number | null;
+  /** Share of the reconstruction's values left empty because the model does not determine them. */
+  undeterminedValues: number | null;
   /** Mean error of uniform random guesses that respect the declared groups (binary features only). */
   randomBaseline: number | null;
   /** Random guesses the baseline averages. */
@@ -42,37 +50,67 @@ export interface Evaluation {
 
 const exactKey = (row: EvaluatedRow): string | undefined => (row.values.some((v) => v === null) ? undefined : `${JSON.stringify(row.values)}|${typeof row.label}:${String(row.label)}`);
 
-/** Error and perfect share with identical rows paired first (see the module comment). */
-function scoreReconstruction(reconstructed: readonly EvaluatedRow[], truth: readonly EvaluatedRow[]): { error: number | null; perfectRows: number; problem?: string } {
+/**
+ * A minimum-cost matching of the true rows to reconstructed rows (index, or -1), identical rows
+ * paired first (see the module comment); `complete` is false when too many rows were left to match.
+ */
+function matchRows(reconstructed: readonly EvaluatedRow[], truth: readonly EvaluatedRow[]): { match: Int32Array; complete: boolean } {
   const available = new Map<string, number[]>();
   reconstructed.forEach((row, i) => {
     const key = exactKey(row);
     if (key !== undefined) available.set(key, [...(available.get(key) ?? []), i]);
   });
-  const usedReconstructed = new Set<number>();
-  const restTruth: EvaluatedRow[] = [];
-  let paired = 0;
-  for (const row of truth) {
-    const candidates = available.get(exactKey(row) ?? '');
-    const match = candidates?.pop();
-    if (match === undefined) restTruth.push(row);
+  const match = new Int32Array(truth.length).fill(-1);
+  const used = new Set<number>();
+  const restTruth: number[] = [];
+  truth.forEach((row, t) => {
+    const paired = available.get(exactKey(row) ?? '')?.pop();
+    if (paired === undefined) restTruth.push(t);
     else {
-      usedReconstructed.add(match);
-      paired++;
+      match[t] = paired;
+      used.add(paired);
     }
-  }
-  const restReconstructed = reconstructed.filter((_, i) => !usedReconstructed.has(i));
+  });
+  const restReconstructed = reconstructed.map((_, i) => i).filter((i) => !used.has(i));
+  if (restTruth.length === 0 || restReconstructed.length === 0) return { match, complete: true };
+  if (Math.min(restTruth.length, restReconstructed.length) > MAX_MATCHED_ROWS) return { match, complete: false };
+  const rest = evaluateReconstruction(
+    restReconstructed.map((i) => reconstructed[i]),
+    restTruth.map((t) => truth[t]),
+  );
+  rest.matchOfTrueRow.forEach((j, k) => (match[restTruth[k]] = j < 0 ? -1 : restReconstructed[j]));
+  return { match, complete: true };
+}
+
+function scoreReconstruction(reconstructed: readonly EvaluatedRow[], truth: readonly EvaluatedRow[]): Pick<Evaluation, 'error' | 'perfectRows' | 'consistentRows' | 'problem'> {
+  const { match, complete } = matchRows(reconstructed, truth);
   const n = Math.max(1, truth.length);
-  if (restTruth.length === 0) return { error: 0, perfectRows: paired / n };
-  if (Math.min(restTruth.length, Math.max(1, restReconstructed.length)) > MAX_MATCHED_ROWS) {
+  let errorSum = 0;
+  let perfect = 0;
+  let consistent = 0;
+  truth.forEach((t, i) => {
+    const r = match[i] < 0 ? undefined : reconstructed[match[i]];
+    if (!r) {
+      errorSum += 1;
+      return;
+    }
+    const features = Math.max(1, t.values.length);
+    const differing = differingFeatures(r.values, t.values);
+    const wrongDetermined = t.values.reduce<number>((wrong, v, f) => wrong + (r.values[f] !== null && r.values[f] !== v ? 1 : 0), 0);
+    const labelRight = r.label === t.label;
+    errorSum += differing / features;
+    if (differing === 0 && labelRight) perfect++;
+    if (wrongDetermined === 0 && labelRight) consistent++;
+  });
+  if (!complete) {
     return {
       error: null,
-      perfectRows: paired / n,
-      problem: `${restTruth.length} true rows differ from every reconstructed row; matching more than ${MAX_MATCHED_ROWS} optimally takes too long, so the error was not computed (perfect rows are exact)`,
+      perfectRows: perfect / n,
+      consistentRows: null,
+      problem: `more than ${MAX_MATCHED_ROWS} true rows differ from every reconstructed row; matching them optimally takes too long, so only the perfect rows (paired identically) were counted`,
     };
   }
-  const rest = evaluateReconstruction(restReconstructed, restTruth);
-  return { error: (rest.error * restTruth.length) / n, perfectRows: (paired + rest.perfectRows * restTruth.length) / n };
+  return { error: errorSum / n, perfectRows: perfect / n, consistentRows: consistent / n };
 }
 
 function baseline(truth: readonly EvaluatedRow[], groups: readonly BaselineGroup[], labels: readonly (string | number | boolean)[]): { value: number | null; runs?: number; problem?: string } {
@@ -94,15 +132,12 @@ export function evaluateAgainstTruth(
   labels: readonly (string | number | boolean)[],
 ): Evaluation {
   const problems: string[] = [];
-  let error: number | null = null;
-  let perfectRows: number | null = null;
+  let score: Pick<Evaluation, 'error' | 'perfectRows' | 'consistentRows' | 'problem'> = { error: null, perfectRows: null, consistentRows: null };
   if (reconstruction.length === 0) problems.push('there is no reconstruction to evaluate');
-  else {
-    const score = scoreReconstruction(reconstruction, truth);
-    error = score.error;
-    perfectRows = score.perfectRows;
-    if (score.problem) problems.push(score.problem);
-  }
+  else score = scoreReconstruction(reconstruction, truth);
+  if (score.problem) problems.push(score.problem);
+  const values = reconstruction.reduce((total, row) => total + row.values.length, 0);
+  const empty = reconstruction.reduce((total, row) => total + row.values.filter((v) => v === null).length, 0);
   const random = baseline(truth, groups, labels);
   if (random.problem) problems.push(random.problem);
   return {
@@ -110,8 +145,10 @@ export function evaluateAgainstTruth(
     ...(matchedBy ? { matchedBy } : {}),
     rowsCompared: truth.length,
     reconstructedRows: reconstruction.length,
-    error,
-    perfectRows,
+    error: score.error,
+    perfectRows: score.perfectRows,
+    consistentRows: score.consistentRows,
+    undeterminedValues: values > 0 ? empty / values : null,
     randomBaseline: random.value,
     ...(random.runs !== undefined ? { baselineRuns: random.runs } : {}),
     ...(problems.length ? { problem: problems.join('; ') } : {}),

@@ -17,9 +17,11 @@ export function recoverabilityLine(r: Recoverability): string {
 
 export function evaluationLine(e: Evaluation): string {
   const figures: string[] = [];
-  if (e.error !== null) figures.push(`error ${e.error.toFixed(3)}`);
+  const share = (x: number) => `${(100 * x).toFixed(0)}%`;
+  if (e.error !== null) figures.push(`error ${e.error.toFixed(3)}${e.undeterminedValues ? ' (empty values count as wrong)' : ''}`);
   if (e.randomBaseline !== null) figures.push(`random baseline ${e.randomBaseline.toFixed(3)}`);
-  if (e.perfectRows !== null) figures.push(`perfect rows ${(100 * e.perfectRows).toFixed(0)}%`);
+  if (e.perfectRows !== null) figures.push(`perfect rows ${share(e.perfectRows)}`);
+  if (e.consistentRows !== null && e.undeterminedValues) figures.push(`rows right on every determined value ${share(e.consistentRows)}`);
   if (e.rowsCompared > 0) figures.push(`${plural(e.rowsCompared, 'true row')} compared`);
   return `evaluation against ${e.trainingData}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
 }
