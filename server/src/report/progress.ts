@@ -21,7 +21,7 @@ export function progressLine(stream: NodeJS.WriteStream = process.stderr): Progr
       const now = Date.now();
       if (now - last < REDRAW_MS) return;
       last = now;
-      const work = progress.total ? ` ${progress.done ?? 0}/${progress.total}` : progress.cells !== undefined ? ` ${progress.cells} cells` : '';
+      const work = progress.total ? ` ${progress.done ?? 0}/${progress.total}` : progress.cells !== undefined ? ` (${progress.cells} found)` : '';
       const text = `reconstructing ${file}: ${progress.phase}${work}, ${(progress.elapsedMs / 1000).toFixed(1)} s`;
       const width = stream.columns && stream.columns > 10 ? stream.columns - 1 : 100;
       stream.write(`\r\x1b[K${text.length > width ? `...${text.slice(text.length - width + 3)}` : text}`);
