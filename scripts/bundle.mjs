@@ -1,12 +1,20 @@
 // Bundles the extension client, the language server, its worker and the CLI into dist/ with
 // esbuild (after `tsc -b` has type-checked everything), and writes the forest JSON schema.
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+// HiGHS ships an ES module build that finds highs.wasm through `import.meta.url`, which a CommonJS
+// bundle does not have; its CommonJS build finds it through `__dirname`. Always take that one.
+const highsCommonJs = {
+  name: 'highs-commonjs',
+  setup(b) {
+    b.onResolve({ filter: /^highs$/ }, () => ({ path: require.resolve('highs') }));
+  },
+};
 // 'module' first: jsonc-parser's UMD build hides its requires from the bundler.
-const common = { mainFields: ['module', 'main'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, logLevel: 'warning' };
+const common = { mainFields: ['module', 'main'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, logLevel: 'warning', plugins: [highsCommonJs] };
 
 await Promise.all([
   build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
@@ -14,6 +22,10 @@ await Promise.all([
   build({ ...common, entryPoints: ['server/src/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
+
+// HiGHS's WebAssembly binary: the bundled highs.js loads it from its own directory
+// (`__dirname + "/highs.wasm"`), which once bundled is dist/.
+copyFileSync(require.resolve('highs/runtime'), 'dist/highs.wasm');
 
 // The `*.forest.json` schema, generated from the zod schema the readers use (one source of truth).
 const { zodToJsonSchema } = require('zod-to-json-schema');
