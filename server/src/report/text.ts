@@ -28,6 +28,8 @@ export function evaluationLine(e: Evaluation): string {
 
 export function writeText(files: FileReport[]): string {
   const lines: string[] = [];
+  // The rule column is as wide as the longest rule id present, so messages line up.
+  const ruleWidth = Math.max(0, ...files.flatMap((file) => file.findings.map((finding) => finding.rule.length)));
   for (const file of files) {
     const model = file.model;
     const about = model
@@ -38,7 +40,7 @@ export function writeText(files: FileReport[]): string {
     if (file.findings.length === 0) lines.push('  no findings');
     for (const finding of file.findings) {
       const where = finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '';
-      lines.push(`  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(20)} ${finding.message}`);
+      lines.push(`  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(ruleWidth)} ${finding.message}`);
     }
     if (file.recoverability) {
       lines.push(`  ${recoverabilityLine(file.recoverability)}`);
