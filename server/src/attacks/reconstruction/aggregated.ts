@@ -70,7 +70,7 @@ export async function reconstructAggregated(forest: Forest, table: LeafTable, ct
   const labels = forest.classes;
   const fromBounds = (lower: Int32Array, solution: Int32Array | undefined) => {
     expose({ table, cells: merged, formulation, lower, ...(solution ? { solution } : {}) });
-    return reconstructedRows(formulation, merged, labels, solution ?? lower, lower);
+    return reconstructedRows(formulation, merged, labels, solution ?? lower, lower, table.axes);
   };
 
   // Propagation alone can pin every column: then the training set is unique and known.
