@@ -105,6 +105,11 @@ export interface ReconstructionStats {
   enumerationMs: number;
   milpMs: number;
   certifyMs: number;
+  /**
+   * Bounded search only: how far the answer is from the model, the sum over every tree, leaf and
+   * class of |rows stored - rows reconstructed| (0: the rows fit every leaf count).
+   */
+  leafCountError?: number;
 }
 
 export interface ReconstructionResult {
