@@ -84,7 +84,7 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
       await yieldToEventLoop();
     }
   }
-  if (!best || ctx.aborted) return timeoutAnswer();
+  if (!best) return timeoutAnswer();
 
   // 2-3. Restricted MILP, then columns through the leaves left short.
   let highs: Highs | undefined;
@@ -124,10 +124,13 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
       answer.error === 0
         ? 'the rows meet every leaf count exactly (one training set that fits the model, not proven to be the real one)'
         : `the rows miss the leaf counts by ${answer.error} in total over ${walk.trees.length} trees (sum of |stored - reconstructed| per tree, leaf and class)`;
+    const cancelled = ctx.aborted ? ' (cancelled: the best answer found so far)' : '';
     const reason =
-      `${why}; bounded search: ${passes} greedy passes and ${milpRounds} restricted MILP rounds over ${pool.length} sampled cells; ${fit}. ` +
+      `${why}; bounded search${cancelled}: ${passes} greedy passes and ${milpRounds} restricted MILP rounds over ${pool.length} sampled cells; ${fit}. ` +
       `Nothing is certified: without every cell no row can be proven to be in the training data${note}`;
-    return ctx.answer({ status: 'bounded', reason, rows, certifiedRows: 0, reconstruction });
+    // Anytime: running out of budget still gives the best reconstruction found (`bounded`); a
+    // cancellation reports it too, under `timeout` as every cancelled run does.
+    return ctx.answer({ status: ctx.aborted ? 'timeout' : 'bounded', reason, rows, certifiedRows: 0, reconstruction });
   }
 
   function timeoutAnswer(): ReconstructionResult {

@@ -116,21 +116,44 @@ export function intervalBounds(axes: FeatureAxes, f: number, low: number, high: 
  * or the finite end itself. The midpoint minimises the worst-case error when nothing else is known;
  * toward an open side there is no scale, and scikit-learn puts every threshold halfway between two
  * training values, so the finite end is within half a gap of a value some training row holds.
- * It is a guess, not a certified value: only the interval is what the model proves.
+ * It is a guess, not a certified value: only the interval is what the model proves. The value is
+ * returned as a float32 inside the interval (see `insideAsFloat32`).
  */
 export function representative(lower: number, upper: number, integral: boolean): number | null {
   const openBelow = lower === -Infinity;
   const openAbove = upper === Infinity;
   if (openBelow && openAbove) return null;
-  if (integral) {
+  let guess: number;
+  if (integral && Math.floor(lower) + 1 <= Math.floor(upper)) {
     // Integers in (lower, upper]: floor(lower) + 1 .. floor(upper).
     const first = Math.floor(lower) + 1;
     const last = Math.floor(upper);
-    if (openBelow) return last;
-    if (openAbove) return first;
-    if (first <= last) return Math.floor((first + last) / 2);
-  }
-  if (openBelow) return upper;
-  if (openAbove) return lower;
-  return (lower + upper) / 2;
+    guess = openBelow ? last : openAbove ? first : Math.floor((first + last) / 2);
+  } else guess = openBelow ? upper : openAbove ? lower : (lower + upper) / 2;
+  return insideAsFloat32(guess, lower, upper);
+}
+
+/**
+ * scikit-learn compares a feature cast to float32 with a float64 threshold: the value given must
+ * still fall in (lower, upper] after that cast, so that it reaches the leaves its row claims (the
+ * open end `lower` itself does not: the next float32 above it is taken).
+ */
+function insideAsFloat32(value: number, lower: number, upper: number): number {
+  const inside = (v: number) => v > lower && v <= upper;
+  const cast = Math.fround(value);
+  if (inside(cast)) return cast;
+  const above = nextFloat32Above(lower);
+  if (inside(above)) return above;
+  return value;
+}
+
+function nextFloat32Above(value: number): number {
+  const cast = Math.fround(value);
+  if (cast > value) return cast;
+  const bits = new Float32Array([cast]);
+  const word = new Int32Array(bits.buffer);
+  if (cast === 0) word[0] = 1;
+  else if (cast > 0) word[0]++;
+  else word[0]--;
+  return bits[0];
 }
