@@ -8,8 +8,10 @@
  *    (lower exclusive, upper inclusive), counting only intervals that constrain something;
  *  - label accuracy of the matched pairs.
  * Choices stated once: the matching cost is, per feature, min(1, |difference| / std), plus 1 for a
- * wrong label; a null value costs 1 and is never within tolerance; unmatched true rows count as
- * entirely wrong. The standard deviations are the population's (the whole data set), as given.
+ * wrong label; a null value costs 1 and is never within tolerance, unless `fill` gives a value to
+ * use instead (e.g. the population mean: what an adversary who knows the feature's distribution
+ * would guess where the model says nothing); unmatched true rows count as entirely wrong. The
+ * standard deviations are the population's (the whole data set), as given.
  */
 import { minimumCostMatching } from './matching';
 import { seededRandom } from './seeded-random';
@@ -40,8 +42,9 @@ function featureCost(value: number | null, truth: number, std: number): number {
   return Math.min(1, Math.abs(value - truth) / scale);
 }
 
-export function evaluateNumericReconstruction(reconstructed: readonly NumericRow[], truth: readonly NumericRow[], std: readonly number[]): NumericQuality {
+export function evaluateNumericReconstruction(reconstructed: readonly NumericRow[], truth: readonly NumericRow[], std: readonly number[], fill?: readonly number[]): NumericQuality {
   const features = std.length;
+  if (fill) reconstructed = reconstructed.map((r) => ({ ...r, values: r.values.map((v, f) => v ?? fill[f]) }));
   const cost = truth.map((t) =>
     Float64Array.from(reconstructed, (r) => {
       let total = r.label !== undefined && t.label !== undefined && r.label !== t.label ? 1 : 0;

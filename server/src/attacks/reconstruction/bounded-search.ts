@@ -98,9 +98,10 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
   try {
     while (highs && best.error > 0 && Date.now() < ctx.deadline - MARGIN_MS && !ctx.aborted) {
       ctx.progress('milp', { done: milpRounds });
+      const milpStart = Date.now();
       const solved = solveRestricted(highs, walk, table, pool, best, { deadline: ctx.deadline - MARGIN_MS, shouldStop: () => ctx.aborted });
+      ctx.stats.milpMs += Date.now() - milpStart;
       milpRounds++;
-      ctx.stats.lpSolves++;
       if (solved && solved.error < best.error) best = solved;
       if (best.error === 0 || ctx.stopped()) break;
       await yieldToEventLoop();

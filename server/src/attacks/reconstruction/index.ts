@@ -3,9 +3,10 @@
  * formulation that fits the model (`method` on the result says which) and runs it within a budget:
  *
  *   context.ts      clock, budget, abort signal, progress and statistics shared by every method
- *   leaves.ts       the forest as leaves with binary path literals and integer class counts,
- *                   or why the aggregated formulation does not apply
+ *   leaves.ts       the forest as leaves with path literals (ranges of interval indices per feature;
+ *                   0 or 1 on binary features) and integer class counts, or why the engine does not apply
  *   aggregated.ts   no bootstrap, exact counts: integer multiplicities of cells, then a certificate
+ *                   (gives up past a cell limit or its share of the budget: see `dispatch`)
  *     cells.ts        the cells of feature space the forest tells apart, with sound pruning
  *                     (leaf-masks.ts: leaf sets as bit masks; groups.ts: declared one-hot groups)
  *     merge.ts        cells every tree sends to the same leaves become one
