@@ -86,10 +86,11 @@ describe('forests the binary engine must not read as binary', () => {
     extraTrees = await readForest(entry);
   });
 
-  it('skips ExtraTrees splits at random thresholds unless the features are declared binary', async () => {
-    const skipped = await reconstruct(extraTrees, { groups: entry.groups });
-    assert.equal(skipped.status, 'skipped');
-    assert.match(skipped.reason ?? '', /several thresholds/);
+  it('reads ExtraTrees splits at random thresholds as intervals unless the features are declared binary', async () => {
+    // Not declared binary: the features are numeric to the engine, so one-hot groups over them are refused.
+    const refused = await reconstruct(extraTrees, { groups: entry.groups });
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.reason ?? '', /splits as a numeric feature/);
 
     const declared: Forest = { ...extraTrees, features: extraTrees.features.map((f) => ({ ...f, kind: 'binary' })) };
     const { result, details } = await reconstructWithDetails(declared, { groups: entry.groups });

@@ -1,17 +1,29 @@
 /**
- * The forest as the reconstruction sees it: per tree, its leaves, each with the binary literals on
- * its path (`x[f] = 0` or `x[f] = 1`) and its integer per-class training counts. Also decides
- * whether this engine applies at all: forests without bootstrap, exact counts, binary splits.
+ * The forest as the reconstruction sees it: per tree, its leaves, each with the literals on its
+ * path and its integer per-class training counts. Also decides whether this engine applies at
+ * all: forests without bootstrap, exact counts.
+ *
+ * Every feature's axis is cut into intervals (feature-axes.ts): a binary feature into two (0 and
+ * 1), a numeric or ordinal one by all the thresholds the forest splits it at. A literal says which
+ * contiguous range of interval indices a leaf's path allows for one feature; on a binary feature
+ * that is `x[f] = 0` ([0, 0]) or `x[f] = 1` ([1, 1]), as before intervals existed.
  */
 import type { Forest } from '../../forest/schema';
-import { classCount, forEachLeaf, nodeWeight } from '../../forest/structure';
+import { classCount, forEachLeaf, nodeWeight, pathBox } from '../../forest/structure';
+import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 
 export interface TreeLeaves {
   /** Node id (in the tree) of each leaf, for messages. */
   nodes: Int32Array;
-  /** Literals of leaf l are `literalFeature/literalValue[literalStart[l] .. literalStart[l + 1])`. */
+  /**
+   * Literals of leaf l are `literal*[literalStart[l] .. literalStart[l + 1])`, one per feature its
+   * path tests (in order of first use): the path allows interval indices literalLow..literalHigh.
+   */
   literalStart: Int32Array;
   literalFeature: Int32Array;
+  literalLow: Int32Array;
+  literalHigh: Int32Array;
+  /** The binary view kept for binary-only code: the value (0/1) on binary features, 255 on interval features. */
   literalValue: Uint8Array;
   /** Training rows of class c in leaf l: `counts[l * classes + c]`. */
   counts: Int32Array;
@@ -23,6 +35,8 @@ export interface LeafTable {
   /** Training rows N: every tree saw each of them exactly once. */
   rows: number;
   trees: TreeLeaves[];
+  /** How each feature's axis is cut into intervals. */
+  axes: FeatureAxes;
 }
 
 export type LeafTableResult = { ok: true; table: LeafTable } | { ok: false; reason: string };
@@ -31,8 +45,11 @@ export type LeafTableResult = { ok: true; table: LeafTable } | { ok: false; reas
 const INTEGER_TOLERANCE = 1e-6;
 
 export function buildLeafTable(forest: Forest): LeafTableResult {
-  const unsupported = unsupportedModel(forest) ?? nonBinarySplit(forest);
+  const unsupported = unsupportedModel(forest);
   if (unsupported) return { ok: false, reason: unsupported };
+  const cut = featureAxes(forest);
+  if (!cut.ok) return cut;
+  const axes = cut.axes;
   const classes = classCount(forest);
   const trees: TreeLeaves[] = [];
   let rows: number | undefined = forest.training.rows;
@@ -47,15 +64,19 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
     const nodes: number[] = [];
     const literalStart: number[] = [0];
     const literalFeature: number[] = [];
+    const literalLow: number[] = [];
+    const literalHigh: number[] = [];
     const literalValue: number[] = [];
     const counts: number[] = [];
     let problem: string | undefined;
     forEachLeaf(tree, (leaf, path) => {
       nodes.push(leaf);
-      for (const step of path) {
-        literalFeature.push(step.feature);
-        // Thresholds lie strictly between 0 and 1 (checked above): the left branch holds x = 0.
-        literalValue.push(step.goesLeft ? 0 : 1);
+      for (const interval of pathBox(path)) {
+        const [low, high] = intervalIndexRange(axes, interval);
+        literalFeature.push(interval.feature);
+        literalLow.push(low);
+        literalHigh.push(high);
+        literalValue.push(axes.binary[interval.feature] && low === high ? low : 255);
       }
       literalStart.push(literalFeature.length);
       for (let c = 0; c < classes; c++) {
@@ -72,11 +93,13 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
       nodes: Int32Array.from(nodes),
       literalStart: Int32Array.from(literalStart),
       literalFeature: Int32Array.from(literalFeature),
+      literalLow: Int32Array.from(literalLow),
+      literalHigh: Int32Array.from(literalHigh),
       literalValue: Uint8Array.from(literalValue),
       counts: Int32Array.from(counts),
     });
   }
-  return { ok: true, table: { features: forest.features.length, classes, rows: rows ?? 0, trees } };
+  return { ok: true, table: { features: forest.features.length, classes, rows: rows ?? 0, trees, axes } };
 }
 
 /** Why the engine does not apply to this kind of model yet, if it does not. */
@@ -86,36 +109,5 @@ function unsupportedModel(forest: Forest): string | undefined {
   if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
   if (forest.training.bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
   if (forest.training.weighted) return 'the counts are sample-weighted, so they do not count rows';
-  return undefined;
-}
-
-/**
- * Binary features only: a feature is read as 0/1 when every split on it has a threshold strictly
- * between 0 and 1 and either all those thresholds are equal (scikit-learn puts 0.5 between 0 and 1)
- * or the feature is declared binary (ExtraTrees draws a random threshold per split). A feature
- * declared numeric, or split elsewhere, needs interval cells, a later step.
- */
-function nonBinarySplit(forest: Forest): string | undefined {
-  const thresholdOf = new Map<number, number>();
-  for (let t = 0; t < forest.trees.length; t++) {
-    const tree = forest.trees[t];
-    for (let node = 0; node < tree.left.length; node++) {
-      if (tree.left[node] === -1) continue;
-      const feature = tree.feature[node];
-      const threshold = tree.threshold[node];
-      const name = forest.features[feature]?.name ?? `x${feature}`;
-      if (feature < 0 || feature >= forest.features.length) return `tree ${t} node ${node} splits on feature ${feature}, which the model does not have`;
-      const kind = forest.features[feature].kind;
-      if (kind === 'numeric' || kind === 'categorical') return `feature ${name} is declared ${kind}; only binary features are reconstructed yet`;
-      if (!(threshold > 0 && threshold < 1)) {
-        return `feature ${name} is split at ${threshold} (tree ${t} node ${node}); only binary features (thresholds between 0 and 1) are reconstructed yet`;
-      }
-      const seen = thresholdOf.get(feature);
-      if (seen === undefined) thresholdOf.set(feature, threshold);
-      else if (seen !== threshold && kind !== 'binary') {
-        return `feature ${name} is split at several thresholds (${seen}, ${threshold}), so it may be numeric; only binary features are reconstructed yet (declare it binary if it is)`;
-      }
-    }
-  }
   return undefined;
 }

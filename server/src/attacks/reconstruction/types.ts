@@ -65,8 +65,20 @@ export type ReconstructionStatus = 'exact' | 'bounded' | 'timeout' | 'skipped' |
 
 /** One reconstructed training row. */
 export interface ReconstructedRow {
-  /** One value per feature of the model; null where the model does not determine it. */
+  /**
+   * One value per feature of the model; null where the model does not determine it. On a numeric
+   * feature the model only determines an interval (`intervals`) and this is a representative
+   * point of it: the midpoint, an integer near it for integer-valued features, or the finite end
+   * of a half-open interval (an estimate; feature-axes.ts says why).
+   */
   values: (number | null)[];
+  /**
+   * Only on forests with numeric features: per feature, the interval [lower, upper] the value lies
+   * in, lower exclusive and upper inclusive (scikit-learn sends `x <= threshold` left), either end
+   * possibly infinite (JSON writes those as null); null where the model does not constrain the
+   * feature. For scikit-learn the value compared is the feature cast to float32.
+   */
+  intervals?: ([number, number] | null)[];
   label: string | number | boolean;
   /** Proven to exist in the real training data with these determined values and this label. */
   certified: boolean;
@@ -93,6 +105,11 @@ export interface ReconstructionStats {
   enumerationMs: number;
   milpMs: number;
   certifyMs: number;
+  /**
+   * Bounded search only: how far the answer is from the model, the sum over every tree, leaf and
+   * class of |rows stored - rows reconstructed| (0: the rows fit every leaf count).
+   */
+  leafCountError?: number;
 }
 
 export interface ReconstructionResult {
