@@ -49,6 +49,9 @@ interface Answer {
   error: number;
 }
 
+/** Longest synchronous MILP solve between two looks at the event loop (abort latency). */
+const MILP_SLICE_MS = 3_000;
+
 export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx: RunContext, why: string): Promise<ReconstructionResult> {
   ctx.method = 'bounded-search';
   const rows = table.rows;
@@ -99,7 +102,11 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
     while (highs && best.error > 0 && Date.now() < ctx.deadline - MARGIN_MS && !ctx.aborted) {
       ctx.progress('milp', { done: milpRounds });
       const milpStart = Date.now();
-      const solved = solveRestricted(highs, walk, table, pool, best, { deadline: ctx.deadline - MARGIN_MS, shouldStop: () => ctx.aborted });
+      // A solve is synchronous: an abort (a timer, a message) is only seen between slices, so
+      // each round gets at most MILP_SLICE_MS and the next round starts from the best answer.
+      const sliceEnd = Math.min(ctx.deadline - MARGIN_MS, milpStart + MILP_SLICE_MS);
+      const solved = solveRestricted(highs, walk, table, pool, best, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
+      const cutBySlice = sliceEnd < ctx.deadline - MARGIN_MS && Date.now() >= sliceEnd;
       ctx.stats.milpMs += Date.now() - milpStart;
       milpRounds++;
       if (solved && solved.error < best.error) best = solved;
@@ -107,7 +114,7 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
       await yieldToEventLoop();
       const before = pool.length;
       generateThroughShortLeaves(walk, pool, best, random, addColumn);
-      if (pool.length === before) break;
+      if (pool.length === before && !cutBySlice) break;
     }
   } catch (error) {
     discardHighs();
