@@ -5,6 +5,7 @@
  * again after changing only its objective or bounds (warm-started from the previous basis).
  */
 import loadHighsRuntime, { type Highs, type Model, type ModelData } from 'highs';
+import type { SparseColumns } from './dual-bounds';
 import type { Formulation } from './formulation';
 import type { Bounds } from './propagation';
 
@@ -225,5 +226,119 @@ export class ColumnMinimizer {
       matrix: { format: 'csc', numRows, numCols: fresh.length, starts, indices, values: new Float64Array(indices.length).fill(1) },
     });
     this.columns.push(...fresh);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// General sparse systems (the bootstrap formulations, bootstrap/): any positive coefficients,
+// rows that are equalities or ranges, an objective, and integrality per column.
+
+export interface SparseProblem extends SparseColumns {
+  /** Row activity bounds; equalities `rowRhs` when omitted. */
+  rowLower?: ArrayLike<number>;
+  rowUpper?: ArrayLike<number>;
+  /** Objective to minimise; zero (any feasible point) when omitted. */
+  cost?: ArrayLike<number>;
+  /** 1 for integer columns; every column is integer when omitted. */
+  integer?: Uint8Array;
+}
+
+export type SparseSolve =
+  /** `proven`: optimal (or, with no objective, feasible); otherwise the best point found when time ran out. */
+  | { status: 'solved'; values: Float64Array; proven: boolean; objective: number }
+  | { status: 'infeasible' }
+  | { status: 'timeout' }
+  | { status: 'error'; detail: string };
+
+function sparseModelData(highs: Highs, problem: SparseProblem, lower: ArrayLike<number>, upper: ArrayLike<number>, integer: boolean): ModelData {
+  const { numCols, numRows, colStart, colRow, colCoef, rowRhs } = problem;
+  const variableType = highs.constants.variableType;
+  return {
+    numCols,
+    numRows,
+    colCost: problem.cost ? Float64Array.from(problem.cost) : new Float64Array(numCols),
+    colLower: Float64Array.from(lower),
+    colUpper: Float64Array.from(upper),
+    rowLower: Float64Array.from(problem.rowLower ?? rowRhs),
+    rowUpper: Float64Array.from(problem.rowUpper ?? rowRhs),
+    matrix: { numRows, numCols, format: 'csc', starts: colStart, indices: colRow, values: Float64Array.from(colCoef) },
+    ...(integer
+      ? { integrality: Int32Array.from({ length: numCols }, (_, j) => (problem.integer && !problem.integer[j] ? variableType.continuous : variableType.integer)) }
+      : {}),
+  };
+}
+
+/**
+ * Solves the problem as a MILP within the deadline. On the time limit the best integer point
+ * found so far is returned (`proven: false`), which is what the likelihood estimate wants.
+ * `start`: a known point to begin from (HiGHS repairs or rejects it).
+ */
+export function solveSparseMilp(
+  highs: Highs,
+  problem: SparseProblem,
+  bounds: { lower: ArrayLike<number>; upper: ArrayLike<number> },
+  limits: SolveLimits & { relativeGap?: number; start?: ArrayLike<number> },
+): SparseSolve {
+  const model = highs.createModel(sparseModelData(highs, problem, bounds.lower, bounds.upper, true));
+  try {
+    model.options.set({ output_flag: false, ...(limits.relativeGap !== undefined ? { mip_rel_gap: limits.relativeGap } : {}) });
+    if (limits.start) model.setSolution({ colValue: Float64Array.from(limits.start) });
+    limitTime(model, limits);
+    const { modelStatus } = model.run();
+    const status = highs.constants.modelStatus;
+    const feasible = Number(model.info.get('primal_solution_status')) === highs.constants.solutionStatus.feasible;
+    const objective = () => Number(model.info.get('objective_function_value'));
+    if (modelStatus === status.optimal) return { status: 'solved', values: Float64Array.from(model.getSolution().colValue), proven: true, objective: objective() };
+    if (modelStatus === status.infeasible) return { status: 'infeasible' };
+    if (modelStatus === status.timeLimit || modelStatus === status.interrupted) {
+      return feasible ? { status: 'solved', values: Float64Array.from(model.getSolution().colValue), proven: false, objective: objective() } : { status: 'timeout' };
+    }
+    return { status: 'error', detail: `HiGHS ended the integer solve with model status ${modelStatus}` };
+  } finally {
+    model.dispose();
+  }
+}
+
+export type SparseMinimum = { status: 'optimal'; rowDual: Float64Array; colValue: Float64Array; objective: number } | { status: 'timeout' } | { status: 'error'; detail: string };
+
+/**
+ * The LP relaxation of a sparse system kept in memory for a series of solves that change only
+ * the objective or column bounds (warm-started from the previous basis). Small enough in the
+ * bootstrap formulations (thousands of columns) not to need column generation.
+ */
+export class SparseMinimizer {
+  private readonly model: Model;
+  private objective: readonly number[] = [];
+
+  constructor(
+    private readonly highs: Highs,
+    problem: SparseProblem,
+    bounds: { lower: ArrayLike<number>; upper: ArrayLike<number> },
+  ) {
+    this.model = highs.createModel(sparseModelData(highs, { ...problem, cost: undefined }, bounds.lower, bounds.upper, false));
+    this.model.options.set({ output_flag: false, ...SIMPLEX });
+  }
+
+  /** Minimises the sum of the `objective` columns (one column: its LP minimum). */
+  minimize(objective: readonly number[], limits: SolveLimits): SparseMinimum {
+    for (const j of this.objective) this.model.changeColCost(j, 0);
+    for (const j of objective) this.model.changeColCost(j, 1);
+    this.objective = objective;
+    limitTime(this.model, limits);
+    const { modelStatus } = this.model.run();
+    const status = this.highs.constants.modelStatus;
+    if (modelStatus === status.timeLimit || modelStatus === status.interrupted) return { status: 'timeout' };
+    if (modelStatus !== status.optimal) return { status: 'error', detail: `HiGHS ended a bounding LP with model status ${modelStatus}` };
+    const solution = this.model.getSolution();
+    return { status: 'optimal', rowDual: Float64Array.from(solution.rowDual), colValue: Float64Array.from(solution.colValue), objective: Number(this.model.info.get('objective_function_value')) };
+  }
+
+  /** Tightens a column's bounds (bounds already proven for every integer solution). */
+  restrict(column: number, lower: number, upper: number): void {
+    this.model.changeColBounds(column, lower, upper);
+  }
+
+  dispose(): void {
+    this.model.dispose();
   }
 }

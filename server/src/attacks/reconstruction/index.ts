@@ -14,6 +14,7 @@
  *     certify.ts      proven lower bounds per (cell, class): rows certainly in the training data
  *     dual-bounds.ts  the weak-duality arithmetic the certificate's soundness rests on
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)
+ *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
@@ -23,6 +24,7 @@
  */
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
+import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { buildLeafTable } from './leaves';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
@@ -46,6 +48,8 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
  * and the reason of the most specific one is what a skipped result reports.
  */
 async function dispatch(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+  // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
+  if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';
