@@ -18,7 +18,7 @@ export interface IntegerBounds {
  * Tightens `bounds` in place to the fixed point. False when the rows cannot all hold. With
  * `changed`, only the rows of those columns are queued first (the bounds were at a fixed point).
  */
-export function propagateSystem(system: IntegerSystem, bounds: IntegerBounds, changed?: readonly number[]): boolean {
+export function propagateSystem(system: IntegerSystem, bounds: IntegerBounds, changed?: readonly number[], trail?: number[]): boolean {
   const { numRows, rowStart, rowCol, rowCoef, rowRhs, colStart, colRow } = system;
   const { lower, upper } = bounds;
   const queued = new Uint8Array(numRows);
@@ -56,6 +56,8 @@ export function propagateSystem(system: IntegerSystem, bounds: IntegerBounds, ch
       const atLeast = Math.ceil((b - (most - a * upper[j])) / a);
       const atMost = Math.floor((b - (least - a * lower[j])) / a);
       let moved = false;
+      // Old bounds first, so that a probe can undo what it tried (see undo()).
+      if (trail && (atLeast > lower[j] || atMost < upper[j])) trail.push(j, lower[j], upper[j]);
       if (atLeast > lower[j]) {
         lower[j] = atLeast;
         moved = true;
@@ -91,9 +93,11 @@ export function probeSystem(system: IntegerSystem, bounds: IntegerBounds, column
       if (bounds.lower[j] === bounds.upper[j]) continue;
       if (Date.now() > deadline) return fixed;
       const v = value(j);
-      const trial = { lower: bounds.lower.slice(), upper: bounds.upper.slice() };
-      trial.lower[j] = trial.upper[j] = 1 - v;
-      if (propagateSystem(system, trial, [j])) continue;
+      const trail = [j, bounds.lower[j], bounds.upper[j]];
+      bounds.lower[j] = bounds.upper[j] = 1 - v;
+      const possible = propagateSystem(system, bounds, [j], trail);
+      undo(bounds, trail);
+      if (possible) continue;
       bounds.lower[j] = bounds.upper[j] = v;
       fixed.push(j);
       progress = true;
@@ -101,4 +105,12 @@ export function probeSystem(system: IntegerSystem, bounds: IntegerBounds, column
     }
   }
   return fixed;
+}
+
+/** Restores the bounds recorded in `trail` (triples column, lower, upper), latest first. */
+function undo(bounds: IntegerBounds, trail: number[]): void {
+  for (let k = trail.length - 3; k >= 0; k -= 3) {
+    bounds.lower[trail[k]] = trail[k + 1];
+    bounds.upper[trail[k]] = trail[k + 2];
+  }
 }

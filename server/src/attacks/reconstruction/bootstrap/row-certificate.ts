@@ -7,7 +7,8 @@
  * Row i is proven when x of its solution candidate is at least 1 in every integer solution; a
  * candidate is proven impossible when its x is at most 0. Proofs, cheapest first:
  *  1. bound propagation (propagation.ts), done by the caller;
- *  2. probing: supposing the opposite value and propagating to a contradiction;
+ *  2. probing: supposing the opposite value and propagating to a contradiction (for the solution's
+ *     candidates first; for the other candidates of rows still open last, for their values);
  *  3. LP bounds by weak duality (../dual-bounds.ts): the duals of "minimise x" LPs, checked
  *     for every open column in one pass; a first LP minimising the sum of all open rows' solution
  *     candidates puts many of them at 0 at once, which shows no LP bound can prove those rows
@@ -52,7 +53,7 @@ export function certifyRows(
   const open = () => Array.from(chosen).filter((j) => bounds.lower[j] < 1);
   const outOfTime = () => Date.now() > limits.deadline || limits.shouldStop?.() === true;
 
-  // 2. Probing: the chosen candidates (suppose 0), then the others of open rows (suppose 1).
+  // 2. Probing the chosen candidates (suppose 0).
   let probed = probeSystem(system, bounds, open(), () => 1, limits.deadline).length;
   const rivals = () => {
     const list: number[] = [];
@@ -62,11 +63,12 @@ export function certifyRows(
     }
     return list;
   };
-  probed += probeSystem(system, bounds, rivals(), () => 0, limits.deadline).length;
   if (open().length === 0 || outOfTime()) return { bounds, lpSolves: 0, probed, complete: open().length === 0 };
 
   // 3. LP bounds.
-  const minimizer = new SparseMinimizer(highs, system, bounds);
+  const support: number[] = [];
+  for (let j = 0; j < system.numCols; j++) if (solution[j] > 0) support.push(j);
+  const minimizer = new SparseMinimizer(highs, system, bounds, support);
   let lpSolves = 0;
   let complete = true;
   const unprovable = new Uint8Array(system.numCols);
@@ -118,6 +120,9 @@ export function certifyRows(
   } finally {
     minimizer.dispose();
   }
+  // 4. For the rows left open, candidates proven impossible by probing (suppose 1): the values
+  // the remaining candidates agree on are then proven.
+  if (!outOfTime()) probed += probeSystem(system, bounds, rivals(), () => 0, limits.deadline).length;
   for (let i = 0; i < rows; i++) {
     if (bounds.upper[chosen[i]] < 1) throw new Error(`certificate: training row ${i}'s solution candidate proven impossible`);
   }
