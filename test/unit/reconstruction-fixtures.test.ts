@@ -101,11 +101,11 @@ describe('forests the binary engine must not read as binary', () => {
     details.lower.forEach((bound, j) => assert.ok(bound <= perColumn[j], `column ${j}`));
   });
 
-  it('skips forests trained with bootstrap (a later step)', async () => {
+  it('hands forests trained with bootstrap to the bootstrap methods, not the aggregated one', async () => {
     const report = await lintFile(join(FIXTURES, 'sklearn/rf_compas.joblib'), { keepForest: true });
     assert.ok(report.forest);
-    const result = await reconstruct(report.forest);
-    assert.equal(result.status, 'skipped');
-    assert.match(result.reason ?? '', /bootstrap/);
+    // The seeds of this forest replay (test/unit/bootstrap-replay.test.ts); reconstruction-bootstrap.test.ts checks the rest.
+    const result = await reconstruct(report.forest, { budgetMs: 500 });
+    assert.equal(result.method, 'replayed-bootstrap');
   });
 });

@@ -18,6 +18,7 @@
  *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
+ *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
@@ -28,6 +29,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructBySearch } from './bounded-search';
+import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { buildLeafTable } from './leaves';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
@@ -51,6 +53,8 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
  * and the reason of the most specific one is what a skipped result reports.
  */
 async function dispatch(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+  // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
+  if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';

@@ -25,8 +25,10 @@ export interface TreeLeaves {
   literalHigh: Int32Array;
   /** The binary view kept for binary-only code: the value (0/1) on binary features, 255 on interval features. */
   literalValue: Uint8Array;
-  /** Training rows of class c in leaf l: `counts[l * classes + c]`. */
+  /** Training rows of class c in leaf l: `counts[l * classes + c]` (draws, with bootstrap). */
   counts: Int32Array;
+  /** Distinct training rows in leaf l (scikit-learn's `n_node_samples`), when stored; read with `bootstrap` only. */
+  distinct?: Int32Array;
 }
 
 export interface LeafTable {
@@ -44,8 +46,12 @@ export type LeafTableResult = { ok: true; table: LeafTable } | { ok: false; reas
 /** Counts read back from floating point (scikit-learn stores them as doubles) must be this close to an integer. */
 const INTEGER_TOLERANCE = 1e-6;
 
-export function buildLeafTable(forest: Forest): LeafTableResult {
-  const unsupported = unsupportedModel(forest);
+/**
+ * `bootstrap`: read a forest trained with bootstrap (the bootstrap/ methods): its trees saw
+ * different draws, so roots need not agree on N, and the distinct in-bag counts are kept.
+ */
+export function buildLeafTable(forest: Forest, { bootstrap = false }: { bootstrap?: boolean } = {}): LeafTableResult {
+  const unsupported = unsupportedModel(forest, bootstrap);
   if (unsupported) return { ok: false, reason: unsupported };
   const cut = featureAxes(forest);
   if (!cut.ok) return cut;
@@ -57,8 +63,8 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
     const tree = forest.trees[t];
     const rootRows = nodeWeight(tree, 0, classes);
     // Without bootstrap every tree is grown on all N rows: each root holds N.
-    rows ??= Math.round(rootRows);
-    if (Math.abs(rootRows - rows) > INTEGER_TOLERANCE) {
+    rows ??= bootstrap ? undefined : Math.round(rootRows);
+    if (!bootstrap && Math.abs(rootRows - rows!) > INTEGER_TOLERANCE) {
       return { ok: false, reason: `tree ${t} was trained on ${rootRows} rows, not the model's ${rows}; the trees did not all see the same rows` };
     }
     const nodes: number[] = [];
@@ -89,7 +95,9 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
       }
     });
     if (problem) return { ok: false, reason: problem };
+    const distinct = bootstrap && tree.distinctRows ? { distinct: Int32Array.from(nodes, (node) => tree.distinctRows![node]) } : {};
     trees.push({
+      ...distinct,
       nodes: Int32Array.from(nodes),
       literalStart: Int32Array.from(literalStart),
       literalFeature: Int32Array.from(literalFeature),
@@ -103,11 +111,11 @@ export function buildLeafTable(forest: Forest): LeafTableResult {
 }
 
 /** Why the engine does not apply to this kind of model yet, if it does not. */
-function unsupportedModel(forest: Forest): string | undefined {
+function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefined {
   if (forest.task !== 'classification') return 'regression forests are not reconstructed yet';
   if (forest.privacy) return 'differentially private forests (noised counts) are not reconstructed yet';
   if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
-  if (forest.training.bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
+  if (forest.training.bootstrap && !bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
   if (forest.training.weighted) return 'the counts are sample-weighted, so they do not count rows';
   return undefined;
 }

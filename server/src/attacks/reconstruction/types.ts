@@ -82,6 +82,13 @@ export interface ReconstructedRow {
   label: string | number | boolean;
   /** Proven to exist in the real training data with these determined values and this label. */
   certified: boolean;
+  /** Position of the row in the training set, when the model reveals it (replayed bootstrap). */
+  index?: number;
+  /**
+   * Per feature, for a row that is not certified as a whole: whether this value is proven to be the
+   * real row's (same in every training set that fits the model). Replayed bootstrap only.
+   */
+  certifiedValues?: boolean[];
 }
 
 /** Sizes and timings, for benchmarks and logs. */
