@@ -1,17 +1,22 @@
-// Bundles the extension client, the language server, its worker and the CLI into dist/ with
-// esbuild (after `tsc -b` has type-checked everything), and writes the forest JSON schema.
+// Bundles the extension client, the language server, its workers and the CLI into dist/ with
+// esbuild (after `tsc -b` has type-checked everything), writes the JSON schemas of the forest
+// interchange file and of the privacy sidecar, and copies HiGHS's WebAssembly beside the bundles.
 import { build } from 'esbuild';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(import.meta.url);
+// highs' ES module build finds highs.wasm through import.meta.url, which a CommonJS bundle lacks;
+// its CommonJS build looks beside the running script (__dirname), where highs.wasm is copied below.
+const highsCommonJs = { name: 'highs-commonjs', setup: (b) => b.onResolve({ filter: /^highs$/ }, () => ({ path: require.resolve('highs') })) };
 // 'module' first: jsonc-parser's UMD build hides its requires from the bundler.
-const common = { mainFields: ['module', 'main'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, logLevel: 'warning' };
+const common = { mainFields: ['module', 'main'], bundle: true, platform: 'node', format: 'cjs', target: 'node20', sourcemap: true, logLevel: 'warning', plugins: [highsCommonJs] };
 
 await Promise.all([
   build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['server/src/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
+  build({ ...common, entryPoints: ['server/src/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
 
@@ -22,3 +27,12 @@ mkdirSync('dist', { recursive: true });
 const schema = zodToJsonSchema(ForestSchema, { name: 'Forest', $refStrategy: 'none' });
 schema.title = 'Model Privacy Lint forest interchange file (*.forest.json)';
 writeFileSync('dist/forest.schema.json', `${JSON.stringify(schema, null, 2)}\n`);
+
+// The `*.privacy.json` sidecar schema (declared categorical groups), from the zod schema the engine reads it with.
+const { PrivacySidecarSchema } = require('../out/server/src/recoverability/declared-groups.js');
+const sidecarSchema = zodToJsonSchema(PrivacySidecarSchema, { name: 'PrivacySidecar', $refStrategy: 'none' });
+sidecarSchema.title = 'Model Privacy Lint sidecar of a model file (<model>.privacy.json)';
+writeFileSync('dist/privacy.schema.json', `${JSON.stringify(sidecarSchema, null, 2)}\n`);
+
+// HiGHS (emscripten) looks for highs.wasm in the directory of the script that loads it: dist/.
+copyFileSync('node_modules/highs/build/highs.wasm', 'dist/highs.wasm');
