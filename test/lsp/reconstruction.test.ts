@@ -200,3 +200,19 @@ test('reconstruction.enabled false: no reconstruction runs', async (t) => {
   assert.equal(client.progressTokens.length, 0);
   assert.ok(!hasRule(client.diagnosticsFor(model)));
 });
+
+test('a settings change stops the running reconstruction; groups and thresholds from the settings apply', async (t) => {
+  const expected = await certifiedDirectly('rf_adult_t15', true);
+  const { workspace, client } = await serve(t, { 'adult.joblib': 'rf_adult_t15' });
+  const model = join(workspace, 'adult.joblib');
+  await client.waitFor('the reconstruction to start', () => (reconstructionEvents(client, model).some((e) => e.state === 'running') ? true : undefined), 60_000);
+  // The manifest's groups by feature index, and an error only when every row is certified.
+  await client.changeSettings({ ...SETTINGS, reconstruction: { groups: entry('rf_adult_t15').groups, errorShare: 1 } });
+  const done = await client.waitFor('the reconstruction with the new settings', () => doneEvent(client, model), 120_000);
+  await client.waitFor('its diagnostics', () => (hasRule(client.diagnosticsFor(model)) ? true : undefined));
+  assert.ok(logs(client).some((m) => m.includes('adult.joblib: reconstruction stopped')), 'the run with the old settings was stopped');
+  assert.equal(reconstructionEvents(client, model).filter((e) => e.state === 'done').length, 1);
+  assert.equal(done.recoverability?.certifiedRows, expected, 'certified with the groups from the settings');
+  const finding = client.diagnosticsFor(model)!.find((d) => d.code === RULE)!;
+  assert.equal(finding.severity, expected === 100 ? 1 : 2, 'errorShare 1: an error only when every row is certified, else a warning');
+});
