@@ -25,6 +25,8 @@ export interface BackgroundReconstructionOptions {
   publish: (uri: string) => Promise<void>;
   /** A reconstruction started, ended or was cancelled. */
   onEvent: (event: ReconstructionStatusParams) => void;
+  /** The worker found other bytes than the fast findings were about: the file must be analysed again. */
+  onStale: (uri: string) => void;
   createProgress: () => Promise<WorkDoneProgressServerReporter>;
   log: (message: string) => void;
 }
@@ -79,8 +81,14 @@ export class BackgroundReconstruction {
       });
       if (!outcome || !current()) return;
       this.endProgress(uri);
-      // The worker read the file again: if it changed meanwhile, a newer run is on its way.
-      if (outcome.contentHash && outcome.contentHash !== report.contentHash) return;
+      // The worker read the file again and found other bytes: analyse them (their reconstruction is
+      // cached by now), rather than show an answer that does not match the fast findings.
+      // (A failure carries no hash: the worker did not get that far, or died.)
+      if (outcome.recoverability.status !== 'failed' && outcome.contentHash !== report.contentHash) {
+        this.pending.delete(uri);
+        this.options.onStale(uri);
+        return;
+      }
       const { recoverability } = outcome;
       if (recoverability.status === 'failed') this.options.log(`${path}: reconstruction failed: ${recoverability.reason}`);
       else this.options.log(`${path}: reconstruction ${recoverability.status} (${recoverability.method}), ${recoverability.certifiedRows}/${recoverability.rows ?? '?'} rows certified in ${recoverability.seconds} s`);

@@ -72,6 +72,7 @@ const background = new BackgroundReconstruction({
   settings: () => settings,
   publish: (uri) => publish(uri),
   onEvent: (event) => reconstructionStatus(event),
+  onStale: (uri) => schedule(uri),
   createProgress: () => connection.window.createWorkDoneProgress(),
   log: (message) => connection.console.log(message),
 });

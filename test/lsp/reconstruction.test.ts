@@ -3,7 +3,7 @@
  * the reconstruction fixtures (real scikit-learn forests without bootstrap, test/fixtures/reconstruction):
  *  - fast findings first, then the same diagnostics plus `reconstructable-training-set`, whose
  *    certified rows are what the engine proves in this process with the manifest's groups;
- *  - work-done progress begins and ends; the user can cancel it;
+ *  - work-done progress begins and ends; the user can cancel it; other files' fast findings do not wait;
  *  - a file rewritten (or deleted) while its reconstruction runs: the run is stopped, its answer is
  *    never published, and the new file's answer arrives;
  *  - a worker that runs out of memory gives status `failed`, and the next file is reconstructed;
@@ -70,6 +70,15 @@ function progressOf(client: TestLanguageClient, token: string | number): { kind:
     .map((n) => (n.params as { value: { kind: string } }).value);
 }
 
+/** Waits until the run behind `token` reports an engine phase: the worker has read the model by then. */
+async function engineStarted(client: TestLanguageClient, token: string | number): Promise<void> {
+  await client.waitFor(
+    'the engine to report a phase',
+    () => (progressOf(client, token).some((v) => v.kind === 'report' || (v.kind === 'begin' && !v.message?.endsWith('starting'))) ? true : undefined),
+    60_000,
+  );
+}
+
 function logs(client: TestLanguageClient): string[] {
   return client.notifications.filter((n) => n.method === 'window/logMessage').map((n) => (n.params as { message: string }).message);
 }
@@ -84,16 +93,17 @@ test('fast findings first, then the certified reconstruction with the sidecar\'s
   const uri = pathToFileURL(model).href;
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 1 }] });
 
-  const withReconstruction = await client.waitFor('the reconstruction finding', () => (hasRule(client.diagnosticsFor(model)) ? client.diagnosticsFor(model) : undefined), 120_000);
+  // The diagnostics go out just before the status that says the run ended: wait for both.
+  const done = await client.waitFor('the end of the reconstruction', () => doneEvent(client, model), 120_000);
+  const withReconstruction = await client.waitFor('the reconstruction finding', () => (hasRule(client.diagnosticsFor(model)) ? client.diagnosticsFor(model) : undefined));
   const mine = client.published.filter((p) => p.uri === uri);
   const fast = (await lintFile(model)).findings.map((f) => f.rule);
   assert.deepEqual(codes(mine[0].diagnostics), fast, 'first publication: the fast findings, without the reconstruction');
   assert.deepEqual(codes(withReconstruction), [...fast, RULE], 'then the same findings and the reconstruction');
   assert.ok(mine.findIndex((p) => hasRule(p.diagnostics)) > 0);
 
-  const done = doneEvent(client, model);
-  assert.equal(done?.recoverability?.certifiedRows, expected, 'certified rows: what the engine proves with the manifest\'s groups');
-  assert.equal(done?.recoverability?.rows, 100);
+  assert.equal(done.recoverability?.certifiedRows, expected, 'certified rows: what the engine proves with the manifest\'s groups');
+  assert.equal(done.recoverability?.rows, 100);
   const finding = withReconstruction.find((d) => d.code === RULE)!;
   assert.match(String(finding.message), new RegExp(expected === 100 ? 'all 100 training rows' : `At least ${expected} training rows of 100`));
   assert.equal(finding.severity, 1, 'error: far more than 10% of the rows are certified');
@@ -121,6 +131,7 @@ test('a file rewritten while its reconstruction runs: the old run is stopped and
   const uri = pathToFileURL(model).href;
   await client.waitFor('the reconstruction to start', () => (reconstructionEvents(client, model).some((e) => e.state === 'running') ? true : undefined), 60_000);
   const firstToken = await client.waitFor('a progress token', () => client.progressTokens[0]);
+  await engineStarted(client, firstToken);
 
   copyFileSync(join(DIR, entry('rf_compas_t20').model), model);
   const rewrittenAt = client.published.length;
@@ -148,6 +159,16 @@ test('cancelled from the progress UI, or by deleting the file: nothing is publis
   await client.waitFor('the reconstruction to start', () => (reconstructionEvents(client, model).some((e) => e.state === 'running') ? true : undefined), 60_000);
   const token = await client.waitFor('a progress token', () => client.progressTokens[0]);
   await client.waitFor('progress begin', () => (progressOf(client, token).length > 0 ? true : undefined));
+
+  // Meanwhile another model's fast findings do not wait for that reconstruction.
+  const other = join(workspace, 'other.joblib');
+  copyFileSync(join(DIR, entry('rf_compas_t10_d3').model), other);
+  const startedAt = Date.now();
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(other).href, type: 1 }] });
+  await client.waitFor('the other file\'s fast findings', () => client.diagnosticsFor(other));
+  t.diagnostic(`fast findings of another file during a reconstruction: ${Date.now() - startedAt} ms`);
+  assert.equal(doneEvent(client, model), undefined, 'they came while the first reconstruction was still running');
+
   await client.connection.sendNotification('window/workDoneProgress/cancel', { token });
   await client.waitFor('cancelled status', () => (reconstructionEvents(client, model).some((e) => e.state === 'cancelled') ? true : undefined));
   assert.equal(progressOf(client, token).at(-1)?.kind, 'end');
@@ -156,12 +177,14 @@ test('cancelled from the progress UI, or by deleting the file: nothing is publis
   const uri = pathToFileURL(model).href;
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
   await client.waitFor('a second run', () => (reconstructionEvents(client, model).filter((e) => e.state === 'running').length === 2 ? true : undefined), 60_000);
+  // Tokens: a.joblib's first run, other.joblib's, a.joblib's second.
+  await engineStarted(client, await client.waitFor('its progress token', () => client.progressTokens[2]));
   rmSync(model);
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 3 }] });
   await client.waitFor('cleared diagnostics', () => (client.diagnosticsFor(model)?.length === 0 ? true : undefined));
   await client.waitFor('the stop in the log', () => (logs(client).some((m) => m.includes('a.joblib: reconstruction stopped')) ? true : undefined));
   assert.equal(doneEvent(client, model), undefined, 'no reconstruction ended');
-  assert.ok(client.published.every((p) => !hasRule(p.diagnostics)), 'no reconstruction finding was published');
+  assert.ok(client.published.every((p) => p.uri !== uri || !hasRule(p.diagnostics)), 'no reconstruction finding was published for it');
 });
 
 test('a worker that runs out of memory: status failed, and the next file is reconstructed', async (t) => {
