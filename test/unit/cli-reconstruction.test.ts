@@ -147,15 +147,15 @@ describe('recoverability in the JSON report', () => {
   });
 
   it('a model the engine does not handle is skipped with the engine\'s reason; unreadable files get no block', async () => {
-    // Regression forests are outside the engine (no class counts to invert).
-    const et = join(FIXTURES, 'sklearn', 'regressor.joblib');
+    // Class-weighted counts (class_weight='balanced') do not count rows: outside the engine.
+    const et = join(FIXTURES, 'sklearn', 'rf_balanced.joblib');
     const direct = await reconstruct(await forestOf(et));
     assert.equal(direct.status, 'skipped');
     const junk = join(temp, 'junk.pkl');
     writeFileSync(junk, 'not a pickle');
     const files = jsonFor([et, junk]);
     const extraTrees = files.find((f) => f.path === et)!;
-    assertSameSummary(extraTrees, direct, 'regressor');
+    assertSameSummary(extraTrees, direct, 'class-weighted forest');
     assert.equal(extraTrees.recoverability?.reason, direct.reason);
     assert.equal(files.find((f) => f.path === junk)!.recoverability, undefined);
   });
