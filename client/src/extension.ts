@@ -26,7 +26,8 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
   };
   const globs = modelGlobs();
-  const watchers = globs.map((glob) => vscode.workspace.createFileSystemWatcher(glob));
+  // Sidecars (`<model>.privacy.json`) declare groups the reconstruction depends on.
+  const watchers = [...globs, '**/*.privacy.json'].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
   context.subscriptions.push(...watchers);
   const clientOptions: LanguageClientOptions = {
     // Text model files opened in an editor (binary ones are read from disk through the watchers).
@@ -61,7 +62,14 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       status.text = `$(${params.state === 'busy' ? 'sync~spin' : params.state === 'error' ? 'error' : 'shield'}) ${params.text}`;
       status.detail = params.detail;
       status.busy = params.state === 'busy';
-      status.severity = params.state === 'error' ? vscode.LanguageStatusSeverity.Error : vscode.LanguageStatusSeverity.Information;
+      // Rows certified from the model alone are a leak: say so with the item's severity too.
+      const leaked = (params.reconstruction?.recoverability?.certifiedRows ?? 0) > 0;
+      status.severity =
+        params.state === 'error'
+          ? vscode.LanguageStatusSeverity.Error
+          : leaked
+            ? vscode.LanguageStatusSeverity.Warning
+            : vscode.LanguageStatusSeverity.Information;
     });
     await client.start();
   };

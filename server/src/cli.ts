@@ -3,6 +3,7 @@
  * The command line: the same linter as the language server, for CI.
  *   model-privacy-lint [paths...] --format text|json|sarif --fail-on error|warning|never --out FILE
  * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error.
+ * Only arguments live here; the reconstruction step is cli/reconstruction.ts.
  */
 import { promises as fs } from 'node:fs';
 import { extname } from 'node:path';
@@ -15,6 +16,12 @@ import { writeSarif } from './report/sarif';
 import { writeText } from './report/text';
 import { shouldFail, type FailOn } from './report/severity';
 import { packageVersion } from './package-info';
+import { groupsFromFlags, type GroupDeclaration } from './recoverability/declared-groups';
+import { DEFAULT_THRESHOLDS, type ReconstructionThresholds } from './rules/reconstructable-training-set';
+import { readTrainingData, TrainingDataError, type TrainingData } from './evaluate/training-data';
+import { reconstructReport } from './cli/reconstruction';
+import { emitPaths } from './cli/emit-paths';
+import { progressLine } from './report/progress';
 
 const USAGE = `Usage: model-privacy-lint [paths...] [options]
 
@@ -32,6 +39,23 @@ Options:
                              repeatable
   --max-file-mb N            report larger files as too large instead of reading them (default: 1024)
   --docs-base-url URL        link rule pages under URL instead of the copies in the package
+
+Reconstruction (after the findings above, one model at a time):
+  --budget SECONDS           time to rebuild each model's training set (default: 30; 0: do not)
+  --one-hot a,b,c            features (names or indices) that encode one attribute: exactly one
+                             is 1 in every row; repeatable. Also read from <model>.privacy.json
+  --at-most-one a,b          features of which at most one is 1; repeatable
+  --error-share X            reconstructable-training-set is an error from this certified share
+                             of the rows (default: ${DEFAULT_THRESHOLDS.errorShare})
+  --warning-rows N           ... and a warning from this many certified rows (default: ${DEFAULT_THRESHOLDS.warningRows})
+  --emit-reconstruction FILE.csv
+                             write the reconstructed rows (personal data) as CSV: features, label,
+                             certified; empty where the model does not determine a value. With
+                             several model files: FILE.<model file name>.csv for each
+  --training-data FILE.csv --label COLUMN
+                             score the reconstruction against the true training rows (error after
+                             matching, perfect rows, random baseline); columns are matched to the
+                             model's features by name, or by position when the model has no names
   --version, --help
 `;
 
@@ -48,6 +72,12 @@ interface CliOptions {
   severities: Partial<Record<RuleId, Severity>>;
   maxFileBytes?: number;
   docsBaseUrl?: string;
+  budgetMs: number;
+  groups: GroupDeclaration[];
+  thresholds: ReconstructionThresholds;
+  emitReconstruction?: string;
+  trainingData?: string;
+  label?: string;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -61,6 +91,14 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       severity: { type: 'string', multiple: true, default: [] },
       'max-file-mb': { type: 'string' },
       'docs-base-url': { type: 'string' },
+      budget: { type: 'string', default: '30' },
+      'one-hot': { type: 'string', multiple: true, default: [] },
+      'at-most-one': { type: 'string', multiple: true, default: [] },
+      'error-share': { type: 'string' },
+      'warning-rows': { type: 'string' },
+      'emit-reconstruction': { type: 'string' },
+      'training-data': { type: 'string' },
+      label: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -84,6 +122,24 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     if (!(mb > 0)) throw new UsageError('--max-file-mb takes a positive number');
     maxFileBytes = mb * 1024 * 1024;
   }
+  const budget = Number(values.budget);
+  if (values.budget.trim() === '' || !(budget >= 0) || !Number.isFinite(budget)) throw new UsageError('--budget takes a number of seconds, 0 or more');
+  const groups = [...groupsFromFlags('one-hot', values['one-hot'] ?? []), ...groupsFromFlags('at-most-one', values['at-most-one'] ?? [])];
+  for (const group of groups) {
+    if (group.features.length < 2) throw new UsageError(`--${group.kind} takes at least two features separated by commas (got '${group.features.join(',')}')`);
+  }
+  const thresholds = { ...DEFAULT_THRESHOLDS };
+  if (values['error-share'] !== undefined) {
+    thresholds.errorShare = Number(values['error-share']);
+    if (values['error-share'].trim() === '' || !(thresholds.errorShare >= 0 && thresholds.errorShare <= 1)) throw new UsageError('--error-share takes a share between 0 and 1');
+  }
+  if (values['warning-rows'] !== undefined) {
+    thresholds.warningRows = Number(values['warning-rows']);
+    if (!/^\d+$/.test(values['warning-rows'].trim())) throw new UsageError('--warning-rows takes a whole number of rows, 0 or more');
+  }
+  if ((values['training-data'] === undefined) !== (values.label === undefined)) {
+    throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column');
+  }
   return {
     paths: positionals.length ? positionals : ['.'],
     format,
@@ -92,6 +148,12 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     severities,
     maxFileBytes,
     docsBaseUrl: values['docs-base-url'],
+    budgetMs: budget * 1000,
+    groups,
+    thresholds,
+    emitReconstruction: values['emit-reconstruction'],
+    trainingData: values['training-data'],
+    label: values.label,
   };
 }
 
@@ -119,6 +181,7 @@ export async function main(argv: string[]): Promise<number> {
   try {
     options = parse(argv);
   } catch (error) {
+    // parseArgs's own errors (unknown option, missing value) are usage errors too.
     process.stderr.write(`model-privacy-lint: ${(error as Error).message}\n\n${USAGE}`);
     return 2;
   }
@@ -134,15 +197,53 @@ export async function main(argv: string[]): Promise<number> {
   for (const path of missing) process.stderr.write(`model-privacy-lint: no such file or directory: ${path}\n`);
   if (missing.length > 0 && files.length === 0) return 2;
 
+  let trainingData: TrainingData | undefined;
+  if (options.trainingData !== undefined) {
+    try {
+      trainingData = await readTrainingData(options.trainingData, options.label!);
+    } catch (error) {
+      if (!(error instanceof TrainingDataError)) throw error;
+      process.stderr.write(`model-privacy-lint: ${error.message}\n`);
+      return 2;
+    }
+  }
+  const log = (message: string) => process.stderr.write(`model-privacy-lint: ${message}\n`);
+  const emitTo = options.emitReconstruction !== undefined ? emitPaths(options.emitReconstruction, files) : undefined;
+  const progress = progressLine();
+
   const reports: FileReport[] = [];
+  let ioError = false;
+  let fitted = 0;
   for (const file of files) {
-    reports.push(await lintFile(file, { severities: options.severities, maxFileBytes: options.maxFileBytes }));
+    const report = await lintFile(file, { severities: options.severities, maxFileBytes: options.maxFileBytes, keepForest: true });
+    const outcome = await reconstructReport(report, {
+      budgetMs: options.budgetMs,
+      flagGroups: options.groups,
+      thresholds: options.thresholds,
+      severities: options.severities,
+      emitPath: emitTo?.get(file),
+      trainingData,
+      ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
+      log: (message) => {
+        progress?.clear();
+        log(message);
+      },
+    });
+    progress?.clear();
+    if (outcome.writeFailed) ioError = true;
+    if (outcome.trainingDataFits) fitted++;
+    reports.push(report);
+  }
+  if (trainingData && fitted === 0) {
+    log(`--training-data: ${trainingData.path} fits none of the models read`);
+    ioError = true;
   }
   process.stdout.write(render(reports, options.format, options.docsBaseUrl));
   if (options.out) {
     await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format), options.docsBaseUrl));
     process.stderr.write(`model-privacy-lint: report written to ${options.out}\n`);
   }
+  if (ioError) return 2;
   return shouldFail(reports, options.failOn) ? 1 : 0;
 }
 

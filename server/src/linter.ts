@@ -11,6 +11,8 @@ import { treeDepth } from './forest/structure';
 import { checkReplay } from './attacks/bootstrap-replay';
 import { runModelRules, unreadableFinding, unsafeFinding, type SeverityOverrides } from './rules';
 import type { Finding } from './rules/types';
+import type { Recoverability } from './recoverability/summary';
+import type { Evaluation } from './evaluate/evaluation';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
@@ -47,6 +49,10 @@ export interface FileReport {
   model: ModelSummary | null;
   findings: Finding[];
   notes: string[];
+  /** The reconstruction's summary, once it ran (CLI, or the server's background run). */
+  recoverability?: Recoverability;
+  /** The reconstruction scored against the true training data (CLI `--training-data`). */
+  evaluation?: Evaluation;
   /** The completed IR, for analyses that run after the fast findings; not serialised. */
   forest?: Forest;
 }

@@ -3,16 +3,32 @@ import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 
 /** File endings read when walking a directory (explicitly named files are read whatever their name). */
-export const MODEL_FILE_SUFFIXES = ['.joblib', '.pkl', '.pickle', '.forest.json'] as const;
+export const MODEL_FILE_SUFFIXES = ['.joblib', '.pkl', '.pickle', '.forest.json', '.ubj', '.dump.txt'] as const;
+
+/**
+ * XGBoost JSON models and dumps have no suffix of their own: only JSON files with `xgb` in their
+ * name, and the dump names of XGBoost's own demos, are picked up by name (the content decides).
+ */
+const MODEL_FILE_NAMES = /(?:^|[\\/])(?:[^\\/]*xgb[^\\/]*\.json|dump\.(?:raw|nice)\.txt)$/i;
 
 /** The default `modelPrivacyLint.files` setting: the same endings as workspace globs. */
-export const DEFAULT_MODEL_GLOBS = ['**/*.joblib', '**/*.pkl', '**/*.pickle', '**/*.forest.json'];
+export const DEFAULT_MODEL_GLOBS = [
+  '**/*.joblib',
+  '**/*.pkl',
+  '**/*.pickle',
+  '**/*.forest.json',
+  '**/*.ubj',
+  '**/*xgb*.json',
+  '**/*.dump.txt',
+  '**/dump.raw.txt',
+  '**/dump.nice.txt',
+];
 
 const SKIPPED_DIRECTORIES = new Set(['node_modules', '.git', '.hg', '.svn', '__pycache__', '.venv', 'venv', '.cache', 'out', 'dist']);
 
 export function isModelFileName(name: string): boolean {
   const lower = name.toLowerCase();
-  return MODEL_FILE_SUFFIXES.some((suffix) => lower.endsWith(suffix));
+  return MODEL_FILE_SUFFIXES.some((suffix) => lower.endsWith(suffix)) || MODEL_FILE_NAMES.test(name);
 }
 
 /** Expands files and directories into model files, sorted, without following symbolic links. */

@@ -3,6 +3,8 @@
  * The client imports this file only for types, so nothing here may pull in server code.
  */
 import type { RuleId, Severity } from './rules/catalog';
+import type { GroupDeclaration } from './recoverability/declared-groups';
+import type { Recoverability } from './recoverability/summary';
 import { DEFAULT_MODEL_GLOBS } from './model-files';
 
 /** When analyses run. `always`: on start-up for every model file, on open, on save and on disk change. */
@@ -16,6 +18,18 @@ export interface Settings {
   severity: Partial<Record<RuleId, Severity>>;
   maxFileSizeMB: number;
   docsBaseUrl: string;
+  reconstruction: ReconstructionSettings;
+}
+
+/** `modelPrivacyLint.reconstruction.*`: the background reconstruction after the fast findings. */
+export interface ReconstructionSettings {
+  enabled: boolean;
+  /** Categorical groups applied to every model that has their features (sidecars add their own). */
+  groups: GroupDeclaration[];
+  /** Share of the training rows (0-1) from which certified rows are an error. */
+  errorShare: number;
+  /** Certified rows from which the finding is a warning. */
+  warningRows: number;
 }
 
 export const DEFAULT_SETTINGS: Settings = {
@@ -25,6 +39,7 @@ export const DEFAULT_SETTINGS: Settings = {
   severity: {},
   maxFileSizeMB: 1024,
   docsBaseUrl: '',
+  reconstruction: { enabled: true, groups: [], errorShare: 0.1, warningRows: 1 },
 };
 
 /** Server -> client: what the server is doing, for the language status item. */
@@ -35,6 +50,15 @@ export interface StatusParams {
   text: string;
   /** Longer text: the file being analysed, or totals. */
   detail: string;
+  /** Set when a file's background reconstruction starts, ends, fails or is cancelled. */
+  reconstruction?: ReconstructionStatusParams;
+}
+
+export interface ReconstructionStatusParams {
+  uri: string;
+  state: 'running' | 'done' | 'cancelled';
+  /** The summary, once done (status `failed` when the worker crashed or ran out of memory). */
+  recoverability?: Pick<Recoverability, 'status' | 'method' | 'rows' | 'certifiedRows' | 'reconstructedRows' | 'seconds' | 'reason'>;
 }
 
 /** Client -> server: analyse every model file in the workspace again (command). */

@@ -1,6 +1,7 @@
 /**
  * LSP wiring only: capabilities, settings, file events, diagnostics, status. The analysis lives in
- * linter.ts and runs in a worker thread (lint-pool.ts), so this loop stays responsive.
+ * linter.ts and runs in a worker thread (lint-pool.ts), so this loop stays responsive; the slower
+ * reconstruction runs after the fast findings in a worker of its own (background-reconstruction.ts).
  */
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -16,10 +17,12 @@ import {
   type WorkspaceFolder,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
+import { BackgroundReconstruction } from './background-reconstruction';
 import { LintPool } from './lint-pool';
 import type { FileReport } from './linter';
 import { collectModelFiles } from './model-files';
 import { globToRegExp, matchesAny } from './glob';
+import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './package-info';
 import type { Finding } from './rules/types';
 import {
@@ -28,6 +31,7 @@ import {
   DEFAULT_SETTINGS,
   STATUS_NOTIFICATION,
   type AnalyzeFileParams,
+  type ReconstructionStatusParams,
   type Settings,
   type StatusParams,
 } from './protocol';
@@ -51,6 +55,26 @@ const pool = new LintPool({
   timeoutMs: 5 * 60 * 1000,
   memoryMb: 4096,
   log: (message) => connection.console.warn(message),
+});
+
+/**
+ * Heap ceiling of the reconstruction worker. The engine aims at < 500 MB; twice that leaves room
+ * for a legitimate run (and for reading the model again) while a runaway one is stopped long before
+ * it threatens the editor. HiGHS's WebAssembly memory is not V8 heap: its own build caps it at 2 GB,
+ * and running out there aborts the solve, which is reported the same way. The environment variable
+ * exists for tests.
+ */
+const RECONSTRUCTION_MEMORY_MB = Number(process.env.MODEL_PRIVACY_LINT_RECONSTRUCTION_MEMORY_MB) || 1024;
+
+const background = new BackgroundReconstruction({
+  workerScript: join(__dirname, 'reconstruction-worker.js'),
+  memoryMb: RECONSTRUCTION_MEMORY_MB,
+  settings: () => settings,
+  publish: (uri) => publish(uri),
+  onEvent: (event) => reconstructionStatus(event),
+  onStale: (uri) => schedule(uri),
+  createProgress: () => connection.window.createWorkDoneProgress(),
+  log: (message) => connection.console.log(message),
 });
 
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
@@ -78,14 +102,48 @@ function sendStatus(params: StatusParams): void {
   void connection.sendNotification(STATUS_NOTIFICATION, params);
 }
 
-function idleStatus(): void {
+function totals(): string {
   let findings = 0;
-  for (const report of known.values()) findings += report.findings.length;
-  sendStatus({
-    state: 'idle',
-    text: `${known.size} model file${known.size === 1 ? '' : 's'}`,
-    detail: `${known.size} model file(s) checked, ${findings} finding(s)`,
-  });
+  for (const [uri, report] of known) findings += report.findings.length + background.findings(uri).length;
+  return `${known.size} model file(s) checked, ${findings} finding(s)`;
+}
+
+function idleStatus(): void {
+  sendStatus({ state: 'idle', text: `${known.size} model file${known.size === 1 ? '' : 's'}`, detail: totals() });
+}
+
+/** The status item follows the reconstructions: what runs, then what the last one proved. */
+function reconstructionStatus(event: ReconstructionStatusParams): void {
+  const name = basename(fileURLToPath(event.uri));
+  const state = pool.busy || background.busy ? 'busy' : 'idle';
+  if (event.state === 'running') {
+    sendStatus({ state: 'busy', text: 'reconstructing', detail: `Reconstructing the training rows of ${name}`, reconstruction: event });
+    return;
+  }
+  const r = event.recoverability;
+  if (event.state === 'cancelled' || !r) {
+    sendStatus({ state, text: 'reconstruction cancelled', detail: `${name}: reconstruction cancelled. ${totals()}`, reconstruction: event });
+  } else if (r.status === 'failed') {
+    sendStatus({ state: 'error', text: 'reconstruction failed', detail: `${name}: ${r.reason}. ${totals()}`, reconstruction: event });
+  } else if (r.status === 'skipped' || r.rows === null) {
+    sendStatus({ state, text: `${known.size} model file${known.size === 1 ? '' : 's'}`, detail: `${name}: not reconstructed (${r.reason}). ${totals()}`, reconstruction: event });
+  } else {
+    const bounded = r.status === 'timeout' ? ', stopped by the time budget' : r.status === 'exact' ? ', the whole training set' : '';
+    sendStatus({
+      state,
+      text: `${r.certifiedRows}/${r.rows} rows certified`,
+      detail: `${name}: ${r.certifiedRows} of ${r.rows} training rows certified from the model alone (${r.method}${bounded}, ${r.seconds} s). ${totals()}`,
+      reconstruction: event,
+    });
+  }
+}
+
+/** Publishes a file's diagnostics: its fast findings, and its reconstruction's once that ended. */
+async function publish(uri: string): Promise<void> {
+  const report = known.get(uri);
+  if (!report) return;
+  const findings = [...report.findings, ...background.findings(uri)];
+  await connection.sendDiagnostics({ uri, diagnostics: findings.map(toDiagnostic) });
 }
 
 function isModelPath(path: string): boolean {
@@ -99,6 +157,7 @@ function isModelPath(path: string): boolean {
 
 async function analyze(uri: string): Promise<void> {
   const path = fileURLToPath(uri);
+  background.invalidate(uri);
   sendStatus({ state: 'busy', text: 'analysing', detail: `Reading ${path}` });
   const started = Date.now();
   const report = await pool.lint(path, {
@@ -108,13 +167,17 @@ async function analyze(uri: string): Promise<void> {
   });
   if (!report) return; // superseded by a newer request for the same file
   known.set(uri, report);
-  await connection.sendDiagnostics({ uri, diagnostics: report.findings.map(toDiagnostic) });
+  await publish(uri);
   connection.console.log(`${path}: ${report.format}, ${report.findings.length} finding(s) in ${Date.now() - started} ms`);
-  if (!pool.busy) idleStatus();
+  // Only after the fast findings are out: the reconstruction never delays them.
+  background.schedule(uri, report);
+  if (!pool.busy && !background.busy) idleStatus();
 }
 
 /** Coalesces bursts of events (a training run writes a file in several chunks) into one analysis. */
 function schedule(uri: string): void {
+  // A newer version is coming: stop the reconstruction of the old one now, not after the debounce.
+  background.invalidate(uri);
   clearTimeout(debounceTimers.get(uri));
   debounceTimers.set(
     uri,
@@ -127,6 +190,7 @@ function schedule(uri: string): void {
 
 async function forget(uri: string): Promise<void> {
   clearTimeout(debounceTimers.get(uri));
+  background.invalidate(uri);
   known.delete(uri);
   await connection.sendDiagnostics({ uri, diagnostics: [] });
 }
@@ -143,6 +207,7 @@ async function loadSettings(): Promise<void> {
   if (!configurationPull) return;
   const section = (await connection.workspace.getConfiguration('modelPrivacyLint')) as Partial<Settings> | null;
   settings = { ...DEFAULT_SETTINGS, ...(section ?? {}) };
+  settings.reconstruction = { ...DEFAULT_SETTINGS.reconstruction, ...(section?.reconstruction ?? {}) };
   fileGlobs = settings.files.map(globToRegExp);
 }
 
@@ -180,11 +245,19 @@ connection.onDidChangeConfiguration(async () => {
   if (settings.run === 'always') await scanWorkspace();
 });
 
+/** Model files whose sidecar (`<model>.privacy.json`) is `path`: their reconstruction depends on it. */
+function modelsOfSidecar(path: string): string[] {
+  return [...known.keys()].filter((uri) => sidecarPaths(fileURLToPath(uri)).includes(path));
+}
+
 connection.onDidChangeWatchedFiles(async ({ changes }) => {
   for (const change of changes) {
-    if (change.type === FileChangeType.Deleted) {
+    const path = fileURLToPath(change.uri);
+    if (path.endsWith('.privacy.json')) {
+      if (settings.run !== 'manual') for (const uri of modelsOfSidecar(path)) schedule(uri);
+    } else if (change.type === FileChangeType.Deleted) {
       await forget(change.uri);
-    } else if (settings.run !== 'manual' && isModelPath(fileURLToPath(change.uri))) {
+    } else if (settings.run !== 'manual' && isModelPath(path)) {
       schedule(change.uri);
     }
   }
@@ -204,7 +277,10 @@ connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => 
   await analyze(params.uri);
 });
 
-connection.onShutdown(() => pool.dispose());
+connection.onShutdown(() => {
+  pool.dispose();
+  background.dispose();
+});
 // Last line of defence: a bug in a handler is logged, never allowed to end the server.
 process.on('uncaughtException', (error) => connection.console.error(`internal error: ${error.stack ?? error}`));
 process.on('unhandledRejection', (error) => connection.console.error(`internal error: ${(error as Error)?.stack ?? error}`));

@@ -40,7 +40,15 @@ const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-pr
 const CLI = path.resolve(process.env.E2E_CLI ?? path.join(REPO_ROOT, 'dist', 'cli.js'));
 const EXAMPLES = path.resolve(process.env.E2E_EXAMPLES ?? path.join(REPO_ROOT, 'examples'));
 const DIAGNOSTICS_TIMEOUT_MS = Number(process.env.E2E_DIAGNOSTICS_TIMEOUT_MS ?? 90_000);
-const EXTRA_SETTINGS: Record<string, unknown> = process.env.E2E_SETTINGS ? JSON.parse(process.env.E2E_SETTINGS) : {};
+/**
+ * The reconstruction's time budget, the same for the CLI and the editor: the numeric examples
+ * use the bounded search, which runs until its budget ends, one file after the other.
+ */
+const BUDGET_SECONDS = 5;
+const EXTRA_SETTINGS: Record<string, unknown> = {
+  'modelPrivacyLint.timeBudgetSeconds': BUDGET_SECONDS,
+  ...(process.env.E2E_SETTINGS ? JSON.parse(process.env.E2E_SETTINGS) : {}),
+};
 
 interface CliFinding {
   rule: string;
@@ -62,7 +70,7 @@ const messagePrefix = (message: string): string => normalize(message.split(/\r?\
 
 function runCli(workspace: string): Promise<CliReport> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, [CLI, workspace, '--format', 'json'], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
+    execFile(process.execPath, [CLI, workspace, '--format', 'json', '--budget', String(BUDGET_SECONDS)], { cwd: REPO_ROOT, maxBuffer: 64 * 1024 * 1024, timeout: 120_000 }, (err, stdout, stderr) => {
       // A linter may exit non-zero when it has findings: judge by the JSON it printed.
       try {
         const report = JSON.parse(stdout) as CliReport;

@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 import { lintFile } from '../../server/src/linter';
+import { isModelFileName } from '../../server/src/model-files';
 
 function workspaceWithExamples(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mpl-lsp-'));
@@ -17,13 +18,18 @@ function workspaceWithExamples(): string {
   return dir;
 }
 
+/** Settings with the background reconstruction off (see serveExamples). */
+const FAST_ONLY = { reconstruction: { enabled: false } };
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A server on a fresh copy of the examples, stopped and cleaned up when the test ends. */
 async function serveExamples(t: TestContext, prepare: (workspace: string) => void = () => {}) {
   const workspace = workspaceWithExamples();
   prepare(workspace);
-  const client = await TestLanguageClient.start(workspace);
+  // The fast findings are what these tests check; the background reconstruction that follows
+  // them has its own tests (reconstruction.test.ts) and would otherwise add a finding mid-test.
+  const client = await TestLanguageClient.start(workspace, FAST_ONLY);
   t.after(async () => {
     await client.stop();
     rmSync(workspace, { recursive: true, force: true });
@@ -41,7 +47,8 @@ test('publishes the linter\'s findings for every model file in the workspace, wi
     copyFileSync(join(FIXTURES, 'sklearn/evil_nested_forest.pkl'), join(dir, 'evil.pkl'));
   });
 
-  const models = readdirSync(join(EXAMPLES, 'models'));
+  // Model files only: models/ also holds a privacy sidecar (compas_no_bagging.privacy.json).
+  const models = readdirSync(join(EXAMPLES, 'models')).filter(isModelFileName);
   for (const name of models) {
     const path = join(workspace, name);
     const diagnostics = await client.waitFor(`diagnostics for ${name}`, () => client.diagnosticsFor(path));
@@ -105,7 +112,7 @@ test('severity settings apply when the configuration changes', async (t) => {
   const target = join(workspace, 'diabetes_tree.pkl');
   const before = await client.waitFor('first diagnostics', () => client.diagnosticsFor(target));
   assert.ok(before.some((d) => d.code === 'exact-counts'));
-  client.setSettings({ severity: { 'exact-counts': 'off', 'no-bootstrap': 'error' } });
+  client.setSettings({ ...FAST_ONLY, severity: { 'exact-counts': 'off', 'no-bootstrap': 'error' } });
   client.diagnostics.clear();
   await client.connection.sendNotification('workspace/didChangeConfiguration', { settings: null });
   const after = await client.waitFor('diagnostics with new severities', () => client.diagnosticsFor(target));
@@ -117,7 +124,7 @@ test('run modes: manual analyses only on request, onSave on save', async (t) => 
   const { workspace, client } = await serveExamples(t);
   // The server started with default settings; switch to manual and start over with a new file.
   await client.waitFor('start-up scan', () => client.diagnosticsFor(join(workspace, 'diabetes_tree.pkl')));
-  await client.changeSettings({ run: 'manual' });
+  await client.changeSettings({ ...FAST_ONLY, run: 'manual' });
   const added = join(workspace, 'added.forest.json');
   copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), added);
   const uri = pathToFileURL(added).href;
@@ -133,7 +140,7 @@ test('run modes: manual analyses only on request, onSave on save', async (t) => 
   await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri });
   assert.ok(client.diagnosticsFor(added)?.some((d) => d.code === 'no-bootstrap'), 'analysed on request');
 
-  await client.changeSettings({ run: 'onSave' });
+  await client.changeSettings({ ...FAST_ONLY, run: 'onSave' });
   // A file the server has never seen (a settings change re-runs only known files), opened then saved.
   const saved = join(workspace, 'saved.forest.json');
   copyFileSync(join(EXAMPLES, 'models', 'private_stump.forest.json'), saved);

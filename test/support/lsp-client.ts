@@ -9,14 +9,26 @@ import {
   createProtocolConnection,
   StreamMessageReader,
   StreamMessageWriter,
+  WorkDoneProgress,
   type Diagnostic,
   type ProtocolConnection,
   type PublishDiagnosticsParams,
 } from 'vscode-languageserver-protocol/node';
 import { DIST } from './paths';
 
+export interface StartOptions {
+  /** Declare `window.workDoneProgress` and accept the server's progress tokens. */
+  workDoneProgress?: boolean;
+  /** Extra environment variables of the server process. */
+  env?: Record<string, string>;
+}
+
 export class TestLanguageClient {
   readonly diagnostics = new Map<string, Diagnostic[]>();
+  /** Every publishDiagnostics, in order of arrival. */
+  readonly published: PublishDiagnosticsParams[] = [];
+  /** Work-done progress tokens the server created (`window/workDoneProgress/create`). */
+  readonly progressTokens: (string | number)[] = [];
   readonly notifications: { method: string; params: unknown }[] = [];
   /** How many times the server asked for its settings (it does after every configuration change). */
   configurationRequests = 0;
@@ -27,12 +39,16 @@ export class TestLanguageClient {
     private settings: Record<string, unknown>,
   ) {}
 
-  static async start(workspace: string, settings: Record<string, unknown> = {}): Promise<TestLanguageClient> {
-    const child = spawn(process.execPath, [join(DIST, 'server.js'), '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  static async start(workspace: string, settings: Record<string, unknown> = {}, options: StartOptions = {}): Promise<TestLanguageClient> {
+    const child = spawn(process.execPath, [join(DIST, 'server.js'), '--stdio'], {
+      stdio: ['pipe', 'pipe', 'inherit'],
+      env: { ...process.env, ...(options.env ?? {}) },
+    });
     const connection = createProtocolConnection(new StreamMessageReader(child.stdout!), new StreamMessageWriter(child.stdin!));
     const client = new TestLanguageClient(child, connection, settings);
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       client.diagnostics.set(params.uri, params.diagnostics);
+      client.published.push(params);
       client.wake();
     });
     connection.onUnhandledNotification(({ method, params }) => {
@@ -45,13 +61,26 @@ export class TestLanguageClient {
       return params.items.map((item) => (item.section === 'modelPrivacyLint' ? client.settings : null));
     });
     connection.onRequest('client/registerCapability', () => null);
+    connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
+      client.progressTokens.push(params.token);
+      // The token's `$/progress` notifications reach only handlers registered for it: keep them with the rest.
+      connection.onProgress(WorkDoneProgress.type, params.token, (value) => {
+        client.notifications.push({ method: '$/progress', params: { token: params.token, value } });
+        client.wake();
+      });
+      client.wake();
+      return null;
+    });
     connection.listen();
     const uri = pathToFileURL(workspace).href;
     await connection.sendRequest('initialize', {
       processId: process.pid,
       rootUri: uri,
       workspaceFolders: [{ uri, name: 'workspace' }],
-      capabilities: { workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } } },
+      capabilities: {
+        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+        ...(options.workDoneProgress ? { window: { workDoneProgress: true } } : {}),
+      },
     });
     await connection.sendNotification('initialized', {});
     return client;

@@ -125,11 +125,8 @@ describe('reconstruction statuses', () => {
 
   it('skips forests it does not handle yet, saying why', async () => {
     const cases: [string, Forest, RegExp][] = [
-      ['bootstrap', { ...base, training: { ...base.training, bootstrap: true } }, /bootstrap/],
+      // (Bootstrap forests have their own methods now: reconstruction-bootstrap.test.ts.)
       ['regression', { ...base, task: 'regression' }, /regression/],
-      ['numeric split', { ...base, trees: [withThreshold(base.trees[0], 30.5), ...base.trees.slice(1)] }, /split at 30\.5/],
-      ['several thresholds', { ...base, trees: [withThreshold(base.trees[0], 0.25), ...base.trees.slice(1)] }, /several thresholds/],
-      ['declared numeric', { ...base, features: base.features.map((f) => ({ ...f, kind: 'numeric' as const })) }, /declared numeric/],
       ['weighted counts', { ...base, training: { ...base.training, rows: 60 }, trees: base.trees.map((t) => ({ ...t, classWeights: t.classWeights.map((w) => w * 1.5) })) }, /not a whole number/],
       ['trees on different rows', { ...base, trees: [base.trees[0], { ...base.trees[1], classWeights: base.trees[1].classWeights.map((w) => w * 2) }] }, /did not all see the same rows/],
     ];
@@ -142,6 +139,21 @@ describe('reconstruction statuses', () => {
     // A feature split at several thresholds in (0, 1) is fine once declared binary.
     const declared = { ...base, features: base.features.map((f) => ({ ...f, kind: 'binary' as const })), trees: [withThreshold(base.trees[0], 0.25), ...base.trees.slice(1)] };
     assert.notEqual((await reconstruct(declared, { groups: small.groups })).status, 'skipped');
+    // Numeric splits were skipped before interval cells; now they are read as intervals (tested in
+    // reconstruction-numeric.test.ts), and a declared group over such a feature is refused.
+    const numericCases: [string, Forest][] = [
+      ['numeric split', { ...base, trees: [withThreshold(base.trees[0], 30.5), ...base.trees.slice(1)] }],
+      ['several thresholds', { ...base, trees: [withThreshold(base.trees[0], 0.25), ...base.trees.slice(1)] }],
+      ['declared numeric', { ...base, features: base.features.map((f) => ({ ...f, kind: 'numeric' as const })) }],
+    ];
+    for (const [name, forest] of numericCases) {
+      const result = await reconstruct(forest);
+      assert.notEqual(result.status, 'skipped', name);
+      assert.ok(result.reconstruction.some((r) => r.intervals !== undefined), `${name}: rows carry intervals`);
+    }
+    const refused = await reconstruct(numericCases[2][1], { groups: small.groups });
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.reason ?? '', /splits as a numeric feature/);
   });
 
   it('fails, saying why, when no binary training set fits the counts', async () => {

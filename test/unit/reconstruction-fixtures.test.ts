@@ -86,10 +86,11 @@ describe('forests the binary engine must not read as binary', () => {
     extraTrees = await readForest(entry);
   });
 
-  it('skips ExtraTrees splits at random thresholds unless the features are declared binary', async () => {
-    const skipped = await reconstruct(extraTrees, { groups: entry.groups });
-    assert.equal(skipped.status, 'skipped');
-    assert.match(skipped.reason ?? '', /several thresholds/);
+  it('reads ExtraTrees splits at random thresholds as intervals unless the features are declared binary', async () => {
+    // Not declared binary: the features are numeric to the engine, so one-hot groups over them are refused.
+    const refused = await reconstruct(extraTrees, { groups: entry.groups });
+    assert.equal(refused.status, 'failed');
+    assert.match(refused.reason ?? '', /splits as a numeric feature/);
 
     const declared: Forest = { ...extraTrees, features: extraTrees.features.map((f) => ({ ...f, kind: 'binary' })) };
     const { result, details } = await reconstructWithDetails(declared, { groups: entry.groups });
@@ -100,11 +101,11 @@ describe('forests the binary engine must not read as binary', () => {
     details.lower.forEach((bound, j) => assert.ok(bound <= perColumn[j], `column ${j}`));
   });
 
-  it('skips forests trained with bootstrap (a later step)', async () => {
+  it('hands forests trained with bootstrap to the bootstrap methods, not the aggregated one', async () => {
     const report = await lintFile(join(FIXTURES, 'sklearn/rf_compas.joblib'), { keepForest: true });
     assert.ok(report.forest);
-    const result = await reconstruct(report.forest);
-    assert.equal(result.status, 'skipped');
-    assert.match(result.reason ?? '', /bootstrap/);
+    // The seeds of this forest replay (test/unit/bootstrap-replay.test.ts); reconstruction-bootstrap.test.ts checks the rest.
+    const result = await reconstruct(report.forest, { budgetMs: 500 });
+    assert.equal(result.method, 'replayed-bootstrap');
   });
 });

@@ -8,6 +8,7 @@
  * forests reach millions of nodes and an object per node costs several times the memory.
  */
 import { z } from 'zod';
+import { BoostedTreeSchema, BoostingSchema, boostedTreeProblem } from './boosting';
 
 /** A value a hyper-parameter can take once it is out of its native format. */
 export const HyperParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -45,6 +46,8 @@ export const TreeSchema = z
         seed: z.number().int().nonnegative().optional(),
       })
       .default({}),
+    /** Boosted models only (XGBoost): hessian sums, weights and leaf values (forest/boosting.ts). */
+    boosting: BoostedTreeSchema.optional(),
   })
   .superRefine((tree, ctx) => {
     const problem = treeShapeProblem(tree);
@@ -64,12 +67,17 @@ export function treeShapeProblem(tree: {
   classWeights: ArrayLike<number>;
   distinctRows?: ArrayLike<number>;
   defaultLeft?: ArrayLike<boolean>;
+  boosting?: Parameters<typeof boostedTreeProblem>[0];
 }): string | undefined {
   const n = tree.left.length;
   if (n === 0) return 'a tree needs at least one node';
   for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'defaultLeft'] as const) {
     const column = tree[key];
     if (column && column.length !== n) return `${key} has ${column.length} entries, left has ${n}`;
+  }
+  if (tree.boosting) {
+    const problem = boostedTreeProblem(tree.boosting, n);
+    if (problem) return problem;
   }
   if (tree.classWeights.length % n !== 0) return `classWeights has ${tree.classWeights.length} entries, not a multiple of ${n} nodes`;
   for (let i = 0; i < n; i++) {
@@ -129,6 +137,8 @@ export const ForestSchema = z.object({
   }),
   trees: z.array(TreeSchema).min(1),
   privacy: PrivacySchema.optional(),
+  /** Boosted models only (XGBoost): objective, base score, output groups (forest/boosting.ts). */
+  boosting: BoostingSchema.optional(),
 });
 
 export type Tree = z.infer<typeof TreeSchema>;

@@ -5,8 +5,9 @@
 import type { ModelReader, ReadResult } from './types';
 import { forestJsonReader } from './forest-json';
 import { sklearnReader } from './sklearn';
+import { xgboostReader } from './xgboost';
 
-export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader];
+export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader];
 
 export function readModel(bytes: Uint8Array, fileName: string): ReadResult {
   if (bytes.length === 0) return { kind: 'unreadable', format: 'unknown', reason: 'empty', detail: 'the file is empty.' };
@@ -16,7 +17,7 @@ export function readModel(bytes: Uint8Array, fileName: string): ReadResult {
       kind: 'unreadable',
       format: 'unknown',
       reason: 'not-a-model',
-      detail: 'the content is not a format this tool reads (scikit-learn pickle or joblib, *.forest.json).',
+      detail: 'the content is not a format this tool reads (scikit-learn pickle or joblib, XGBoost model or dump, *.forest.json).',
     };
   }
   try {

@@ -18,6 +18,8 @@ export function toJsonReport(files: FileReport[]): object {
       model: file.model,
       findings: file.findings.map(({ rule, severity, message, location, data }) => ({ rule, severity, message, location, ...(data ? { data } : {}) })),
       notes: file.notes,
+      ...(file.recoverability ? { recoverability: file.recoverability } : {}),
+      ...(file.evaluation ? { evaluation: file.evaluation } : {}),
     })),
   };
 }

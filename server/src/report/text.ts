@@ -1,9 +1,35 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
 import type { FileReport } from '../linter';
 import { countBySeverity } from './severity';
+import { percent, plural } from '../rules/format';
+import type { Recoverability } from '../recoverability/summary';
+import type { Evaluation } from '../evaluate/evaluation';
+
+/** `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line. */
+export function recoverabilityLine(r: Recoverability): string {
+  const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
+  if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
+  const n = r.rows ?? r.reconstructedRows;
+  const certified = `${r.certifiedRows} of ${plural(n, 'training row')} certified (${percent(r.certifiedRows, n)})`;
+  const estimate = r.reconstructedRows > r.certifiedRows ? `, ${r.reconstructedRows - r.certifiedRows} more reconstructed as an estimate` : '';
+  return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+}
+
+export function evaluationLine(e: Evaluation): string {
+  const figures: string[] = [];
+  const share = (x: number) => `${(100 * x).toFixed(0)}%`;
+  if (e.error !== null) figures.push(`error ${e.error.toFixed(3)}${e.undeterminedValues ? ' (empty values count as wrong)' : ''}`);
+  if (e.randomBaseline !== null) figures.push(`random baseline ${e.randomBaseline.toFixed(3)}`);
+  if (e.perfectRows !== null) figures.push(`perfect rows ${share(e.perfectRows)}`);
+  if (e.consistentRows !== null && e.undeterminedValues) figures.push(`rows right on every determined value ${share(e.consistentRows)}`);
+  if (e.rowsCompared > 0) figures.push(`${plural(e.rowsCompared, 'true row')} compared`);
+  return `evaluation against ${e.trainingData}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
+}
 
 export function writeText(files: FileReport[]): string {
   const lines: string[] = [];
+  // The rule column is as wide as the longest rule id present, so messages line up.
+  const ruleWidth = Math.max(0, ...files.flatMap((file) => file.findings.map((finding) => finding.rule.length)));
   for (const file of files) {
     const model = file.model;
     const about = model
@@ -14,8 +40,15 @@ export function writeText(files: FileReport[]): string {
     if (file.findings.length === 0) lines.push('  no findings');
     for (const finding of file.findings) {
       const where = finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '';
-      lines.push(`  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(20)} ${finding.message}`);
+      lines.push(`  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(ruleWidth)} ${finding.message}`);
     }
+    if (file.recoverability) {
+      lines.push(`  ${recoverabilityLine(file.recoverability)}`);
+      const { declared, sources, problems } = file.recoverability.groups;
+      if (declared > 0) lines.push(`  declared groups: ${declared} (${sources.join(', ')})`);
+      for (const problem of problems) lines.push(`  declared groups: ${problem}`);
+    }
+    if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation)}`);
     lines.push('');
   }
   const counts = countBySeverity(files);

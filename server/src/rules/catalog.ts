@@ -43,6 +43,23 @@ export const RULES = {
     defaultSeverity: 'information',
     title: 'The file stores exact per-node class counts',
   },
+  'first-tree-exposes-counts': {
+    id: 'first-tree-exposes-counts',
+    defaultSeverity: 'warning',
+    title: 'A boosted model\'s first tree states the training rows and labels in each of its leaves',
+  },
+  'exported-statistics': {
+    id: 'exported-statistics',
+    defaultSeverity: 'warning',
+    title: 'An XGBoost dump carries cover and gain statistics',
+  },
+  'reconstructable-training-set': {
+    id: 'reconstructable-training-set',
+    // The level follows the certified share (thresholds in settings and CLI flags); this is the
+    // level of a typical partial certificate, listed for the rule table and SARIF.
+    defaultSeverity: 'warning',
+    title: 'Training rows can be rebuilt from the model, and how many of them are proven',
+  },
 } as const satisfies Record<string, RuleMeta>;
 
 export type RuleId = keyof typeof RULES;

@@ -5,7 +5,8 @@ import { plural } from './format';
 export const exactCounts: ModelRule = {
   id: 'exact-counts',
   check({ forest }) {
-    if (forest.privacy) return [];
+    // Boosted models store hessian sums, not class counts (first-tree-exposes-counts).
+    if (forest.privacy || forest.boosting) return [];
     const nodes = forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
     const distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
     const what = distinct ? 'per-class counts and distinct-row counts' : 'per-class counts';

@@ -8,14 +8,18 @@ import { noBootstrap } from './no-bootstrap';
 import { replayableBootstrap } from './replayable-bootstrap';
 import { singletonLeaf } from './singleton-leaf';
 import { exactCounts } from './exact-counts';
+import { reconstructionDraft, type ReconstructionThresholds } from './reconstructable-training-set';
+import type { Recoverability } from '../recoverability/summary';
+import { firstTreeExposesCounts } from './first-tree-exposes-counts';
+import { exportedStatistics } from './exported-statistics';
 
-export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts];
+export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
 /** Per-rule severity overrides from settings or the command line. */
 export type SeverityOverrides = Partial<Record<RuleId, Severity>>;
 
-function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides, read?: ModelRead): Finding | undefined {
-  const severity = overrides[rule] ?? RULES[rule].defaultSeverity;
+function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides, read?: ModelRead, computed?: Exclude<Severity, 'off'>): Finding | undefined {
+  const severity = overrides[rule] ?? computed ?? RULES[rule].defaultSeverity;
   if (severity === 'off') return undefined;
   const range = draft.at && read?.locate ? read.locate(draft.at) : undefined;
   return {
@@ -60,5 +64,21 @@ export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverr
     { message: `Cannot read this model (${read.reason}): ${read.detail}`, data: { reason: read.reason } },
     overrides,
   );
+  return finding ? [finding] : [];
+}
+
+/**
+ * The `reconstructable-training-set` finding for a finished reconstruction (none when it was
+ * skipped or failed). An explicit severity override wins over the thresholds.
+ */
+export function reconstructionFindings(
+  forest: Forest,
+  recoverability: Recoverability,
+  thresholds: ReconstructionThresholds,
+  overrides: SeverityOverrides,
+): Finding[] {
+  const drafted = reconstructionDraft(forest, recoverability, thresholds);
+  if (!drafted) return [];
+  const finding = finish('reconstructable-training-set', drafted.draft, overrides, undefined, drafted.severity);
   return finding ? [finding] : [];
 }

@@ -5,7 +5,8 @@ import { formatNumber, plural } from './format';
 export const noBootstrap: ModelRule = {
   id: 'no-bootstrap',
   check({ forest }) {
-    if (forest.training.bootstrap) return [];
+    // Boosted trees also see every row, but they store no counts: first-tree-exposes-counts covers them.
+    if (forest.training.bootstrap || forest.boosting) return [];
     const rows = forest.training.rows;
     const trees = forest.trees.length;
     const who = trees === 1 ? 'The tree was' : `All ${trees} trees were`;

@@ -18,6 +18,8 @@ export const singletonLeaf: ModelRule = {
   check({ forest }) {
     // Noised counts (differential privacy) do not say that a leaf holds one row.
     if (forest.privacy) return [];
+    // Boosted models store no counts (their classWeights are zeros); first-tree-exposes-counts reports their singletons.
+    if (forest.boosting) return [];
     const k = classCount(forest);
     let leaves = 0;
     let singletons = 0;

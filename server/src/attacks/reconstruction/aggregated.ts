@@ -33,21 +33,46 @@ export interface ReconstructionDetails {
   lower: Int32Array;
 }
 
-export async function reconstructAggregated(forest: Forest, table: LeafTable, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+/**
+ * When the enumeration is to give up so that another method (the bounded search) can answer:
+ * past `cells` cells, or past `deadline` (Date.now() value) while unfinished.
+ */
+export interface EnumerationLimits {
+  cells: number;
+  deadline: number;
+}
+
+/** The enumeration passed its limits: no answer, and why (for the method that answers instead). */
+export interface TooManyCells {
+  tooManyCells: string;
+}
+
+export async function reconstructAggregated(
+  forest: Forest,
+  table: LeafTable,
+  ctx: RunContext,
+  expose: (details: ReconstructionDetails) => void,
+  limits?: EnumerationLimits,
+): Promise<ReconstructionResult | TooManyCells> {
   const { options, stats, deadline } = ctx;
   const rows = table.rows;
+  const overLimits = () => limits !== undefined && (enumerator.cells.length > limits.cells || Date.now() >= limits.deadline);
 
   // 1. Cells, in slices.
   const created = createCellEnumerator(table, options.groups ?? []);
   if (!created.ok) return ctx.answer({ status: 'failed', reason: created.reason, rows, certifiedRows: 0 });
   const enumerator = created.enumerator;
   const enumerationStart = Date.now();
-  const enumerated = await enumerateInSlices(enumerator, () => ctx.stopped(), () => {
+  const enumerated = await enumerateInSlices(enumerator, () => ctx.stopped() || overLimits(), () => {
     stats.cells = enumerator.cells.length;
     stats.searchNodes = enumerator.searchNodes;
     stats.enumerationMs = Date.now() - enumerationStart;
     ctx.progress('cells', { cells: stats.cells });
   });
+  if (!enumerated && !ctx.stopped() && limits) {
+    const past = enumerator.cells.length > limits.cells ? `more than ${limits.cells} cells` : `${stats.cells} cells and not finished within its share of the budget`;
+    return { tooManyCells: `the exact enumeration found ${past}` };
+  }
   if (!enumerated) {
     const reason = `${ctx.stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`;
     return ctx.answer({ status: 'timeout', reason, rows, certifiedRows: 0 });
@@ -70,7 +95,7 @@ export async function reconstructAggregated(forest: Forest, table: LeafTable, ct
   const labels = forest.classes;
   const fromBounds = (lower: Int32Array, solution: Int32Array | undefined) => {
     expose({ table, cells: merged, formulation, lower, ...(solution ? { solution } : {}) });
-    return reconstructedRows(formulation, merged, labels, solution ?? lower, lower);
+    return reconstructedRows(formulation, merged, labels, solution ?? lower, lower, table.axes);
   };
 
   // Propagation alone can pin every column: then the training set is unique and known.

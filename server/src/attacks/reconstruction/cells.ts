@@ -1,16 +1,22 @@
 /**
- * Enumerates the cells of feature space that the forest tells apart: assignments of the binary
- * features that send a training row to one leaf per tree, with the classes such a row can have.
+ * Enumerates the cells of feature space that the forest tells apart: boxes of feature values (one
+ * range of interval indices per feature, see feature-axes.ts) that send a training row to one
+ * leaf per tree, with the classes such a row can have. On binary features a range is a value, 0
+ * or 1, or both (undetermined).
  *
- * Depth-first over features, with the set of leaves still reachable in every tree (leaf-masks.ts).
- * A branch is dropped, soundly, when
+ * Depth-first, with the set of leaves still reachable in every tree (leaf-masks.ts). A branch
+ * splits one feature's current range at a cut some reachable leaf's path uses: on a binary
+ * feature into x = 0 and x = 1; on a numeric one into the intervals below the cut and those at or
+ * above it (bisection over the cuts that matter, so a feature with many thresholds costs a few
+ * levels, not one branch per interval). A branch is dropped, soundly, when
  *  - for every class some tree reaches only leaves holding no row of that class (without
  *    bootstrap every training row sits in one leaf of every tree, with its class counted there);
  *  - or it breaks a declared categorical group.
- * A feature is branched on only while some reachable leaf still tests it. When none does, the
- * remaining features cannot change any leaf, the reachable leaf of each tree is unique, and the
- * cell is emitted with those features undetermined (UNSET): this merges up to 2^k equivalent cells
- * into one without losing anything the forest says.
+ * A feature is branched on only while some reachable leaf's path does not settle it (allows only
+ * part of its current range). When none is left, every reachable leaf contains the whole box, the
+ * reachable leaf of each tree is unique (a tree's leaves are disjoint), and the cell is emitted
+ * with the ranges it has: this merges many equivalent boxes into one without losing anything the
+ * forest says.
  *
  * The search is resumable (`step`) so that callers can keep to a time budget and stay responsive.
  */
@@ -20,8 +26,11 @@ import type { LeafTable } from './leaves';
 import type { CategoricalGroup } from './types';
 
 export interface Cell {
-  /** Per feature: 0, 1, or UNSET when the forest does not determine it in this cell. */
-  values: Int8Array;
+  /** Per feature: the interval index when the box holds one interval (0 or 1 on a binary feature), else UNSET. */
+  values: Int32Array;
+  /** Per feature: the box, as interval indices low..high (all of them when the forest does not determine it). */
+  low: Int32Array;
+  high: Int32Array;
   /** The leaf (index into `LeafTable.trees[t]`) of every tree t. */
   leaves: Int32Array;
   /** Per class: 1 when no tree rules the class out for this cell. */
@@ -37,18 +46,24 @@ export class CellEnumerator {
   private readonly masks: LeafMasks;
   /** Features in the order they are branched on (those tested near many roots first). */
   private readonly order: Int32Array;
-  /** Per search level: leaves still reachable, and classes still possible. */
-  private readonly reach: Uint32Array[];
-  private readonly alive: Uint8Array[];
-  /** The current partial assignment, and the features assigned in order (undone on backtrack). */
-  private readonly value: Int8Array;
-  private readonly trail: Int32Array;
-  private trailLength = 0;
-  /** Per level: the feature branched on, the next value to try (2 = both tried), and the trail length before it. */
-  private readonly frameFeature: Int32Array;
-  private readonly frameNext: Int8Array;
-  private readonly frameTrail: Int32Array;
+  /** Per search level: leaves still reachable, and classes still possible (allocated as the search gets deeper). */
+  private readonly reach: Uint32Array[] = [];
+  private readonly alive: Uint8Array[] = [];
+  /** The current box, its single-interval view, and the narrowings made in order (undone on backtrack). */
+  private readonly low: Int32Array;
+  private readonly high: Int32Array;
+  private readonly value: Int32Array;
+  private trailFeature: number[] = [];
+  private trailLow: number[] = [];
+  private trailHigh: number[] = [];
+  /** Per level: the feature branched on, its cut, the next side to try (0 below, 1 at or above, 2 both tried), and the trail length before it. */
+  private readonly frameFeature: number[] = [];
+  private readonly frameCut: number[] = [];
+  private readonly frameNext: number[] = [];
+  private readonly frameTrail: number[] = [];
   private top = -1;
+  /** Scratch space for the candidate cuts of one feature. */
+  private cutScratch = new Int32Array(64);
 
   constructor(
     private readonly table: LeafTable,
@@ -56,14 +71,9 @@ export class CellEnumerator {
   ) {
     this.masks = buildLeafMasks(table);
     this.order = branchingOrder(table);
-    const levels = table.features + 2;
-    this.reach = Array.from({ length: levels }, () => new Uint32Array(this.masks.words));
-    this.alive = Array.from({ length: levels }, () => new Uint8Array(table.classes));
-    this.value = new Int8Array(table.features).fill(UNSET);
-    this.trail = new Int32Array(table.features);
-    this.frameFeature = new Int32Array(levels);
-    this.frameNext = new Int8Array(levels);
-    this.frameTrail = new Int32Array(levels);
+    this.low = new Int32Array(table.features);
+    this.high = Int32Array.from(table.axes.intervals, (k) => k - 1);
+    this.value = new Int32Array(table.features).fill(UNSET);
     this.start();
   }
 
@@ -81,29 +91,42 @@ export class CellEnumerator {
         this.top--;
         continue;
       }
-      const value = this.frameNext[level]++;
+      const side = this.frameNext[level]++;
       budget--;
       this.searchNodes++;
       const child = level + 1;
-      this.reach[child].set(this.reach[level]);
-      this.alive[child].set(this.alive[level]);
-      if (!this.assign(this.frameFeature[level], value, this.reach[child])) continue;
-      if (!this.keepLiveLeaves(this.reach[child], this.alive[child])) continue;
+      const reach = this.levelReach(child);
+      const alive = this.levelAlive(child);
+      reach.set(this.reach[level]);
+      alive.set(this.alive[level]);
+      const f = this.frameFeature[level];
+      const cut = this.frameCut[level];
+      const narrowed = side === 0 ? this.assign(f, this.low[f], cut - 1, reach) : this.assign(f, cut, this.high[f], reach);
+      if (!narrowed) continue;
+      if (!this.keepLiveLeaves(reach, alive)) continue;
       this.expand(child);
     }
     if (this.top < 0) this.finished = true;
     return this.finished;
   }
 
+  private levelReach(level: number): Uint32Array {
+    return (this.reach[level] ??= new Uint32Array(this.masks.words));
+  }
+
+  private levelAlive(level: number): Uint8Array {
+    return (this.alive[level] ??= new Uint8Array(this.table.classes));
+  }
+
   private start(): void {
-    const root = this.reach[0];
+    const root = this.levelReach(0);
     root.set(this.masks.all);
-    this.alive[0].fill(1);
+    this.levelAlive(0).fill(1);
     // Groups can force values before any branching (a one-hot group of one feature).
     for (let g = 0; g < this.groups.groups.length; g++) {
       const { broken, forced } = groupImplications(this.groups.groups[g], this.value);
       if (broken) return this.finish();
-      for (const [f, v] of forced) if (!this.assign(f, v, root)) return this.finish();
+      for (const [f, v] of forced) if (!this.assign(f, v, v, root)) return this.finish();
     }
     if (!this.keepLiveLeaves(root, this.alive[0])) return this.finish();
     this.expand(0);
@@ -115,49 +138,99 @@ export class CellEnumerator {
     this.finished = true;
   }
 
-  /** Emits a cell at `level` when no reachable leaf tests an unassigned feature, else opens a branch there. */
+  /** Emits a cell at `level` when every reachable leaf settles every feature, else opens a branch there. */
   private expand(level: number): void {
-    const feature = this.pickFeature(this.reach[level]);
-    if (feature < 0) {
-      this.emit(level);
+    const reach = this.reach[level];
+    for (const f of this.order) {
+      const cut = this.cutToSplit(f, reach);
+      if (cut < 0) continue;
+      this.frameFeature[level] = f;
+      this.frameCut[level] = cut;
+      this.frameNext[level] = 0;
+      this.frameTrail[level] = this.trailFeature.length;
+      this.top = level;
       return;
     }
-    this.frameFeature[level] = feature;
-    this.frameNext[level] = 0;
-    this.frameTrail[level] = this.trailLength;
-    this.top = level;
+    this.emit(level);
   }
 
-  private pickFeature(reach: Uint32Array): number {
-    for (const f of this.order) {
-      if (this.value[f] === UNSET && intersectsSparse(reach, this.masks.tests[f])) return f;
+  /**
+   * A cut c (low < c <= high) that splits feature f's current range where some reachable leaf's
+   * path needs it split, or -1 when every reachable leaf settles f. Among several, the middle one,
+   * so that a feature with many thresholds is bisected.
+   */
+  private cutToSplit(f: number, reach: Uint32Array): number {
+    if (!intersectsSparse(reach, this.masks.tests[f])) return -1;
+    const low = this.low[f];
+    const high = this.high[f];
+    if (low === high) {
+      // One interval left: a reachable leaf testing f allows it entirely or had been cleared.
+      return -1;
     }
-    return -1;
+    if (this.table.axes.binary[f]) return 1;
+    const { word, bit, low: leafLow, high: leafHigh } = this.masks.testing[f];
+    let found = 0;
+    for (let i = 0; i < word.length; i++) {
+      if ((reach[word[i]] & bit[i]) === 0) continue;
+      if (leafLow[i] > low && leafLow[i] <= high) found = this.pushCut(found, leafLow[i]);
+      if (leafHigh[i] < high && leafHigh[i] >= low) found = this.pushCut(found, leafHigh[i] + 1);
+      // A path that contradicts itself (low > high) is cleared by either side of any cut.
+      if (leafLow[i] > leafHigh[i] && found === 0) found = this.pushCut(found, low + 1);
+    }
+    if (found === 0) return -1;
+    const cuts = this.cutScratch.subarray(0, found).sort();
+    return cuts[found >>> 1];
   }
 
-  /** Assigns x[feature] = value and everything the groups then force; false when that breaks a group. */
-  private assign(feature: number, value: number, reach: Uint32Array): boolean {
-    const pending: [number, number][] = [[feature, value]];
+  private pushCut(found: number, cut: number): number {
+    if (found === this.cutScratch.length) {
+      const larger = new Int32Array(found * 2);
+      larger.set(this.cutScratch);
+      this.cutScratch = larger;
+    }
+    this.cutScratch[found] = cut;
+    return found + 1;
+  }
+
+  /**
+   * Narrows x[feature] to the interval indices lo..hi, and assigns everything the groups then
+   * force; false when the box becomes empty or a group is broken.
+   */
+  private assign(feature: number, lo: number, hi: number, reach: Uint32Array): boolean {
+    const pending: [number, number, number][] = [[feature, lo, hi]];
+    const { cuts } = this.masks;
     while (pending.length > 0) {
-      const [f, v] = pending.pop()!;
-      if (this.value[f] !== UNSET) {
-        if (this.value[f] !== v) return false;
-        continue;
-      }
-      this.value[f] = v;
-      this.trail[this.trailLength++] = f;
-      andSparse(reach, this.masks.keep[f * 2 + v]);
+      const [f, a, b] = pending.pop()!;
+      const low = this.low[f];
+      const high = this.high[f];
+      const newLow = Math.max(low, a);
+      const newHigh = Math.min(high, b);
+      if (newLow > newHigh) return false;
+      if (newLow === low && newHigh === high) continue;
+      this.trailFeature.push(f);
+      this.trailLow.push(low);
+      this.trailHigh.push(high);
+      this.low[f] = newLow;
+      this.high[f] = newHigh;
+      this.value[f] = newLow === newHigh ? newLow : UNSET;
+      if (newLow > low) andSparse(reach, cuts.atOrAbove(f, newLow));
+      if (newHigh < high) andSparse(reach, cuts.below(f, newHigh + 1));
       for (const g of this.groups.ofFeature[f]) {
         const { broken, forced } = groupImplications(this.groups.groups[g], this.value);
         if (broken) return false;
-        pending.push(...forced);
+        for (const [forcedFeature, v] of forced) pending.push([forcedFeature, v, v]);
       }
     }
     return true;
   }
 
   private undoTo(length: number): void {
-    while (this.trailLength > length) this.value[this.trail[--this.trailLength]] = UNSET;
+    while (this.trailFeature.length > length) {
+      const f = this.trailFeature.pop()!;
+      this.low[f] = this.trailLow.pop()!;
+      this.high[f] = this.trailHigh.pop()!;
+      this.value[f] = this.low[f] === this.high[f] ? this.low[f] : UNSET;
+    }
   }
 
   /**
@@ -206,7 +279,7 @@ export class CellEnumerator {
       }
       leaves[t] = found;
     }
-    this.cells.push({ values: this.value.slice(), leaves, classes: this.alive[level].slice() });
+    this.cells.push({ values: this.value.slice(), low: this.low.slice(), high: this.high.slice(), leaves, classes: this.alive[level].slice() });
   }
 }
 
@@ -232,5 +305,10 @@ function branchingOrder(table: LeafTable): Int32Array {
 export function createCellEnumerator(table: LeafTable, groups: readonly CategoricalGroup[]): { ok: true; enumerator: CellEnumerator } | { ok: false; reason: string } {
   const compiled = compileGroups(groups, table.features);
   if (!compiled.ok) return compiled;
+  for (let g = 0; g < groups.length; g++) {
+    // Groups speak of 0/1 values; a member split elsewhere than between 0 and 1 is not one.
+    const numeric = groups[g].features.find((f) => !table.axes.binary[f]);
+    if (numeric !== undefined) return { ok: false, reason: `categorical group ${g} names feature ${numeric}, which the forest splits as a numeric feature` };
+  }
   return { ok: true, enumerator: new CellEnumerator(table, compiled.compiled) };
 }

@@ -33,7 +33,7 @@ export function compileGroups(groups: readonly CategoricalGroup[], features: num
  * Two ones break both kinds; a 1 forces the others to 0; a one-hot group with no 1 and one
  * unassigned member forces that member to 1, and with none unassigned it is broken.
  */
-export function groupImplications(group: CategoricalGroup, value: Int8Array): { broken: boolean; forced: [number, number][] } {
+export function groupImplications(group: CategoricalGroup, value: ArrayLike<number>): { broken: boolean; forced: [number, number][] } {
   let ones = 0;
   let unassigned = 0;
   let lastUnassigned = -1;

@@ -3,9 +3,10 @@
  * formulation that fits the model (`method` on the result says which) and runs it within a budget:
  *
  *   context.ts      clock, budget, abort signal, progress and statistics shared by every method
- *   leaves.ts       the forest as leaves with binary path literals and integer class counts,
- *                   or why the aggregated formulation does not apply
+ *   leaves.ts       the forest as leaves with path literals (ranges of interval indices per feature;
+ *                   0 or 1 on binary features) and integer class counts, or why the engine does not apply
  *   aggregated.ts   no bootstrap, exact counts: integer multiplicities of cells, then a certificate
+ *                   (gives up past a cell limit or its share of the budget: see `dispatch`)
  *     cells.ts        the cells of feature space the forest tells apart, with sound pruning
  *                     (leaf-masks.ts: leaf sets as bit masks; groups.ts: declared one-hot groups)
  *     merge.ts        cells every tree sends to the same leaves become one
@@ -16,6 +17,10 @@
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)
  *   dp/             differentially private (noised) counts: the DRAFT-DP maximum-likelihood
  *                   estimate over the same cells (dp/likelihood.ts), never certified
+ *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
+ *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
+ *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
+ *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
@@ -25,6 +30,8 @@
  */
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
+import { reconstructBySearch } from './bounded-search';
+import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
 import { buildLeafTable } from './leaves';
@@ -54,8 +61,23 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     ctx.method = 'dp-likelihood';
     return reconstructDp(forest, ctx);
   }
+  // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
+  if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';
-  return reconstructAggregated(forest, prepared.table, ctx, expose);
+  // The exact enumeration gets a share of the budget and a cell limit; past either, the bounded
+  // search answers with the rest of the budget.
+  const limits = { cells: CELL_LIMIT, deadline: ctx.started + (ctx.deadline - ctx.started) * ENUMERATION_SHARE };
+  const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, limits);
+  if (!('tooManyCells' in aggregated)) return aggregated;
+  return reconstructBySearch(forest, prepared.table, ctx, aggregated.tooManyCells);
 }
+
+/**
+ * Cells beyond which the exact formulation is not attempted: measured on Pima (10 trees, depth 5),
+ * 384k cells (26k merged) enumerated in 8 s, then an integer solve that did not finish in 30 s.
+ */
+const CELL_LIMIT = 20_000;
+/** Share of the budget the exact enumeration may take before the bounded search takes over. */
+const ENUMERATION_SHARE = 0.4;

@@ -1,8 +1,10 @@
 /**
  * Turns column multiplicities back into training rows: `count` copies of the cell's feature
  * values (null where undetermined) with the column's class, the first `certified` of them
- * flagged as proven.
+ * flagged as proven. On a forest with numeric features each row also says which interval every
+ * feature lies in (feature-axes.ts); its values are then representative points of those intervals.
  */
+import { intervalBounds, representative, type FeatureAxes } from './feature-axes';
 import type { Formulation } from './formulation';
 import { UNSET } from './groups';
 import type { MergedCell } from './merge';
@@ -14,15 +16,49 @@ export function reconstructedRows(
   labels: readonly (string | number | boolean)[],
   counts: ArrayLike<number>,
   certified: ArrayLike<number>,
+  axes?: FeatureAxes,
 ): ReconstructedRow[] {
   const rows: ReconstructedRow[] = [];
+  const numeric = axes !== undefined && hasIntervalFeature(axes);
   for (let j = 0; j < formulation.numCols; j++) {
     const cell = cells[formulation.colCell[j]];
     const label = labels[formulation.colClass[j]];
+    const box = numeric ? boxToRow(axes, cell.low, cell.high) : undefined;
     for (let k = 0; k < counts[j]; k++) {
+      if (box) {
+        rows.push({ values: box.values.slice(), intervals: box.intervals.slice(), label, certified: k < certified[j] });
+        continue;
+      }
       const values = Array.from(cell.values, (v) => (v === UNSET ? null : v));
       rows.push({ values, label, certified: k < certified[j] });
     }
   }
   return rows;
+}
+
+/** Whether some feature is cut into intervals rather than read as 0/1. */
+export function hasIntervalFeature(axes: FeatureAxes): boolean {
+  return axes.binary.some((b, f) => b === 0 && axes.intervals[f] > 1);
+}
+
+/**
+ * A box of interval indices as a row: per feature its interval (null when the box spans the whole
+ * axis: the model does not constrain it) and a value: 0/1 on a determined binary feature, a
+ * representative point of the interval on a numeric one (see `representative`), else null.
+ */
+export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayLike<number>): { values: (number | null)[]; intervals: ([number, number] | null)[] } {
+  const values: (number | null)[] = [];
+  const intervals: ([number, number] | null)[] = [];
+  for (let f = 0; f < low.length; f++) {
+    const whole = low[f] === 0 && high[f] === axes.intervals[f] - 1;
+    if (whole) {
+      values.push(null);
+      intervals.push(null);
+      continue;
+    }
+    const bounds = intervalBounds(axes, f, low[f], high[f]);
+    intervals.push(bounds);
+    values.push(axes.binary[f] ? low[f] : representative(bounds[0], bounds[1], axes.integral[f] === 1));
+  }
+  return { values, intervals };
 }

@@ -65,11 +65,30 @@ export type ReconstructionStatus = 'exact' | 'bounded' | 'timeout' | 'skipped' |
 
 /** One reconstructed training row. */
 export interface ReconstructedRow {
-  /** One value per feature of the model; null where the model does not determine it. */
+  /**
+   * One value per feature of the model; null where the model does not determine it. On a numeric
+   * feature the model only determines an interval (`intervals`) and this is a representative
+   * point of it: the midpoint, an integer near it for integer-valued features, or the finite end
+   * of a half-open interval (an estimate; feature-axes.ts says why).
+   */
   values: (number | null)[];
+  /**
+   * Only on forests with numeric features: per feature, the interval [lower, upper] the value lies
+   * in, lower exclusive and upper inclusive (scikit-learn sends `x <= threshold` left), either end
+   * possibly infinite (JSON writes those as null); null where the model does not constrain the
+   * feature. For scikit-learn the value compared is the feature cast to float32.
+   */
+  intervals?: ([number, number] | null)[];
   label: string | number | boolean;
   /** Proven to exist in the real training data with these determined values and this label. */
   certified: boolean;
+  /** Position of the row in the training set, when the model reveals it (replayed bootstrap). */
+  index?: number;
+  /**
+   * Per feature, for a row that is not certified as a whole: whether this value is proven to be the
+   * real row's (same in every training set that fits the model). Replayed bootstrap only.
+   */
+  certifiedValues?: boolean[];
 }
 
 /** Sizes and timings, for benchmarks and logs. */
@@ -97,6 +116,11 @@ export interface ReconstructionStats {
   firstReconstructionMs?: number;
   /** `dp-likelihood`: the 95% confidence interval on N from the trees' noisy totals (used when N is not stated). */
   rowsInterval?: { estimate: number; low: number; high: number };
+  /**
+   * Bounded search only: how far the answer is from the model, the sum over every tree, leaf and
+   * class of |rows stored - rows reconstructed| (0: the rows fit every leaf count).
+   */
+  leafCountError?: number;
 }
 
 export interface ReconstructionResult {

@@ -12,7 +12,7 @@ import type { CategoricalGroup } from '../types';
 
 export interface RowsToImpute {
   /** Per row: one value per feature (0, 1 or UNSET). */
-  values: Int8Array[];
+  values: Int32Array[];
   /** How many training rows each stands for. */
   weights: number[];
 }

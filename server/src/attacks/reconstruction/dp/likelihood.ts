@@ -131,7 +131,7 @@ function toRows(
   features: number,
   groups: NonNullable<RunContext['options']['groups']>,
 ): { rows: ReconstructedRow[]; imputed: number } {
-  const values: Int8Array[] = [];
+  const values: Int32Array[] = [];
   const weights: number[] = [];
   const labelOf: (string | number | boolean)[] = [];
   solution.columns.forEach((j, k) => {

@@ -5,8 +5,7 @@
  * the DRAFT-DP mechanism is the one that noised them, since the likelihood is only right for it.
  */
 import type { Forest } from '../../../forest/schema';
-import { classCount, forEachLeaf } from '../../../forest/structure';
-import { nonBinarySplit, type LeafTable, type TreeLeaves } from '../leaves';
+import { buildLeafTable, type LeafTable, type TreeLeaves } from '../leaves';
 import { leafEpsilon } from './noise';
 
 export interface NoisyLeafTable {
@@ -29,45 +28,20 @@ export type NoisyLeafTableResult = { ok: true; table: NoisyLeafTable } | { ok: f
 export function buildNoisyLeafTable(forest: Forest): NoisyLeafTableResult {
   const privacy = forest.privacy;
   if (!privacy) return { ok: false, status: 'skipped', reason: 'the model declares no differential privacy' };
-  const unsupported = unsupportedMechanism(forest) ?? nonBinarySplit(forest);
+  const unsupported = unsupportedMechanism(forest);
   if (unsupported) return { ok: false, status: 'skipped', reason: unsupported };
-  const classes = classCount(forest);
-  const trees: TreeLeaves[] = [];
-  const noisy: Int32Array[] = [];
-  for (let t = 0; t < forest.trees.length; t++) {
-    const tree = forest.trees[t];
-    const nodes: number[] = [];
-    const literalStart: number[] = [0];
-    const literalFeature: number[] = [];
-    const literalValue: number[] = [];
-    const counts: number[] = [];
-    let problem: string | undefined;
-    forEachLeaf(tree, (leaf, path) => {
-      nodes.push(leaf);
-      for (const step of path) {
-        literalFeature.push(step.feature);
-        // Thresholds lie strictly between 0 and 1 (nonBinarySplit): the left branch holds x = 0.
-        literalValue.push(step.goesLeft ? 0 : 1);
-      }
-      literalStart.push(literalFeature.length);
-      for (let c = 0; c < classes; c++) {
-        const released = tree.classWeights[leaf * classes + c];
-        if (!Number.isInteger(released)) problem ??= `tree ${t} node ${leaf} releases ${released} rows of class ${String(forest.classes[c])}; truncated noisy counts are whole numbers`;
-        counts.push(released);
-      }
-    });
-    if (problem) return { ok: false, status: 'failed', reason: problem };
-    trees.push({
-      nodes: Int32Array.from(nodes),
-      literalStart: Int32Array.from(literalStart),
-      literalFeature: Int32Array.from(literalFeature),
-      literalValue: Uint8Array.from(literalValue),
-      counts: new Int32Array(counts.length).fill(1),
-    });
-    noisy.push(Int32Array.from(counts));
+  // The leaves and their literals as every method reads them; the counts as released.
+  const built = buildLeafTable(forest, { released: true });
+  if (!built.ok) return { ok: false, status: 'failed', reason: built.reason };
+  const numeric = built.table.axes.binary.findIndex((binary) => binary === 0);
+  if (numeric >= 0) {
+    const name = forest.features[numeric]?.name ?? `x${numeric}`;
+    return { ok: false, status: 'skipped', reason: `differentially private forests are reconstructed on binary features only yet; feature ${name} is split as a numeric feature` };
   }
+  const noisy = built.table.trees.map((tree) => tree.counts);
+  const trees: TreeLeaves[] = built.table.trees.map((tree) => ({ ...tree, counts: new Int32Array(tree.counts.length).fill(1) }));
   const statedRows = forest.training.rows;
-  const structure: LeafTable = { features: forest.features.length, classes, rows: statedRows ?? 0, trees };
+  const structure: LeafTable = { ...built.table, rows: statedRows ?? 0, trees };
   return {
     ok: true,
     table: { structure, noisy, epsLeaf: leafEpsilon(privacy.epsilon, forest.trees.length), ...(statedRows !== undefined ? { statedRows } : {}) },

@@ -1,0 +1,571 @@
+/**
+ * First-tree probing (TimberStrike, PETS 2025, section 5.1 and appendix E.1), exact and without
+ * running anything. XGBoost stores, per node, the hessian sum H (cover) and the weight
+ * w = -G / (H + lambda). While the first tree grows, every row has the same prediction (the base
+ * score), hence the same hessian h:
+ *   binary:logistic   h = p (1 - p), p = base_score;  g = p - y
+ *   multi:softprob    h = 2 p (1 - p), p = 1 / K (XGBoost's softmax hessian); g = p - [y = c]
+ *   reg:squarederror  h = 1 (every tree, not only the first); g = prediction - y
+ * so a leaf's rows are H / h, and its positives (class-c rows, label sum) follow from G:
+ *   positives = rows p - G        (with scale_pos_weight s: H / h = n0 + s n1, G = p H/h - s n1)
+ * The probe checks itself: rows and positives must come out as integers in range, or it says
+ * which assumption failed instead of reporting numbers.
+ *
+ * What can break the assumptions, and what stays sound:
+ *  - L1 `alpha` shifts G by +-alpha (rows exact; positives exact once alpha is known or inferred);
+ *  - `max_delta_step` clips |w| (rows exact; clipped leaves give one-sided bounds);
+ *  - `subsample` < 1: the counts are those of the rows drawn for the first tree;
+ *  - sample weights or a custom objective: rows are not integers; nothing is reported.
+ * The learning rate and lambda are not stored by save_model: the learning rate is leaf value /
+ * weight, and lambda (and alpha) follow from G being additive: G(node) = G(left) + G(right).
+ */
+import type { Forest, Tree } from '../forest/schema';
+import { nativeNodeId } from '../forest/boosting';
+import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
+
+export type ParameterSource = 'stated' | 'inferred' | 'assumed';
+
+export interface ProbeParameter {
+  value: number;
+  source: ParameterSource;
+}
+
+export interface ProbedLeaf {
+  /** IR node id and the node's id in the file. */
+  node: number;
+  nativeId: number;
+  rows: number;
+  /** Rows (class-c rows for multi-class; rows with label 1 for binary) when determined exactly. */
+  positives?: number;
+  /** One-sided or two-sided bounds when the weight was clipped (max_delta_step) or zeroed (alpha). */
+  positivesAtLeast?: number;
+  positivesAtMost?: number;
+  /** Regression: sum of the labels of the leaf's rows. */
+  labelSum?: number;
+  /** The leaf's region: one interval per feature on its path (`lower <= x < upper` for XGBoost). */
+  box: FeatureInterval[];
+}
+
+export interface ProbedTree {
+  tree: number;
+  /** Output group: the class a multi-class tree scores. */
+  group: number;
+  rows: number;
+  leaves: ProbedLeaf[];
+}
+
+export type ProbeStatus = 'exact' | 'partial' | 'rows-only' | 'not-applicable';
+
+export interface FirstTreeProbe {
+  status: ProbeStatus;
+  /** Why nothing could be probed (status not-applicable). */
+  reason?: string;
+  objective: string;
+  /** Objective used when the file does not state it (dumps). */
+  objectiveAssumed?: boolean;
+  /** Every row's hessian in the probed trees. */
+  hessianPerRow?: number;
+  /** Training rows N (the rows the first tree was grown on; see caveats for subsample). */
+  rows?: number;
+  /** Rows per class (binary: [negatives, positives]) when every leaf's positives are exact. */
+  classCounts?: number[];
+  /** Regression: sum of all labels, when every leaf's is known. */
+  labelSum?: number;
+  trees: ProbedTree[];
+  parameters: { eta?: ProbeParameter; lambda?: ProbeParameter; alpha?: ProbeParameter; maxDeltaStep?: ProbeParameter };
+  /** Leaves whose positives are not determined, over all probed trees. */
+  undeterminedLeaves: number;
+  /** Assumptions that do not hold, or that the file cannot confirm, and what stays sound. */
+  caveats: string[];
+}
+
+// ------------------------------------------------------------------------------------------------
+
+interface Hypothesis {
+  objective: string;
+  assumed: boolean;
+  kind: 'binary' | 'multi' | 'regression';
+  /** Probability (binary, multi) or prediction (regression) of every row before the first tree. */
+  p: number;
+  h: number;
+  groups: number;
+}
+
+const nearInteger = (x: number, tolerance: number) => Math.abs(x - Math.round(x)) <= tolerance;
+/** Covers are float32 sums: allow their relative precision on top of an absolute slack. */
+const rowTolerance = (rows: number) => Math.max(0.01, 2e-6 * rows);
+
+function numberParam(forest: Forest, name: string): number | undefined {
+  const v = forest.hyperParameters[name];
+  return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
+}
+
+/** The first tree of each output group (boosting round 1), in group order. */
+function firstTrees(forest: Forest, groups: number, interleaved: boolean): number[] | undefined {
+  // A dump does not say which class a tree scores; XGBoost writes round r's K trees in class order.
+  if (interleaved) return forest.trees.length >= groups ? Array.from({ length: groups }, (_, g) => g) : undefined;
+  const first: number[] = [];
+  forest.trees.forEach((tree, t) => {
+    const g = tree.boosting?.group ?? 0;
+    if (g < groups && first[g] === undefined) first[g] = t;
+  });
+  for (let g = 0; g < groups; g++) if (first[g] === undefined) return undefined;
+  return first;
+}
+
+function leavesOf(tree: Tree): { node: number; box: FeatureInterval[] }[] {
+  const out: { node: number; box: FeatureInterval[] }[] = [];
+  forEachLeaf(tree, (leaf, path) => out.push({ node: leaf, box: pathBox(path) }));
+  return out;
+}
+
+function rowsIntegral(tree: Tree, h: number): boolean {
+  const cover = tree.boosting?.cover;
+  if (!cover) return false;
+  for (let i = 0; i < cover.length; i++) {
+    const rows = cover[i] / h;
+    if (!(rows >= 0.5 - rowTolerance(rows)) || !nearInteger(rows, rowTolerance(rows))) return false;
+  }
+  return true;
+}
+
+function hypotheses(forest: Forest): Hypothesis[] | string {
+  const b = forest.boosting!;
+  const base = b.baseScore[0];
+  const objective = b.objective;
+  if (objective === 'binary:logistic' || objective === 'binary:logitraw' || objective === 'reg:logistic') {
+    if (!(base > 0 && base < 1)) return `the base score ${base} is not a probability`;
+    return [{ objective, assumed: false, kind: 'binary', p: base, h: base * (1 - base), groups: 1 }];
+  }
+  if (objective === 'multi:softprob' || objective === 'multi:softmax') {
+    const k = b.outputGroups;
+    if (k < 2) return 'a multi-class model needs at least two classes';
+    if (b.baseScore.some((x) => x !== base)) return 'the classes have different base scores, so the first trees do not start from equal probabilities';
+    const p = 1 / k;
+    return [{ objective, assumed: false, kind: 'multi', p, h: 2 * p * (1 - p), groups: k }];
+  }
+  if (objective === 'reg:squarederror' || objective === 'reg:linear') {
+    return [{ objective, assumed: false, kind: 'regression', p: base, h: 1, groups: 1 }];
+  }
+  if (objective !== 'unknown') return `the objective ${objective} is not one the probe models (binary:logistic, multi:softprob/softmax, reg:squarederror)`;
+  // A dump: try what the numbers allow, most common first; each must make every cover integral.
+  const list: Hypothesis[] = [];
+  const trees = forest.trees;
+  if (trees.length >= 2 && trees.every((t) => rowsIntegral(t, 1))) {
+    list.push({ objective: 'reg:squarederror', assumed: true, kind: 'regression', p: 0.5, h: 1, groups: 1 });
+  }
+  list.push({ objective: 'binary:logistic', assumed: true, kind: 'binary', p: 0.5, h: 0.25, groups: 1 });
+  for (let k = 3; k <= Math.min(20, trees.length); k++) {
+    if (trees.length % k !== 0) continue;
+    const p = 1 / k;
+    list.push({ objective: 'multi:softprob', assumed: true, kind: 'multi', p, h: 2 * p * (1 - p), groups: k });
+  }
+  return list;
+}
+
+// ------------------------------------------------------------------------------------------------
+// Learning rate, lambda, alpha, max_delta_step
+
+interface Regularisation {
+  eta?: ProbeParameter;
+  lambda?: ProbeParameter;
+  alpha?: ProbeParameter;
+  maxDeltaStep?: ProbeParameter;
+  gradientUnknown?: boolean;
+}
+
+/** Weight of each node: stored (models) or leaf value / learning rate (dumps; leaves only). */
+function weightsOf(tree: Tree, eta: number | undefined): number[] | undefined {
+  const stored = tree.boosting?.baseWeight;
+  if (stored) return stored;
+  if (eta === undefined || eta <= 0) return undefined;
+  return tree.boosting!.leafValue.map((v) => v / eta);
+}
+
+function inferEta(trees: Tree[]): number | undefined {
+  const ratios: number[] = [];
+  for (const tree of trees) {
+    const w = tree.boosting?.baseWeight;
+    if (!w) return undefined;
+    for (let i = 0; i < w.length; i++) {
+      if (tree.left[i] === -1 && Math.abs(w[i]) > 1e-6) ratios.push(tree.boosting!.leafValue[i] / w[i]);
+    }
+  }
+  if (ratios.length === 0) return undefined;
+  ratios.sort((a, b) => a - b);
+  return ratios[Math.floor(ratios.length / 2)];
+}
+
+/** The tree with leaf weights leaf value / eta (what the exact updater stores; hist stores eta x w). */
+function withLeafWeights(tree: Tree, eta: number): Tree {
+  const b = tree.boosting!;
+  const weights = b.baseWeight!.map((w, i) => (tree.left[i] === -1 ? b.leafValue[i] / eta : w));
+  return { ...tree, boosting: { ...b, baseWeight: weights } };
+}
+
+/**
+ * The learning rate from additivity alone, for files whose leaf weights already include it
+ * (xgboost's hist updater stores eta x w on leaves, -G/(H + lambda) on internal nodes). With
+ * k = 1/eta and mu = k lambda, every internal node gives a linear equation
+ *   w_n H_n - sum_int w_x H_x + lambda (w_n - sum_int w_x) - k sum_leaf v_x H_x - mu sum_leaf v_x = 0;
+ * least squares over at least four nodes, accepted when mu = k lambda holds and every node fits.
+ */
+function inferEtaFromAdditivity(trees: Tree[]): number | undefined {
+  const rows: number[][] = [];
+  for (const tree of trees) {
+    const b = tree.boosting!;
+    const w = b.baseWeight!;
+    const H = b.cover!;
+    for (let n = 0; n < w.length; n++) {
+      if (tree.left[n] === -1) continue;
+      let a = w[n] * H[n];
+      let cl = w[n];
+      let ck = 0;
+      let cm = 0;
+      for (const x of [tree.left[n], tree.right[n]]) {
+        if (tree.left[x] === -1) {
+          ck -= b.leafValue[x] * H[x];
+          cm -= b.leafValue[x];
+        } else {
+          a -= w[x] * H[x];
+          cl -= w[x];
+        }
+      }
+      if (ck !== 0) rows.push([a, cl, ck, cm]);
+    }
+  }
+  if (rows.length < 4) return undefined;
+  // Normal equations M u = -r for u = (lambda, k, mu).
+  const M = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
+  const r = [0, 0, 0];
+  for (const [a, ...c] of rows) {
+    for (let i = 0; i < 3; i++) {
+      r[i] += c[i] * a;
+      for (let j = 0; j < 3; j++) M[i][j] += c[i] * c[j];
+    }
+  }
+  const u = solve3(M, r.map((x) => -x));
+  if (!u) return undefined;
+  const [lambda, k, mu] = u;
+  if (!(k > 0) || lambda < -1e-3 || Math.abs(mu - k * lambda) > 1e-3 * Math.max(1, Math.abs(mu))) return undefined;
+  const fits = rows.every(([a, cl, ck, cm]) => Math.abs(a + cl * lambda + ck * k + cm * mu) <= 1e-4 * (1 + Math.abs(a)));
+  return fits ? 1 / k : undefined;
+}
+
+function solve3(M: number[][], b: number[]): number[] | undefined {
+  const A = M.map((row, i) => [...row, b[i]]);
+  for (let c = 0; c < 3; c++) {
+    let pivot = c;
+    for (let r = c + 1; r < 3; r++) if (Math.abs(A[r][c]) > Math.abs(A[pivot][c])) pivot = r;
+    if (Math.abs(A[pivot][c]) < 1e-12) return undefined;
+    [A[c], A[pivot]] = [A[pivot], A[c]];
+    for (let r = 0; r < 3; r++) {
+      if (r === c) continue;
+      const f = A[r][c] / A[c][c];
+      for (let k = c; k < 4; k++) A[r][k] -= f * A[c][k];
+    }
+  }
+  return [A[0][3] / A[0][0], A[1][3] / A[1][1], A[2][3] / A[2][2]];
+}
+
+/** A |w| that several nodes share exactly and that bounds every |w|: the max_delta_step clip. */
+function inferClip(trees: Tree[]): number | undefined {
+  let max = 0;
+  let count = 0;
+  for (const tree of trees) {
+    for (const w of tree.boosting?.baseWeight ?? []) {
+      const a = Math.abs(w);
+      if (a > max) {
+        max = a;
+        count = 1;
+      } else if (a === max && a > 0) count++;
+    }
+  }
+  return count >= 2 ? max : undefined;
+}
+
+/**
+ * lambda and alpha from additivity: for an internal node n with children l, r and no clipping,
+ *   w_n (H_n + lambda) - w_l (H_l + lambda) - w_r (H_r + lambda) = alpha s_n,
+ *   s_n = sgn(w_l) + sgn(w_r) - sgn(w_n)   (soft-thresholding subtracts alpha once per node).
+ * Nodes with a zero or clipped weight give no equation. Least squares over the usable nodes of the
+ * probed trees; alpha = 0 is tried first. An answer needs more equations than unknowns, so that it
+ * is checked and not merely solved; with fewer, XGBoost's defaults (lambda 1, alpha 0) are kept
+ * when the equations there are do not contradict them.
+ */
+type Additivity = { kind: 'fit'; lambda: number; alpha: number } | { kind: 'defaults-consistent' } | { kind: 'contradiction' };
+
+function inferLambdaAlpha(trees: Tree[], clip: number | undefined): Additivity {
+  const rows: { a: number; b: number; s: number; tolerance: number }[] = [];
+  for (const tree of trees) {
+    const w = tree.boosting!.baseWeight!;
+    const H = tree.boosting!.cover!;
+    for (let n = 0; n < w.length; n++) {
+      const l = tree.left[n];
+      const r = tree.right[n];
+      if (l === -1) continue;
+      if (clip !== undefined && (Math.abs(w[n]) >= clip || Math.abs(w[l]) >= clip || Math.abs(w[r]) >= clip)) continue;
+      if (w[n] === 0 || w[l] === 0 || w[r] === 0) continue;
+      const terms = Math.abs(w[n] * H[n]) + Math.abs(w[l] * H[l]) + Math.abs(w[r] * H[r]);
+      rows.push({ a: w[n] * H[n] - w[l] * H[l] - w[r] * H[r], b: w[n] - w[l] - w[r], s: Math.sign(w[l]) + Math.sign(w[r]) - Math.sign(w[n]), tolerance: 1e-5 * (1 + terms) });
+    }
+  }
+  const fits = (lambda: number, alpha: number) => rows.every(({ a, b, s, tolerance }) => Math.abs(a + b * lambda - alpha * s) <= tolerance * (1 + Math.abs(lambda) + alpha));
+  let bb = 0;
+  let ab = 0;
+  let ss = 0;
+  let bs = 0;
+  let as = 0;
+  for (const { a, b, s } of rows) {
+    bb += b * b;
+    ab += a * b;
+    ss += s * s;
+    bs += b * s;
+    as += a * s;
+  }
+  if (rows.length >= 2 && bb > 0) {
+    const lambda = -ab / bb;
+    if (lambda > -1e-4 && fits(lambda, 0)) return { kind: 'fit', lambda: Math.max(0, lambda), alpha: 0 };
+  }
+  const det = bb * ss - bs * bs;
+  if (rows.length >= 3 && Math.abs(det) > 1e-12) {
+    // Normal equations of min sum (a + b lambda - s alpha)^2.
+    const lambda = (-ab * ss + as * bs) / det;
+    const alpha = (bb * as - bs * ab) / det;
+    if (lambda > -1e-4 && alpha > -1e-4 && fits(lambda, alpha)) return { kind: 'fit', lambda: Math.max(0, lambda), alpha: Math.max(0, alpha) };
+  }
+  return fits(1, 0) ? { kind: 'defaults-consistent' } : { kind: 'contradiction' };
+}
+
+/** Rounds inferred values that are round numbers up to float32 noise (1.0000003 -> 1). */
+function tidy(x: number): number {
+  if (Math.abs(x) < 1e-4) return 0;
+  const rounded = Number(x.toPrecision(5));
+  return Math.abs(rounded - x) <= 1e-5 * Math.max(1, Math.abs(x)) ? rounded : x;
+}
+
+// ------------------------------------------------------------------------------------------------
+
+interface Attempt {
+  probe: FirstTreeProbe;
+  score: number;
+}
+
+function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts: number[]): Attempt | undefined {
+  const spw = hyp.kind === 'binary' ? numberParam(forest, 'scale_pos_weight') ?? 1 : 1;
+  const lambda = reg.lambda?.value ?? 1;
+  const alpha = reg.alpha?.value ?? 0;
+  const clip = reg.maxDeltaStep?.value;
+  const trees: ProbedTree[] = [];
+  let undetermined = 0;
+  let determinedLeaves = 0;
+  for (const t of firsts) {
+    const tree = forest.trees[t];
+    const cover = tree.boosting!.cover!;
+    const w = reg.gradientUnknown ? undefined : weightsOf(tree, reg.eta?.value);
+    const leaves: ProbedLeaf[] = [];
+    let total = 0;
+    for (const { node, box } of leavesOf(tree)) {
+      const H = cover[node];
+      const a = H / hyp.h; // rows, or n0 + s n1 with scale_pos_weight
+      if (!(a >= 0.5 - rowTolerance(a)) || !nearInteger(a, rowTolerance(a))) return undefined;
+      const leaf: ProbedLeaf = { node, nativeId: nativeNodeId(tree, node), rows: Math.round(a), box };
+      if (w) {
+        const weight = w[node];
+        // G from the weight: T(G) = -w (H + lambda), T soft-thresholds by alpha.
+        const t0 = -weight * (H + lambda);
+        const clipped = clip !== undefined && clip > 0 && Math.abs(weight) >= clip * (1 - 1e-6);
+        if (hyp.kind === 'regression') {
+          // G = sum(prediction - y) over the leaf, prediction = base score.
+          const g = t0 + (weight < 0 ? alpha : weight > 0 ? -alpha : 0);
+          const sum = a * hyp.p - g;
+          if (!clipped && (weight !== 0 || alpha === 0)) {
+            leaf.labelSum = sum;
+            determinedLeaves++;
+          } else undetermined++;
+        } else {
+          // positives from G = p * A - s * n1 (binary) or G = p * rows - n_c (multi)
+          const fromG = (g: number) => (a * hyp.p - g) / spw;
+          if (clipped) {
+            // The unclipped weight -G/(H + lambda) lies beyond the clip: w = +clip means G < t0,
+            // so positives (decreasing in G) exceed fromG(t0); w = -clip the other way round.
+            const bound = fromG(t0);
+            if (weight > 0) leaf.positivesAtLeast = Math.max(0, Math.ceil(bound - 1e-6));
+            else leaf.positivesAtMost = Math.min(Math.round(a), Math.floor(bound + 1e-6));
+            undetermined++;
+          } else if (weight === 0 && alpha > 0) {
+            leaf.positivesAtLeast = Math.max(0, Math.ceil(fromG(alpha) - 1e-6));
+            leaf.positivesAtMost = Math.min(leaf.rows, Math.floor(fromG(-alpha) + 1e-6));
+            undetermined++;
+          } else {
+            const g = t0 + (weight < 0 ? alpha : weight > 0 ? -alpha : 0);
+            const positives = fromG(g);
+            const rowsOfLeaf = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
+            const tolerance = Math.max(0.02, 2e-6 * a);
+            if (nearInteger(positives, tolerance) && positives >= -tolerance && positives <= rowsOfLeaf + tolerance) {
+              leaf.positives = Math.round(positives) + 0; // + 0: no -0
+              if (spw !== 1) leaf.rows = Math.round(rowsOfLeaf);
+              determinedLeaves++;
+            } else {
+              undetermined++;
+            }
+          }
+        }
+      } else {
+        undetermined++;
+      }
+      total += leaf.rows;
+      leaves.push(leaf);
+    }
+    trees.push({ tree: t, group: tree.boosting!.group, rows: total, leaves });
+  }
+  // Every class tree of round 1 saw the same rows.
+  if (trees.some((pt) => pt.rows !== trees[0].rows)) return undefined;
+  const rows = trees[0].rows;
+  const probe: FirstTreeProbe = {
+    status: undetermined === 0 ? 'exact' : determinedLeaves > 0 ? 'partial' : 'rows-only',
+    objective: hyp.objective,
+    ...(hyp.assumed ? { objectiveAssumed: true } : {}),
+    hessianPerRow: hyp.h,
+    rows,
+    trees,
+    parameters: { ...(reg.eta ? { eta: reg.eta } : {}), ...(reg.lambda ? { lambda: reg.lambda } : {}), ...(reg.alpha ? { alpha: reg.alpha } : {}), ...(reg.maxDeltaStep ? { maxDeltaStep: reg.maxDeltaStep } : {}) },
+    undeterminedLeaves: undetermined,
+    caveats: [],
+  };
+  if (undetermined === 0) {
+    if (hyp.kind === 'binary') {
+      const positives = trees[0].leaves.reduce((s, l) => s + l.positives!, 0);
+      probe.classCounts = [rows - positives, positives];
+    } else if (hyp.kind === 'multi') {
+      probe.classCounts = trees.map((pt) => pt.leaves.reduce((s, l) => s + l.positives!, 0));
+      // The class counts of the K trees must add up to N.
+      if (probe.classCounts.reduce((s, c) => s + c, 0) !== rows) return undefined;
+    } else {
+      probe.labelSum = trees[0].leaves.reduce((s, l) => s + l.labelSum!, 0);
+    }
+  }
+  return { probe, score: determinedLeaves - undetermined };
+}
+
+function notApplicable(forest: Forest, reason: string): FirstTreeProbe {
+  return { status: 'not-applicable', reason, objective: forest.boosting?.objective ?? 'none', trees: [], parameters: {}, undeterminedLeaves: 0, caveats: [] };
+}
+
+/** Learning rates and lambdas tried on dumps, which state neither (XGBoost's defaults first). */
+const DUMP_ETAS = [0.3, 0.1, 0.05, 0.01, 0.2, 0.5, 1, 0.03, 0.02, 0.15, 0.25, 0.4, 0.08, 0.001];
+const DUMP_LAMBDAS = [1, 0, 2, 0.5, 5, 10, 0.1, 3];
+
+export function probeFirstTrees(forest: Forest): FirstTreeProbe {
+  if (!forest.boosting) return notApplicable(forest, 'not a boosted model');
+  const hyps = hypotheses(forest);
+  if (typeof hyps === 'string') return notApplicable(forest, hyps);
+  const stated = {
+    eta: numberParam(forest, 'eta'),
+    lambda: numberParam(forest, 'lambda'),
+    alpha: numberParam(forest, 'alpha'),
+    maxDeltaStep: numberParam(forest, 'max_delta_step'),
+  };
+  let lastReason = 'the file stores no hessian sums (cover) for the first tree';
+  for (const hyp of hyps) {
+    const firsts = firstTrees(forest, hyp.groups, hyp.assumed);
+    if (!firsts) {
+      lastReason = `the model has no first tree for each of its ${hyp.groups} output groups`;
+      continue;
+    }
+    const probed = firsts.map((t) => forest.trees[t]);
+    if (probed.some((t) => !t.boosting?.cover)) continue;
+    if (!probed.every((t) => rowsIntegral(t, hyp.h))) {
+      lastReason = hyp.assumed
+        ? 'the covers are not whole multiples of any objective the probe tried, so the dump does not give row counts without its model file'
+        : 'the covers are not whole multiples of the per-row hessian: the rows carry sample weights, or the objective or base score differ from what the file states';
+      continue;
+    }
+    const candidates: Regularisation[] = [];
+    const model = probed.every((t) => t.boosting?.baseWeight);
+    // The probed trees with the leaf weights the probe uses (see withLeafWeights).
+    const view: Forest = { ...forest, trees: [...forest.trees] };
+    if (model) {
+      let eta = stated.eta ?? inferEta(probed);
+      let effective = eta !== undefined ? probed.map((t) => withLeafWeights(t, eta!)) : probed;
+      const clipOf = (trees: Tree[]) => (stated.maxDeltaStep !== undefined && stated.maxDeltaStep > 0 ? stated.maxDeltaStep : stated.maxDeltaStep === undefined ? inferClip(trees) : undefined);
+      let clip = clipOf(effective);
+      let additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+      if (stated.eta === undefined && eta !== undefined && Math.abs(eta - 1) < 1e-6 && additivity?.kind !== 'fit') {
+        // Leaf weights equal leaf values: the hist updater stored eta x w; find eta from the internal nodes.
+        const solved = inferEtaFromAdditivity(probed);
+        if (solved !== undefined) {
+          eta = solved;
+          effective = probed.map((t) => withLeafWeights(t, solved));
+          clip = clipOf(effective);
+          additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+        }
+      }
+      firsts.forEach((t, i) => (view.trees[t] = effective[i]));
+      const fitted = additivity?.kind === 'fit' ? additivity : undefined;
+      const reg: Regularisation = {
+        ...(eta !== undefined ? { eta: { value: tidy(eta), source: stated.eta !== undefined ? 'stated' : 'inferred' } } : {}),
+        lambda: stated.lambda !== undefined ? { value: stated.lambda, source: 'stated' } : fitted ? { value: tidy(fitted.lambda), source: 'inferred' } : { value: 1, source: 'assumed' },
+        alpha: stated.alpha !== undefined ? { value: stated.alpha, source: 'stated' } : fitted ? { value: tidy(fitted.alpha), source: 'inferred' } : { value: 0, source: 'assumed' },
+        ...(clip !== undefined ? { maxDeltaStep: { value: clip, source: stated.maxDeltaStep !== undefined ? 'stated' : 'inferred' } } : {}),
+        // The weights contradict lambda 1 and alpha 0 and no other pair fits: G is not known.
+        ...(additivity?.kind === 'contradiction' ? { gradientUnknown: true } : {}),
+      };
+      candidates.push(reg);
+    } else {
+      // Dumps: only leaf values (learning rate x weight). Try the stated values, else common ones.
+      const etas = stated.eta !== undefined ? [stated.eta] : DUMP_ETAS;
+      const lambdas = stated.lambda !== undefined ? [stated.lambda] : DUMP_LAMBDAS;
+      for (const eta of etas) {
+        for (const lambda of lambdas) {
+          const isDefault = eta === 0.3 && lambda === 1;
+          candidates.push({
+            eta: { value: eta, source: stated.eta !== undefined ? 'stated' : isDefault ? 'assumed' : 'inferred' },
+            lambda: { value: lambda, source: stated.lambda !== undefined ? 'stated' : isDefault ? 'assumed' : 'inferred' },
+            alpha: { value: stated.alpha ?? 0, source: stated.alpha !== undefined ? 'stated' : 'assumed' },
+          });
+        }
+      }
+    }
+    let best: Attempt | undefined;
+    for (const reg of candidates) {
+      const attempt = probeWith(view, hyp, reg, firsts);
+      if (attempt && (!best || attempt.score > best.score)) best = attempt;
+      if (best?.probe.status === 'exact') break;
+    }
+    if (!best) continue;
+    addCaveats(forest, best.probe, model);
+    return best.probe;
+  }
+  return notApplicable(forest, lastReason);
+}
+
+function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void {
+  const caveats = probe.caveats;
+  const subsample = numberParam(forest, 'subsample');
+  if (subsample !== undefined && subsample < 1) {
+    caveats.push(
+      `subsample=${subsample}: the counts are those of the rows drawn for the first tree, about ${Math.round(subsample * 100)}% of the training set ` +
+        `(N is about ${Math.round(probe.rows! / subsample)}); they are still exact for those rows.`,
+    );
+  } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
+    caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');
+  }
+  if (probe.objectiveAssumed) {
+    caveats.push(`the dump states neither objective nor base score; ${probe.objective} with base score ${forest.boosting!.baseScore[0]} is assumed, and every leaf came out whole, which supports it.`);
+  }
+  const p = probe.parameters;
+  if (!model && probe.status !== 'rows-only' && (p.eta?.source === 'inferred' || p.lambda?.source === 'inferred')) {
+    caveats.push(`the dump does not state the learning rate or lambda; eta=${p.eta?.value} and lambda=${p.lambda?.value} make every leaf's positives whole and are used.`);
+  }
+  if (p.alpha && p.alpha.value > 0) caveats.push(`L1 regularisation alpha=${p.alpha.value} (${p.alpha.source}) shifts every gradient sum by alpha; it is taken into account, leaves with weight 0 give only bounds.`);
+  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${p.maxDeltaStep.value} (${p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their positives; row counts stay exact.`);
+  if (probe.status === 'rows-only') {
+    caveats.push('the positives of the leaves could not be determined: the weights do not fit lambda and alpha that the file states or that could be inferred (L1 alpha, max_delta_step or another setting changed them); the row counts are exact, they do not depend on those settings.');
+  } else if (model && (p.lambda?.source === 'assumed' || p.alpha?.source === 'assumed')) {
+    caveats.push(`lambda=${p.lambda?.value} and alpha=${p.alpha?.value} are XGBoost's defaults, assumed: the trees have too few usable nodes to infer them, and nothing contradicts them.`);
+  }
+  if (forest.boosting!.libraryVersion && forest.boosting!.libraryVersion[0] >= 2 && forest.boosting!.baseScoreStated && probe.objective.startsWith('binary')) {
+    caveats.push(`XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels, so base_score (${forest.boosting!.baseScore[0]}) itself already reveals the label balance.`);
+  }
+}

@@ -1,0 +1,159 @@
+/**
+ * How the reconstruction cuts each feature's axis into intervals, and how an interval becomes the
+ * bounds and the representative value of a reconstructed row.
+ *
+ * A forest only ever asks `x[f] <= threshold` (scikit-learn sends that branch left), so all it can
+ * tell about a feature is on which side of each of its thresholds a value lies. Sorting the
+ * distinct thresholds T[0] < ... < T[k-1] of feature f over the whole forest cuts its axis into
+ * k + 1 intervals, interval i being (T[i-1], T[i]] (T[-1] = -Infinity, T[k] = +Infinity): lower end
+ * exclusive, upper end inclusive, as `x <= threshold` goes left.
+ *
+ * A feature is read as binary (two intervals, indices 0 and 1 standing for the values 0 and 1)
+ * under the rule the binary engine always used: every threshold strictly between 0 and 1, and
+ * either all equal (scikit-learn puts 0.5 between 0 and 1) or the feature declared binary
+ * (ExtraTrees draws a random threshold per split; then all its thresholds count as one cut). A
+ * feature declared numeric or categorical, or split anywhere else, gets its k + 1 intervals. A
+ * feature no split uses is binary unless declared otherwise (a declared group can still force it).
+ */
+import type { Forest } from '../../forest/schema';
+import type { FeatureInterval } from '../../forest/structure';
+
+export interface FeatureAxes {
+  /** Per feature: 1 when read as binary (intervals 0 and 1 are the values 0 and 1). */
+  binary: Uint8Array;
+  /** Per feature: number of intervals (1 for a feature no split uses, 2 for a binary one). */
+  intervals: Int32Array;
+  /** Per feature: its distinct thresholds, ascending (for a binary feature, all thresholds seen). */
+  thresholds: Float64Array[];
+  /**
+   * Per feature: 1 when every threshold is a half-integer (k + 0.5), as scikit-learn puts them
+   * between two integer values: the feature is then most likely integer-valued (an ordinal or a
+   * count) and representatives are taken among the integers of an interval.
+   */
+  integral: Uint8Array;
+}
+
+export type FeatureAxesResult = { ok: true; axes: FeatureAxes } | { ok: false; reason: string };
+
+export function featureAxes(forest: Forest): FeatureAxesResult {
+  const features = forest.features.length;
+  const seen = Array.from({ length: features }, () => new Set<number>());
+  for (let t = 0; t < forest.trees.length; t++) {
+    const tree = forest.trees[t];
+    for (let node = 0; node < tree.left.length; node++) {
+      if (tree.left[node] === -1) continue;
+      const feature = tree.feature[node];
+      const threshold = tree.threshold[node];
+      if (!Number.isInteger(feature) || feature < 0 || feature >= features) return { ok: false, reason: `tree ${t} node ${node} splits on feature ${feature}, which the model does not have` };
+      if (!Number.isFinite(threshold)) return { ok: false, reason: `tree ${t} node ${node} splits at ${threshold}, not a finite threshold` };
+      seen[feature].add(threshold);
+    }
+  }
+  const binary = new Uint8Array(features);
+  const intervals = new Int32Array(features);
+  const integral = new Uint8Array(features);
+  const thresholds = seen.map((set) => Float64Array.from(set).sort());
+  for (let f = 0; f < features; f++) {
+    const cuts = thresholds[f];
+    const kind = forest.features[f].kind;
+    const inUnitInterval = cuts.length > 0 && cuts.every((t) => t > 0 && t < 1);
+    const splitAsBinary = cuts.length === 0 || (inUnitInterval && (cuts.length === 1 || kind === 'binary'));
+    binary[f] = kind !== 'numeric' && kind !== 'categorical' && splitAsBinary ? 1 : 0;
+    intervals[f] = binary[f] ? 2 : cuts.length + 1;
+    integral[f] = cuts.length > 0 && cuts.every((t) => Number.isInteger(t - 0.5)) ? 1 : 0;
+  }
+  return { ok: true, axes: { binary, intervals, thresholds, integral } };
+}
+
+/** Index of an exact threshold of feature f (thresholds come from the same forest, so they match exactly). */
+function indexOf(axes: FeatureAxes, f: number, threshold: number): number {
+  const cuts = axes.thresholds[f];
+  let low = 0;
+  let high = cuts.length - 1;
+  while (low <= high) {
+    const mid = (low + high) >>> 1;
+    if (cuts[mid] < threshold) low = mid + 1;
+    else if (cuts[mid] > threshold) high = mid - 1;
+    else return mid;
+  }
+  throw new Error(`feature ${f}: threshold ${threshold} is not one of the forest's`);
+}
+
+/**
+ * The interval indices [low, high] a path's box on one feature allows (low > high when the path's
+ * conditions contradict each other: no value reaches the leaf). On a binary feature a `<=` step
+ * means 0 and a `>` step means 1, whatever the threshold in (0, 1).
+ */
+export function intervalIndexRange(axes: FeatureAxes, box: FeatureInterval): [number, number] {
+  const f = box.feature;
+  if (axes.binary[f]) return [box.lower === undefined ? 0 : 1, box.upper === undefined ? 1 : 0];
+  const low = box.lower === undefined ? 0 : indexOf(axes, f, box.lower) + 1;
+  const high = box.upper === undefined ? axes.intervals[f] - 1 : indexOf(axes, f, box.upper);
+  return [low, high];
+}
+
+/** Threshold index of the cut between intervals c - 1 and c of feature f (as a split `x <= T[c-1]`). */
+export function cutIndexOfSplit(axes: FeatureAxes, f: number, threshold: number): number {
+  return axes.binary[f] ? 1 : indexOf(axes, f, threshold) + 1;
+}
+
+/**
+ * The values interval indices low..high of feature f stand for: (lower, upper], lower exclusive
+ * and upper inclusive, either end infinite. A binary feature's 0 is (-Infinity, smallest
+ * threshold] and its 1 is (largest threshold, +Infinity).
+ */
+export function intervalBounds(axes: FeatureAxes, f: number, low: number, high: number): [number, number] {
+  const cuts = axes.thresholds[f];
+  // A binary feature no split uses (a group forced it) is cut at 0.5.
+  if (axes.binary[f]) return [low === 0 ? -Infinity : (cuts[cuts.length - 1] ?? 0.5), high === 1 ? Infinity : (cuts[0] ?? 0.5)];
+  return [low === 0 ? -Infinity : cuts[low - 1], high === axes.intervals[f] - 1 ? Infinity : cuts[high]];
+}
+
+/**
+ * One point to stand for a row whose value lies in (lower, upper]: null when both ends are open
+ * (the model says nothing about the value). For an integer-valued feature (see `integral`), the
+ * middle integer of the interval, or the integer nearest the finite end; otherwise the midpoint,
+ * or the finite end itself. The midpoint minimises the worst-case error when nothing else is known;
+ * toward an open side there is no scale, and scikit-learn puts every threshold halfway between two
+ * training values, so the finite end is within half a gap of a value some training row holds.
+ * It is a guess, not a certified value: only the interval is what the model proves. The value is
+ * returned as a float32 inside the interval (see `insideAsFloat32`).
+ */
+export function representative(lower: number, upper: number, integral: boolean): number | null {
+  const openBelow = lower === -Infinity;
+  const openAbove = upper === Infinity;
+  if (openBelow && openAbove) return null;
+  let guess: number;
+  if (integral && Math.floor(lower) + 1 <= Math.floor(upper)) {
+    // Integers in (lower, upper]: floor(lower) + 1 .. floor(upper).
+    const first = Math.floor(lower) + 1;
+    const last = Math.floor(upper);
+    guess = openBelow ? last : openAbove ? first : Math.floor((first + last) / 2);
+  } else guess = openBelow ? upper : openAbove ? lower : (lower + upper) / 2;
+  return insideAsFloat32(guess, lower, upper);
+}
+
+/**
+ * scikit-learn compares a feature cast to float32 with a float64 threshold: the value given must
+ * still fall in (lower, upper] after that cast, so that it reaches the leaves its row claims (the
+ * open end `lower` itself does not: the next float32 above it is taken).
+ */
+function insideAsFloat32(value: number, lower: number, upper: number): number {
+  const inside = (v: number) => v > lower && v <= upper;
+  const cast = Math.fround(value);
+  if (inside(cast)) return cast;
+  const above = nextFloat32Above(lower);
+  if (inside(above)) return above;
+  return value;
+}
+
+function nextFloat32Above(value: number): number {
+  const cast = Math.fround(value);
+  if (cast > value) return cast;
+  const bits = new Float32Array([cast]);
+  const word = new Int32Array(bits.buffer);
+  if (cast === 0) word[0] = 1;
+  else if (cast > 0) word[0]++;
+  else word[0]--;
+  return bits[0];
+}

@@ -1,0 +1,123 @@
+/**
+ * The command line's reconstruction step, run after linting on each readable model, one model
+ * at a time: the assessment (declared groups -> engine within the budget -> summary and finding),
+ * then, when asked, the evaluation against the true training data and the CSV of the rows.
+ * The rows themselves are personal data: they go to the CSV file the user named and nowhere else.
+ */
+import { promises as fs } from 'node:fs';
+import type { FileReport } from '../linter';
+import type { Forest } from '../forest/schema';
+import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
+import { RunContext } from '../attacks/reconstruction/context';
+import { assessRecoverability } from '../recoverability/assess';
+import { declaredGroupsFor, type GroupDeclaration } from '../recoverability/declared-groups';
+import { summarizeReconstruction } from '../recoverability/summary';
+import type { SeverityOverrides } from '../rules';
+import type { ReconstructionThresholds } from '../rules/reconstructable-training-set';
+import { alignTrainingData, type AlignedTrainingData, type TrainingData } from '../evaluate/training-data';
+import { evaluateAgainstTruth } from '../evaluate/evaluation';
+import { DEFAULT_LABEL_COLUMN, reconstructionCsv } from '../report/reconstruction-csv';
+
+export interface ReconstructionStepOptions {
+  /** 0: do not reconstruct (recoverability `skipped`). */
+  budgetMs: number;
+  /** Groups declared with --one-hot / --at-most-one. */
+  flagGroups: GroupDeclaration[];
+  thresholds: ReconstructionThresholds;
+  severities: SeverityOverrides;
+  /** Where to write this model's reconstruction, if anywhere. */
+  emitPath?: string;
+  trainingData?: TrainingData;
+  onProgress?: (progress: ReconstructionProgress) => void;
+  /** Messages for stderr. */
+  log: (message: string) => void;
+}
+
+export interface ReconstructionStepOutcome {
+  /** Whether the training data could be lined up with this model (undefined: none given). */
+  trainingDataFits?: boolean;
+  /** The CSV could not be written (an I/O error: the CLI exits 2). */
+  writeFailed?: boolean;
+}
+
+const SOURCE_FLAGS = 'command line';
+
+/** Fills `report.recoverability` (and `evaluation`), appends the finding; drops the kept IR. */
+export async function reconstructReport(report: FileReport, options: ReconstructionStepOptions): Promise<ReconstructionStepOutcome> {
+  const forest = report.forest;
+  if (!forest) return {};
+  delete report.forest; // the IR can be large; the report no longer needs it
+  const extra = options.flagGroups.length ? [{ source: SOURCE_FLAGS, declarations: options.flagGroups }] : [];
+
+  let result: ReconstructionResult;
+  if (options.budgetMs <= 0) {
+    const declared = await declaredGroupsFor(report.path, forest, extra);
+    result = new RunContext({ budgetMs: 0 }).answer({
+      status: 'skipped',
+      reason: 'not run: the time budget is 0 (--budget 0)',
+      rows: report.model?.trainingRows ?? forest.training.rows ?? null,
+      certifiedRows: 0,
+    });
+    report.recoverability = summarizeReconstruction(forest, result, { declared: declared.groups.length, sources: declared.sources, problems: declared.problems });
+  } else {
+    const assessment = await assessRecoverability(report.path, forest, {
+      budgetMs: options.budgetMs,
+      groups: extra,
+      thresholds: options.thresholds,
+      severities: options.severities,
+      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+    });
+    result = assessment.result;
+    report.recoverability = assessment.recoverability;
+    report.findings.push(...assessment.findings);
+  }
+
+  const outcome: ReconstructionStepOutcome = {};
+  let aligned: AlignedTrainingData | undefined;
+  if (options.trainingData) {
+    const fit = alignTrainingData(options.trainingData, forest);
+    outcome.trainingDataFits = fit.ok;
+    if (fit.ok) {
+      aligned = fit.aligned;
+      const declared = await declaredGroupsFor(report.path, forest, extra);
+      report.evaluation = evaluateAgainstTruth(options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes);
+    } else {
+      report.evaluation = {
+        trainingData: options.trainingData.path,
+        rowsCompared: 0,
+        reconstructedRows: result.reconstructedRows,
+        error: null,
+        perfectRows: null,
+        consistentRows: null,
+        undeterminedValues: null,
+        randomBaseline: null,
+        problem: fit.problem,
+      };
+      options.log(`${report.path}: --training-data does not fit this model: ${fit.problem}`);
+    }
+  }
+
+  if (options.emitPath) outcome.writeFailed = !(await emit(report, forest, result, options.emitPath, aligned, options));
+  return outcome;
+}
+
+/** Writes the CSV; false when it could not be written. */
+async function emit(report: FileReport, forest: Forest, result: ReconstructionResult, path: string, aligned: AlignedTrainingData | undefined, options: ReconstructionStepOptions): Promise<boolean> {
+  if (result.reconstruction.length === 0) {
+    options.log(`${report.path}: no reconstruction (${result.status}${result.reason ? `: ${result.reason}` : ''}); nothing written to ${path}`);
+    return true;
+  }
+  const columns = {
+    features: aligned?.featureColumns ?? forest.features.map((feature) => feature.name),
+    label: aligned ? options.trainingData!.labelColumn : DEFAULT_LABEL_COLUMN,
+  };
+  try {
+    await fs.writeFile(path, reconstructionCsv(result.reconstruction, columns));
+  } catch (error) {
+    options.log(`${report.path}: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return false;
+  }
+  const certified = result.reconstruction.filter((row) => row.certified).length;
+  options.log(`${report.path}: reconstruction written to ${path} (${result.reconstruction.length} rows, ${certified} certified)`);
+  return true;
+}

@@ -1,0 +1,102 @@
+/**
+ * XGBoost files, recognised by content, read without running XGBoost:
+ *   xgboost-json       save_model("m.json")            JSON text, findings point into it
+ *   xgboost-ubj        save_model("m.ubj") (2.1+ default) UBJSON, binary: findings are per file
+ *   xgboost-dump       dump_model("d.txt")             text dump, findings point at node lines
+ *   xgboost-dump-json  dump_model(..., dump_format="json")
+ */
+import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
+import type { ModelPath, ModelReader, ReadResult, SourceRange } from '../types';
+import { positionOf, readJsonDump, readTextDump, TEXT_LINES } from './dumps';
+import { buildForest } from './model';
+import { decodeUbjson } from './ubjson';
+
+type Kind = 'xgboost-json' | 'xgboost-ubj' | 'xgboost-dump' | 'xgboost-dump-json';
+
+const HEAD = 4096;
+
+function headText(bytes: Uint8Array): string {
+  return Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, HEAD)).toString('utf8');
+}
+
+/** What kind of XGBoost file the bytes are, from their first few kilobytes. */
+export function detectXgboost(bytes: Uint8Array): Kind | undefined {
+  if (bytes.length < 2) return undefined;
+  // UBJSON object: `{` then a key length marker (or an optimised-container header).
+  if (bytes[0] === 0x7b && 'iUIlL$#'.includes(String.fromCharCode(bytes[1]))) {
+    const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 256)).toString('latin1');
+    return head.includes('learner') ? 'xgboost-ubj' : undefined;
+  }
+  const head = headText(bytes).replace(/^\uFEFF/, '');
+  const trimmed = head.trimStart();
+  if (trimmed.startsWith('{')) return /"learner"\s*:/.test(head) && /"gradient_booster"|"learner_model_param"|"attributes"|"feature_names"/.test(head) ? 'xgboost-json' : undefined;
+  if (trimmed.startsWith('[')) return /^\[\s*\{\s*"nodeid"\s*:/.test(trimmed) ? 'xgboost-dump-json' : undefined;
+  const firstLine = trimmed.split('\n', 1)[0].replace(/\r$/, '');
+  if (TEXT_LINES.booster.test(firstLine) || TEXT_LINES.split.test(firstLine) || TEXT_LINES.leaf.test(firstLine)) return 'xgboost-dump';
+  return undefined;
+}
+
+/** Finds, on first use, the entry of a node in `trees[t].sum_hessian` (the cover that leaks) in a JSON model. */
+function jsonLocator(text: string, nodeIds: (readonly number[] | undefined)[]): (path: ModelPath) => SourceRange | undefined {
+  let tree: JsonNode | undefined;
+  let lineStarts: number[] | undefined;
+  return (path) => {
+    if (path.tree === undefined) return undefined;
+    tree ??= parseTree(text);
+    if (!tree) return undefined;
+    const base = ['learner', 'gradient_booster', 'model', 'trees', path.tree];
+    let node: JsonNode | undefined;
+    if (path.node !== undefined) {
+      const id = nodeIds[path.tree]?.[path.node] ?? path.node;
+      node = findNodeAtLocation(tree, [...base, 'sum_hessian', id]) ?? findNodeAtLocation(tree, [...base, 'left_children', id]);
+    }
+    // dart keeps its trees one level deeper
+    node ??= findNodeAtLocation(tree, base) ?? findNodeAtLocation(tree, ['learner', 'gradient_booster', 'gbtree', 'model', 'trees', path.tree]);
+    if (!node) return undefined;
+    if (!lineStarts) {
+      lineStarts = [0];
+      for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
+    }
+    return { start: positionOf(lineStarts, node.offset), end: positionOf(lineStarts, node.offset + node.length) };
+  };
+}
+
+function finish(text: string | undefined, format: Kind, root: unknown): ReadResult {
+  const built = buildForest(root);
+  if (!built.ok) return { kind: 'unreadable', format, reason: built.reason, detail: sentence(built.detail) };
+  const nodeIds = built.forest.trees.map((t) => t.boosting?.nodeId);
+  return { kind: 'model', format, forest: built.forest, notes: built.notes, ...(text !== undefined ? { locate: jsonLocator(text, nodeIds) } : {}) };
+}
+
+const sentence = (detail: string) => (/[.!?]$/.test(detail) ? detail : `${detail}.`);
+
+export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
+  const kind = detectXgboost(bytes) ?? (/\.ubj$/i.test(fileName) ? 'xgboost-ubj' : undefined);
+  if (!kind) return { kind: 'unreadable', format: 'xgboost', reason: 'not-a-model', detail: 'the content is not an XGBoost model or dump.' };
+  if (kind === 'xgboost-ubj') {
+    const decoded = decodeUbjson(bytes);
+    if (!decoded.ok) return { kind: 'unreadable', format: kind, reason: decoded.reason, detail: sentence(`the UBJSON is ${decoded.reason}: ${decoded.detail}`) };
+    return finish(undefined, kind, decoded.value);
+  }
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
+  if (kind === 'xgboost-json') {
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch (error) {
+      const message = (error as Error).message;
+      const reason = /end of JSON input|Unterminated/i.test(message) ? 'truncated' : 'corrupt';
+      return { kind: 'unreadable', format: kind, reason, detail: `the file is not valid JSON (${message}).` };
+    }
+    return finish(text, kind, json);
+  }
+  const dump = kind === 'xgboost-dump' ? readTextDump(text) : readJsonDump(text);
+  if (!dump.ok) return { kind: 'unreadable', format: kind, reason: dump.reason, detail: sentence(dump.detail) };
+  return { kind: 'model', format: kind, forest: dump.forest, notes: dump.notes, locate: dump.locate };
+}
+
+export const xgboostReader: ModelReader = {
+  format: 'xgboost',
+  sniff: (bytes, fileName) => detectXgboost(bytes) !== undefined || (/\.ubj$/i.test(fileName) && bytes[0] === 0x7b),
+  read: readXgboost,
+};

@@ -1,0 +1,240 @@
+/**
+ * XGBoost `save_model` output (JSON or UBJSON, decoded to the same plain values) into the IR.
+ * Follows XGBoost's JSON schema (doc/model.schema): `learner.gradient_booster.model.trees[]` with
+ * column arrays per tree, `tree_info` (output group of each tree), `learner_model_param`
+ * (base_score, num_class) and `objective`. Versions differ in details handled here:
+ *  - base_score is a string, "5E-1" (1.x, 2.x) or a bracketed list "[5E-1]" / "[a,b,c]" (3.1+);
+ *  - 2.x estimates base_score from the labels (the intercept) instead of using 0.5;
+ *  - trees with vector leaves (multi_strategy="multi_output_tree", 2.x) have no hessian sums.
+ * Hyper-parameters are not part of a saved model; the scikit-learn wrapper stores its own
+ * (`learner.attributes.scikit_learn`), which is read when present.
+ */
+import type { ForestInput, Tree } from '../../forest/schema';
+import type { UnreadableReason } from '../types';
+import { toIrTree, type NativeTree } from './tree';
+
+export type ModelBuild =
+  | { ok: true; forest: ForestInput; notes: string[] }
+  | { ok: false; reason: UnreadableReason; detail: string };
+
+type Obj = { [key: string]: unknown };
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+class Refusal extends Error {
+  constructor(readonly reason: UnreadableReason, detail: string) {
+    super(detail);
+  }
+}
+
+const corrupt = (detail: string) => new Refusal('corrupt', detail);
+
+function numbers(tree: Obj, key: string, t: number, n: number, required: boolean): number[] | undefined {
+  const v = tree[key];
+  if (v === undefined && !required) return undefined;
+  if (!Array.isArray(v)) throw corrupt(`tree ${t} has no array ${key}`);
+  if (v.length !== n) throw corrupt(`tree ${t}: ${key} has ${v.length} entries for ${n} nodes`);
+  for (let i = 0; i < n; i++) {
+    const x = v[i];
+    if (typeof x === 'boolean') continue;
+    if (typeof x !== 'number' || Number.isNaN(x)) throw corrupt(`tree ${t}: ${key}[${i}] is not a number`);
+  }
+  return v.map((x) => (typeof x === 'boolean' ? Number(x) : (x as number)));
+}
+
+/** "5E-1", "[5E-1]", "[2.5E-1,3E-1]" or a number. */
+export function parseBaseScore(value: unknown): number[] | undefined {
+  if (typeof value === 'number' && Number.isFinite(value)) return [value];
+  if (typeof value !== 'string') return undefined;
+  const text = value.trim();
+  const inner = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const parts = inner.split(',').map((s) => Number(s.trim()));
+  return parts.length > 0 && parts.every((x) => Number.isFinite(x)) && inner.trim() !== '' ? parts : undefined;
+}
+
+const intParam = (v: unknown): number | undefined => {
+  const n = typeof v === 'string' ? Number(v) : v;
+  return typeof n === 'number' && Number.isInteger(n) ? n : undefined;
+};
+
+/** Scikit-learn wrapper names -> XGBoost's own parameter names, for the ones that matter here. */
+const WRAPPER_PARAMS: [string, string][] = [
+  ['learning_rate', 'eta'],
+  ['reg_lambda', 'lambda'],
+  ['reg_alpha', 'alpha'],
+  ['max_delta_step', 'max_delta_step'],
+  ['subsample', 'subsample'],
+  ['min_child_weight', 'min_child_weight'],
+  ['max_depth', 'max_depth'],
+  ['n_estimators', 'n_estimators'],
+  ['gamma', 'gamma'],
+  ['colsample_bytree', 'colsample_bytree'],
+  ['base_score', 'base_score'],
+];
+
+function wrapperMeta(learner: Obj): Obj | undefined {
+  const attributes = learner.attributes;
+  if (!isObj(attributes) || typeof attributes.scikit_learn !== 'string') return undefined;
+  try {
+    // Python's json.dumps writes NaN and Infinity (e.g. `"missing": NaN`), which JSON does not have.
+    const text = attributes.scikit_learn.replace(/([:,[]\s*)-?(?:NaN|Infinity)\b/g, '$1null');
+    const meta = JSON.parse(text);
+    return isObj(meta) ? meta : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function buildForest(root: unknown): ModelBuild {
+  try {
+    return build(root);
+  } catch (error) {
+    if (error instanceof Refusal) return { ok: false, reason: error.reason, detail: error.message };
+    throw error;
+  }
+}
+
+function build(root: unknown): ModelBuild {
+  if (!isObj(root) || !isObj(root.learner)) throw new Refusal('not-a-model', 'the file has no `learner` object, so it is not an XGBoost model saved with save_model');
+  const learner = root.learner;
+  const notes: string[] = [];
+  const version = Array.isArray(root.version) && root.version.every((x) => Number.isInteger(x)) ? (root.version as number[]) : undefined;
+
+  let booster = learner.gradient_booster;
+  if (!isObj(booster)) throw corrupt('learner.gradient_booster is missing');
+  const boosterName = booster.name;
+  if (boosterName === 'gblinear') throw new Refusal('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
+  if (boosterName === 'dart') {
+    notes.push('booster: dart (tree outputs are scaled by weight_drop)');
+    booster = booster.gbtree;
+    if (!isObj(booster)) throw corrupt('the dart booster has no gbtree');
+  } else if (boosterName !== 'gbtree') {
+    throw new Refusal('unsupported-estimator', `the booster is ${JSON.stringify(boosterName)}; only gbtree and dart are read`);
+  }
+  const model = booster.model;
+  if (!isObj(model) || !Array.isArray(model.trees)) throw corrupt('gradient_booster.model.trees is missing');
+  const rawTrees = model.trees;
+  if (rawTrees.length === 0) throw new Refusal('unsupported-estimator', 'the model has no trees (it was never trained)');
+  const treeInfo = Array.isArray(model.tree_info) ? model.tree_info : [];
+
+  const param = isObj(learner.learner_model_param) ? learner.learner_model_param : {};
+  const baseScore = parseBaseScore(param.base_score) ?? [0.5];
+  if (param.base_score === undefined) notes.push('base_score not stated; using 0.5');
+  const objective = isObj(learner.objective) && typeof learner.objective.name === 'string' ? learner.objective.name : 'unknown';
+  const numClass = intParam(param.num_class) ?? 0;
+  const outputGroups = Math.max(1, numClass, intParam(param.num_target) ?? 1);
+
+  const meta = wrapperMeta(learner);
+  const hyperParameters: Record<string, string | number | boolean | null> = {};
+  if (meta) {
+    for (const [wrapperName, nativeName] of WRAPPER_PARAMS) {
+      const v = meta[wrapperName];
+      if (typeof v === 'number' || typeof v === 'string' || typeof v === 'boolean' || v === null) hyperParameters[nativeName] = v;
+    }
+  }
+  if (isObj(learner.objective)) {
+    const lossParam = learner.objective.reg_loss_param;
+    if (isObj(lossParam) && lossParam.scale_pos_weight !== undefined) {
+      const spw = Number(lossParam.scale_pos_weight);
+      if (Number.isFinite(spw)) hyperParameters.scale_pos_weight = spw;
+    }
+  }
+
+  const isMulti = objective.startsWith('multi:');
+  const isBinary = objective.startsWith('binary:');
+  let classes: (string | number | boolean)[] = [];
+  if (isBinary) classes = [0, 1];
+  else if (isMulti) classes = Array.from({ length: Math.max(2, numClass) }, (_, c) => c);
+  if (meta && Array.isArray(meta.classes_) && meta.classes_.length === classes.length && meta.classes_.every((c) => ['string', 'number', 'boolean'].includes(typeof c))) {
+    classes = meta.classes_ as (string | number | boolean)[];
+  }
+  const weightColumns = Math.max(1, classes.length);
+
+  const names = Array.isArray(learner.feature_names) ? learner.feature_names.filter((x): x is string => typeof x === 'string') : [];
+  const types = Array.isArray(learner.feature_types) ? learner.feature_types : [];
+  let numFeature = intParam(param.num_feature) ?? 0;
+
+  const trees: Tree[] = [];
+  for (let t = 0; t < rawTrees.length; t++) {
+    const raw = rawTrees[t];
+    if (!isObj(raw)) throw corrupt(`tree ${t} is not an object`);
+    const tp = isObj(raw.tree_param) ? raw.tree_param : {};
+    const leafVector = intParam(tp.size_leaf_vector) ?? 0;
+    if (leafVector > 1) throw new Refusal('unsupported-estimator', `tree ${t} has vector leaves (${leafVector} targets, multi_strategy="multi_output_tree"); these trees store no hessian sums and are not read yet`);
+    const left = raw.left_children;
+    if (!Array.isArray(left)) throw corrupt(`tree ${t} has no left_children`);
+    const n = intParam(tp.num_nodes) ?? left.length;
+    if (n !== left.length || n === 0) throw corrupt(`tree ${t}: num_nodes is ${tp.num_nodes} but left_children has ${left.length} entries`);
+    const splitType = numbers(raw, 'split_type', t, n, false);
+    if (splitType?.some((s) => s !== 0)) throw new Refusal('unsupported-estimator', `tree ${t} has categorical splits; they are not read yet`);
+    const featureCol = numbers(raw, 'split_indices', t, n, true)!;
+    const native: NativeTree = {
+      size: n,
+      left: numbers(raw, 'left_children', t, n, true)!,
+      right: numbers(raw, 'right_children', t, n, true)!,
+      feature: featureCol,
+      threshold: numbers(raw, 'split_conditions', t, n, true)!,
+      defaultLeft: numbers(raw, 'default_left', t, n, false)?.map((x) => x !== 0),
+      cover: numbers(raw, 'sum_hessian', t, n, false),
+      baseWeight: numbers(raw, 'base_weights', t, n, false),
+      leafValue: numbers(raw, 'split_conditions', t, n, true)!,
+      gain: numbers(raw, 'loss_changes', t, n, false),
+      group: 0,
+    };
+    const group = treeInfo[t];
+    native.group = typeof group === 'number' && Number.isInteger(group) && group >= 0 && group < outputGroups ? group : 0;
+    const built = toIrTree(native, weightColumns);
+    if (!built.ok) throw corrupt(`tree ${t}: ${built.problem}`);
+    for (let i = 0; i < built.tree.left.length; i++) {
+      if (built.tree.left[i] === -1) continue;
+      const f = built.tree.feature[i];
+      if (!Number.isInteger(f) || f < 0 || f > 1e8) throw corrupt(`tree ${t} splits on feature ${f}`);
+      if (f >= numFeature) numFeature = f + 1;
+    }
+    trees.push(built.tree);
+  }
+
+  const features = Array.from({ length: Math.max(numFeature, names.length) }, (_, f) => ({
+    name: names[f] ?? `f${f}`,
+    kind: kindOf(types[f]),
+  }));
+  const estimator = meta?._estimator_type === 'classifier' ? 'XGBClassifier' : meta?._estimator_type === 'regressor' ? 'XGBRegressor' : 'Booster';
+  const forest: ForestInput = {
+    library: { name: 'xgboost', ...(version ? { version: version.join('.') } : {}) },
+    estimator,
+    task: isBinary || isMulti ? 'classification' : 'regression',
+    classes,
+    features,
+    splitRule: 'less',
+    hyperParameters,
+    training: { bootstrap: false },
+    trees,
+    boosting: {
+      objective,
+      baseScore,
+      baseScoreStated: param.base_score !== undefined,
+      outputGroups,
+      source: 'model',
+      ...(version ? { libraryVersion: version } : {}),
+    },
+  };
+  notes.push(`objective: ${objective}`, `base_score: ${baseScore.join(', ')}`);
+  if (!meta) notes.push('hyper-parameters: not stored by save_model (learning rate and lambda are inferred from the trees where needed)');
+  return { ok: true, forest, notes };
+}
+
+/** XGBoost feature types: q (quantitative), i (indicator), int, float, c (categorical). */
+function kindOf(type: unknown): 'numeric' | 'binary' | 'categorical' | 'unknown' {
+  switch (type) {
+    case 'q':
+    case 'float':
+    case 'int':
+      return 'numeric';
+    case 'i':
+      return 'binary';
+    case 'c':
+      return 'categorical';
+    default:
+      return 'unknown';
+  }
+}

@@ -1,0 +1,72 @@
+/**
+ * What the server, the reconstruction pool and the reconstruction worker exchange: the request
+ * (settings that change the answer), the outcome (the summary and the finding, never the
+ * reconstructed rows: they are personal data and nothing in the editor asks for them yet), and the
+ * cache key that names the inputs of an answer. No worker API here, so tests can import it.
+ */
+import { createHash } from 'node:crypto';
+import { promises as fs } from 'node:fs';
+import type { ReconstructionProgress } from './attacks/reconstruction/types';
+import type { GroupDeclaration } from './recoverability/declared-groups';
+import { sidecarPaths } from './recoverability/declared-groups';
+import type { Recoverability } from './recoverability/summary';
+import type { SeverityOverrides } from './rules';
+import type { ReconstructionThresholds } from './rules/reconstructable-training-set';
+import type { Finding } from './rules/types';
+
+export interface ReconstructionRequest {
+  budgetMs: number;
+  maxFileBytes: number;
+  /** Groups from the settings (`modelPrivacyLint.reconstruction.groups`); the sidecar adds its own. */
+  groups: GroupDeclaration[];
+  thresholds: ReconstructionThresholds;
+  severities: SeverityOverrides;
+}
+
+export interface ReconstructionOutcome {
+  path: string;
+  /** sha256 of the model bytes the worker read. */
+  contentHash: string;
+  /** The inputs this answer depends on (see `reconstructionKey`); empty when not cacheable. */
+  key: string;
+  recoverability: Recoverability;
+  findings: Finding[];
+}
+
+export type { ReconstructionProgress };
+
+/** A summary for a run that never reached the engine (unreadable model, worker fault). */
+export function recoverabilityWithout(status: 'skipped' | 'failed', reason: string): Recoverability {
+  return {
+    status,
+    method: 'none',
+    rows: null,
+    certifiedRows: 0,
+    reconstructedRows: 0,
+    seconds: 0,
+    reason,
+    determinedFeatures: {},
+    groups: { declared: 0, sources: [], problems: [] },
+  };
+}
+
+/** The text of the sidecar the engine would read for this model ('' when there is none). */
+async function sidecarText(modelPath: string): Promise<string> {
+  for (const path of sidecarPaths(modelPath)) {
+    try {
+      return `${path}\n${await fs.readFile(path, 'utf8')}`;
+    } catch {
+      // not there: try the next name
+    }
+  }
+  return '';
+}
+
+/**
+ * Names everything a reconstruction's answer depends on: the model's bytes (by hash), its sidecar
+ * and the settings. Equal keys, equal answers (up to timing), so a cached answer can be reused.
+ */
+export async function reconstructionKey(modelPath: string, contentHash: string, request: ReconstructionRequest): Promise<string> {
+  const sidecar = await sidecarText(modelPath);
+  return createHash('sha256').update(JSON.stringify([contentHash, sidecar, request])).digest('hex');
+}

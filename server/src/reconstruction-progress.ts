@@ -1,0 +1,73 @@
+/**
+ * One running reconstruction shown as LSP work-done progress (server-initiated: VS Code shows it in
+ * the status bar, with a cancel button). Creating the progress is a request to the client, so
+ * reports that come before the reply are held, and an end before the reply still ends it.
+ */
+import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import type { ReconstructionProgress } from './reconstruction-job';
+
+const PHASE_WORDS: Record<ReconstructionProgress['phase'], string> = {
+  cells: 'finding the cells of feature space',
+  formulation: 'building the integer program',
+  propagation: 'propagating the leaf counts',
+  milp: 'solving the integer program (HiGHS)',
+  certify: 'certifying rows',
+  search: 'searching',
+};
+
+/** The message and percentage VS Code shows for a progress report of the engine. */
+export function describeProgress(progress: ReconstructionProgress): { message: string; percentage?: number } {
+  let message = PHASE_WORDS[progress.phase];
+  if (progress.cells !== undefined) message += ` (${progress.cells.toLocaleString('en-US')} found)`;
+  if (progress.done !== undefined && progress.total !== undefined && progress.total > 0) {
+    message += ` ${progress.done}/${progress.total}`;
+    return { message, percentage: Math.min(100, Math.floor((100 * progress.done) / progress.total)) };
+  }
+  return { message };
+}
+
+export class ProgressDisplay {
+  private reporter: WorkDoneProgressServerReporter | undefined;
+  private ended = false;
+  private held: { message: string; percentage?: number } | undefined;
+  /** Percentages only rise: phases without a count keep the last one. */
+  private percentage = 0;
+
+  constructor(
+    create: () => Promise<WorkDoneProgressServerReporter>,
+    title: string,
+    private readonly fileName: string,
+    onCancel: () => void,
+  ) {
+    create().then(
+      (reporter) => {
+        if (this.ended) {
+          reporter.done();
+          return;
+        }
+        this.reporter = reporter;
+        reporter.token.onCancellationRequested(onCancel);
+        reporter.begin(title, this.percentage, `${fileName}: ${this.held?.message ?? 'starting'}`, true);
+      },
+      () => {
+        // The client refused or does not support it: the status item still tells what runs.
+      },
+    );
+  }
+
+  report(progress: ReconstructionProgress): void {
+    const { message, percentage } = describeProgress(progress);
+    if (percentage !== undefined) this.percentage = Math.max(this.percentage, percentage);
+    if (!this.reporter) {
+      this.held = { message };
+      return;
+    }
+    this.reporter.report(this.percentage, `${this.fileName}: ${message}`);
+  }
+
+  end(): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.reporter?.done();
+  }
+}

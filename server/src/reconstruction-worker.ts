@@ -1,0 +1,83 @@
+/**
+ * Worker-thread entry of the reconstruction: reads the model again (with the completed IR kept),
+ * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
+ * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
+ * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
+ * The reconstructed rows stay here: only the summary leaves the worker.
+ */
+import { basename } from 'node:path';
+import { parentPort } from 'node:worker_threads';
+import { lintFile } from './linter';
+import { assessRecoverability } from './recoverability/assess';
+import {
+  reconstructionKey,
+  recoverabilityWithout,
+  type ReconstructionOutcome,
+  type ReconstructionProgress,
+  type ReconstructionRequest,
+} from './reconstruction-job';
+
+interface Job {
+  id: number;
+  path: string;
+  options: ReconstructionRequest;
+}
+
+/** Progress of one phase is posted at most this often; a new phase always is. */
+const PROGRESS_INTERVAL_MS = 100;
+
+/**
+ * Test hook: `MODEL_PRIVACY_LINT_TEST_FAULT=oom:<file name>` (or `exit:`) makes the job for that
+ * file exhaust the heap ceiling (or exit), so tests can check that a worker fault is reported and
+ * that the next file gets a fresh worker. Unset in normal use.
+ */
+function injectFault(path: string): void {
+  const [kind, name] = (process.env.MODEL_PRIVACY_LINT_TEST_FAULT ?? '').split(':');
+  if (name !== basename(path)) return;
+  if (kind === 'exit') process.exit(70);
+  if (kind === 'oom') {
+    const hog: number[][] = [];
+    for (;;) hog.push(new Array(1e6).fill(hog.length));
+  }
+}
+
+async function run(job: Job): Promise<ReconstructionOutcome> {
+  const { path, options } = job;
+  const report = await lintFile(path, { keepForest: true, maxFileBytes: options.maxFileBytes, severities: options.severities });
+  if (!report.forest) {
+    const reason = 'the model could not be read (see its other findings)';
+    return { path, contentHash: report.contentHash, key: '', recoverability: recoverabilityWithout('skipped', reason), findings: [] };
+  }
+  injectFault(path);
+  const key = await reconstructionKey(path, report.contentHash, options);
+  let lastPhase = '';
+  let lastPost = 0;
+  const onProgress = (progress: ReconstructionProgress) => {
+    const now = Date.now();
+    if (progress.phase === lastPhase && now - lastPost < PROGRESS_INTERVAL_MS) return;
+    lastPhase = progress.phase;
+    lastPost = now;
+    parentPort!.postMessage({ id: job.id, progress });
+  };
+  const { recoverability, findings } = await assessRecoverability(path, report.forest, {
+    budgetMs: options.budgetMs,
+    onProgress,
+    groups: options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [],
+    thresholds: options.thresholds,
+    severities: options.severities,
+  });
+  return { path, contentHash: report.contentHash, key, recoverability, findings };
+}
+
+parentPort?.on('message', (job: Job) => {
+  run(job).then(
+    (outcome) => parentPort!.postMessage({ id: job.id, outcome }),
+    (error: unknown) => {
+      // A bug, or a solver fault that surfaced as an exception (a WebAssembly abort leaves HiGHS
+      // unusable): report it, and ask for a fresh worker for the next job.
+      const reason = `the reconstruction failed: ${(error as Error)?.message ?? String(error)}`;
+      const outcome: ReconstructionOutcome = { path: job.path, contentHash: '', key: '', recoverability: recoverabilityWithout('failed', reason), findings: [] };
+      parentPort!.postMessage({ id: job.id, outcome, restart: true });
+    },
+  );
+});

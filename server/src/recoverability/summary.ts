@@ -1,0 +1,56 @@
+/**
+ * The `recoverability` block of a file's report (CLI JSON contract, report, diagnostics): the
+ * reconstruction's result without the reconstructed rows, which are personal data and only
+ * leave the engine when asked for (`--emit-reconstruction`, the report's explicit reveal).
+ */
+import type { Forest } from '../forest/schema';
+import type { ReconstructionMethod, ReconstructionResult, ReconstructionStatus } from '../attacks/reconstruction/types';
+
+export interface Recoverability {
+  status: ReconstructionStatus;
+  /** Which formulation answered (`aggregated`, `replayed-bootstrap`, ...); `none` when skipped. */
+  method: ReconstructionMethod;
+  /** Training rows N the model states; null when unknown. */
+  rows: number | null;
+  /** Rows proven, from the model alone, to be in the training data. */
+  certifiedRows: number;
+  /** Rows of the reconstruction (certified or not). */
+  reconstructedRows: number;
+  seconds: number;
+  /** Why the status is not exact (skipped, timeout, failed, or why the answer is only bounded). */
+  reason?: string;
+  /**
+   * Per feature name: in how many certified rows its value is determined. A feature the model
+   * never splits on is determined in none: the model says nothing about it.
+   */
+  determinedFeatures: Record<string, number>;
+  /** Where declared categorical groups came from, and declarations that were ignored. */
+  groups: { declared: number; sources: string[]; problems: string[] };
+}
+
+export function summarizeReconstruction(
+  forest: Pick<Forest, 'features'>,
+  result: ReconstructionResult,
+  groups: Recoverability['groups'],
+): Recoverability {
+  const determinedFeatures: Record<string, number> = {};
+  forest.features.forEach((feature) => (determinedFeatures[feature.name] = 0));
+  for (const row of result.reconstruction) {
+    if (!row.certified) continue;
+    row.values.forEach((value, f) => {
+      const name = forest.features[f]?.name;
+      if (value !== null && name !== undefined) determinedFeatures[name] += 1;
+    });
+  }
+  return {
+    status: result.status,
+    method: result.method,
+    rows: result.rows,
+    certifiedRows: result.certifiedRows,
+    reconstructedRows: result.reconstructedRows,
+    seconds: Math.round(result.seconds * 1000) / 1000,
+    ...(result.reason ? { reason: result.reason } : {}),
+    determinedFeatures,
+    groups,
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * `first-tree-exposes-counts`: a boosted model's first tree (first K trees for K classes) states,
+ * through its hessian sums and weights, how many training rows and how many of each label sit in
+ * every leaf, and so the training-set size and label balance (attacks/first-tree-probe.ts).
+ */
+import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
+import type { Forest } from '../forest/schema';
+import type { ModelRule } from './types';
+import { formatClass, formatInterval, formatNumber, percent, plural } from './format';
+
+/** A class label; dumps state no classes, so their labels are the indices XGBoost trains on. */
+function label(forest: Forest, index: number): string {
+  return index < forest.classes.length ? formatClass(forest, index) : String(index);
+}
+
+const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
+
+function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, classIndex: number): string {
+  const where = leaf.box.map((interval) => formatInterval(forest, interval)).join(', ') || 'the whole feature space';
+  const rows = plural(leaf.rows, 'row');
+  let what = '';
+  if (leaf.positives !== undefined) {
+    what = probe.objective.startsWith('multi')
+      ? `, ${leaf.positives} of class ${label(forest, classIndex)}`
+      : `, ${leaf.positives} with label ${label(forest, 1)}`;
+  } else if (leaf.labelSum !== undefined) {
+    what = `, mean label ${formatNumber(leaf.labelSum / Math.max(1, leaf.rows))}`;
+  }
+  return `node ${leaf.nativeId} (${where}) holds ${rows}${what}`;
+}
+
+export const firstTreeExposesCounts: ModelRule = {
+  id: 'first-tree-exposes-counts',
+  check({ forest }) {
+    if (!forest.boosting) return [];
+    const probe = probeFirstTrees(forest);
+    if (probe.status === 'not-applicable' || probe.rows === undefined) return [];
+    const k = probe.trees.length;
+    const leaves = probe.trees.reduce((sum, t) => sum + t.leaves.length, 0);
+    const which = k === 1 ? 'The first tree' : `The first ${k} trees (one per class)`;
+    let balance = '';
+    if (probe.classCounts) {
+      balance = probe.classCounts.length === 2 && !probe.objective.startsWith('multi')
+        ? `, ${probe.classCounts[1]} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows)})`
+        : ` (${probe.classCounts.map((c, i) => `${label(forest, i)}: ${c}`).join(', ')})`;
+    } else if (probe.labelSum !== undefined) {
+      balance = `, mean label ${formatNumber(probe.labelSum / Math.max(1, probe.rows))}`;
+    }
+    // The most specific leaf: fewest rows (a singleton is a person), ties to the longest path.
+    let worst: { tree: number; leaf: ProbedLeaf; group: number } | undefined;
+    for (const pt of probe.trees) {
+      for (const leaf of pt.leaves) {
+        if (!worst || leaf.rows < worst.leaf.rows || (leaf.rows === worst.leaf.rows && leaf.box.length > worst.leaf.box.length)) worst = { tree: pt.tree, leaf, group: pt.group };
+      }
+    }
+    const singletons = probe.trees.reduce((sum, t) => sum + t.leaves.filter((l) => l.rows === 1).length, 0);
+    const exactness =
+      probe.status === 'exact'
+        ? 'exactly'
+        : probe.status === 'partial'
+          ? `exactly for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}`
+          : 'exactly for rows (labels not determined)';
+    const singletonText = singletons > 0 ? ` ${plural(singletons, 'leaf', 'leaves')} ${singletons === 1 ? 'holds' : 'hold'} a single training row.` : '';
+    const caveats = probe.caveats.length > 0 ? ` ${probe.caveats.map(capitalised).join(' ')}` : '';
+    return [
+      {
+        message:
+          `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in each of its ` +
+          `${plural(leaves, 'leaf', 'leaves')}: ${plural(probe.rows, 'training row')}${balance}. ` +
+          `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group)}.${singletonText}${caveats}`,
+        at: { tree: worst!.tree, node: worst!.leaf.node },
+        data: {
+          status: probe.status,
+          objective: probe.objective,
+          rows: probe.rows,
+          classCounts: probe.classCounts ?? null,
+          labelSum: probe.labelSum ?? null,
+          singletonLeaves: singletons,
+          parameters: probe.parameters,
+          trees: probe.trees.map((t) => ({
+            tree: t.tree,
+            group: t.group,
+            leaves: t.leaves.map((l) => ({ node: l.nativeId, rows: l.rows, positives: l.positives ?? null, ...(l.labelSum !== undefined ? { labelSum: l.labelSum } : {}) })),
+          })),
+          caveats: probe.caveats,
+        },
+      },
+    ];
+  },
+};

@@ -1,0 +1,86 @@
+/**
+ * `reconstructable-training-set`: the reconstruction's verdict as a finding. Unlike the other
+ * rules it runs after the (slower) reconstruction, on its summary, not on the model alone.
+ * Its severity follows how much is proven, with thresholds users can set:
+ *   error        certified rows >= errorShare x N
+ *   warning      certified rows >= warningRows
+ *   information  otherwise, when there is a reconstruction (estimated, or partly certified)
+ * A skipped or failed reconstruction is not a finding (the report and notes say why).
+ */
+import type { Forest } from '../forest/schema';
+import type { Recoverability } from '../recoverability/summary';
+import { percent, plural } from './format';
+import type { FindingDraft } from './types';
+import type { Severity } from './catalog';
+
+export interface ReconstructionThresholds {
+  /** Share of the training rows (0-1) from which a certified reconstruction is an error. */
+  errorShare: number;
+  /** Certified rows from which it is a warning. */
+  warningRows: number;
+}
+
+export const DEFAULT_THRESHOLDS: ReconstructionThresholds = { errorShare: 0.1, warningRows: 1 };
+
+const METHOD_WORDS: Record<Recoverability['method'], string> = {
+  aggregated: 'no bootstrap, exact counts',
+  'replayed-bootstrap': 'bootstrap replayed from the stored seeds',
+  'bootstrap-likelihood': 'bootstrap without usable seeds: maximum-likelihood estimate',
+  'dp-likelihood': 'differentially private counts: maximum-likelihood estimate',
+  'bounded-search': 'bounded search over numeric features',
+  none: 'no formulation',
+};
+
+export function reconstructionDraft(
+  forest: Pick<Forest, 'features'>,
+  recoverability: Recoverability,
+  thresholds: ReconstructionThresholds,
+): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
+  const { status, rows, certifiedRows, reconstructedRows, seconds, method } = recoverability;
+  if (status === 'skipped' || status === 'failed') return undefined;
+  if (certifiedRows === 0 && reconstructedRows === 0) return undefined;
+  const n = rows ?? reconstructedRows;
+  const severity: Exclude<Severity, 'off'> =
+    certifiedRows > 0 && certifiedRows >= thresholds.errorShare * n ? 'error' : certifiedRows >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
+  const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
+  const how = `${METHOD_WORDS[method]}; ${time}`;
+  const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
+  // Certified rows can still have values the trees never test (null): say how much of each row is pinned.
+  const values = Object.values(recoverability.determinedFeatures).reduce((total, count) => total + count, 0);
+  const valueShare = certifiedRows > 0 && forest.features.length > 0 ? values / (certifiedRows * forest.features.length) : 0;
+  const features =
+    certifiedRows > 0
+      ? valueShare >= 1
+        ? ' Every feature value and the label of those rows are determined.'
+        : ` Their labels and ${percent(values, certifiedRows * forest.features.length)} of their feature values are determined` +
+          ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
+      : '';
+  let message: string;
+  if (status === 'exact') {
+    message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
+  } else if (certifiedRows > 0) {
+    const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
+    message =
+      `At least ${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are uniquely determined by this model, ` +
+      `certified from the model alone (${how}${bounded}).${features}`;
+  } else {
+    message =
+      `A training set of ${plural(reconstructedRows, 'row')} consistent with this model was reconstructed (${how}); ` +
+      `it is an estimate: no row is proven to be in the real training data.`;
+  }
+  return {
+    severity,
+    draft: {
+      message,
+      data: {
+        status,
+        method,
+        rows,
+        certifiedRows,
+        reconstructedRows,
+        seconds,
+        determinedFeatures: Object.fromEntries(determined),
+      },
+    },
+  };
+}

@@ -1,0 +1,147 @@
+/**
+ * First-tree probing against the truth: the generator routed every training row through the first
+ * tree(s) and counted rows and labels per leaf (test/fixtures/xgboost/generate.py). The probe reads
+ * only the model, and must find those numbers exactly, or say which assumption failed and then
+ * report only what is still sound (never a wrong number).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
+import { lintFile } from '../../server/src/linter';
+import { FIXTURES } from '../support/paths';
+import { readFixture } from './xgboost-readers.test';
+
+const DIR = path.join(FIXTURES, 'xgboost');
+interface Entry { file: string; model?: string; probe?: string; hyper?: Record<string, number> }
+const MANIFEST: { files: Entry[] } = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
+interface Truth {
+  objective: string;
+  training: { rows: number; labelCounts?: Record<string, number>; labelSum?: number };
+  firstTrees: { tree: number; leaves: Record<string, { rows: number; positives?: number; labelSum?: number }> }[];
+}
+const truthOf = (model: string): Truth => JSON.parse(fs.readFileSync(path.join(DIR, `${model}.truth.json`), 'utf8'));
+
+function leafOf(probe: FirstTreeProbe, tree: number, id: number) {
+  const leaf = probe.trees.find((t) => t.tree === tree)?.leaves.find((l) => l.nativeId === id);
+  assert.ok(leaf, `tree ${tree} leaf ${id} not probed`);
+  return leaf!;
+}
+
+describe('first-tree probing finds the true counts', () => {
+  for (const entry of MANIFEST.files.filter((e) => e.probe === 'exact' || e.probe === 'exact-assumed')) {
+    it(`${entry.file}: every leaf's rows and labels, N and the label balance`, () => {
+      const { forest } = readFixture(entry.file);
+      const truth = truthOf(entry.model!);
+      const probe = probeFirstTrees(forest);
+      assert.equal(probe.status, 'exact', JSON.stringify({ ...probe, trees: undefined }));
+      assert.equal(probe.rows, truth.training.rows);
+      assert.equal(probe.trees.length, truth.firstTrees.length);
+      for (const ft of truth.firstTrees) {
+        assert.equal(Object.keys(ft.leaves).length, probe.trees.find((t) => t.tree === ft.tree)!.leaves.length, 'every leaf reached by training rows, and only those');
+        for (const [id, want] of Object.entries(ft.leaves)) {
+          const leaf = leafOf(probe, ft.tree, Number(id));
+          assert.ok(Number.isInteger(leaf.rows));
+          assert.equal(leaf.rows, want.rows, `tree ${ft.tree} leaf ${id} rows`);
+          if (want.positives !== undefined) assert.equal(leaf.positives, want.positives, `tree ${ft.tree} leaf ${id} positives`);
+          if (want.labelSum !== undefined) assert.ok(Math.abs(leaf.labelSum! - want.labelSum) <= 1e-3 * Math.max(1, Math.abs(want.labelSum)), `leaf ${id} label sum ${leaf.labelSum} vs ${want.labelSum}`);
+        }
+      }
+      if (truth.training.labelCounts) {
+        const want = Object.keys(truth.training.labelCounts).sort().map((k) => truth.training.labelCounts![k]);
+        assert.deepEqual(probe.classCounts, want);
+      } else {
+        assert.ok(Math.abs(probe.labelSum! - truth.training.labelSum!) <= 1e-3 * truth.training.labelSum!);
+      }
+      // The learning rate and lambda are found (stated, or inferred from the trees) as trained.
+      if (entry.hyper?.eta !== undefined) assert.equal(probe.parameters.eta?.value, entry.hyper.eta);
+      if (entry.hyper?.lambda !== undefined && probe.parameters.lambda?.source !== 'assumed') assert.equal(probe.parameters.lambda?.value, entry.hyper.lambda);
+    });
+  }
+
+  it('L1 alpha: rows exact, no label count claimed', () => {
+    const probe = probeFirstTrees(readFixture('bin_pima_alpha.json').forest);
+    const truth = truthOf('bin_pima_alpha');
+    assert.equal(probe.status, 'rows-only');
+    for (const [id, want] of Object.entries(truth.firstTrees[0].leaves)) {
+      const leaf = leafOf(probe, 0, Number(id));
+      assert.equal(leaf.rows, want.rows);
+      assert.equal(leaf.positives, undefined, 'a positives count here would be off by alpha');
+    }
+    assert.ok(probe.caveats.some((c) => /row counts are exact/.test(c)));
+  });
+
+  it('max_delta_step: rows exact, unclipped leaves exact, clipped leaves bounded correctly', () => {
+    const probe = probeFirstTrees(readFixture('bin_pima_mds.json').forest);
+    const truth = truthOf('bin_pima_mds');
+    assert.equal(probe.status, 'partial');
+    assert.equal(Math.fround(probe.parameters.maxDeltaStep!.value), Math.fround(0.3));
+    let bounded = 0;
+    for (const [id, want] of Object.entries(truth.firstTrees[0].leaves)) {
+      const leaf = leafOf(probe, 0, Number(id));
+      assert.equal(leaf.rows, want.rows);
+      if (leaf.positives !== undefined) assert.equal(leaf.positives, want.positives, `leaf ${id}`);
+      if (leaf.positivesAtLeast !== undefined) (bounded++, assert.ok(want.positives! >= leaf.positivesAtLeast, `leaf ${id}: ${want.positives} >= ${leaf.positivesAtLeast}`));
+      if (leaf.positivesAtMost !== undefined) (bounded++, assert.ok(want.positives! <= leaf.positivesAtMost, `leaf ${id}: ${want.positives} <= ${leaf.positivesAtMost}`));
+    }
+    assert.ok(bounded > 0);
+  });
+
+  it('subsample: exact counts of the drawn rows, never more than the true leaf holds, and said so', () => {
+    const probe = probeFirstTrees(readFixture('bin_pima_subsample.json').forest);
+    const truth = truthOf('bin_pima_subsample');
+    assert.ok(probe.rows! < truth.training.rows);
+    for (const [id, want] of Object.entries(truth.firstTrees[0].leaves)) {
+      const leaf = leafOf(probe, 0, Number(id));
+      assert.ok(leaf.rows <= want.rows && leaf.positives! <= want.positives! && leaf.rows - leaf.positives! <= want.rows - want.positives!, `leaf ${id}`);
+    }
+    assert.ok(probe.caveats.some((c) => c.startsWith('subsample=0.7')));
+  });
+
+  it('refuses numbers when the hessians are not equal (sample weights): covers scaled by 1.37', () => {
+    const { forest } = readFixture('bin_pima.json');
+    const cover = forest.trees[0].boosting!.cover!;
+    forest.trees[0].boosting!.cover = cover.map((c, i) => c * (i % 2 ? 1.37 : 1));
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'not-applicable');
+    assert.match(probe.reason!, /sample weights/);
+  });
+
+  it('a forest is not probed', () => {
+    const forest = { ...readFixture('bin_pima.json').forest, boosting: undefined };
+    assert.equal(probeFirstTrees(forest).status, 'not-applicable');
+  });
+});
+
+describe('rules on boosted models', () => {
+  it('first-tree-exposes-counts states the numbers and points at the smallest leaf; forest rules stay quiet', async () => {
+    const report = await lintFile(path.join(DIR, 'bin_pima.json'));
+    const rules = report.findings.map((f) => f.rule).sort();
+    assert.deepEqual(rules, ['first-tree-exposes-counts']);
+    const finding = report.findings[0];
+    const truth = truthOf('bin_pima');
+    assert.match(finding.message, /200 training rows, 72 with label 1 \(36%\)/);
+    assert.equal(finding.data!.rows, truth.training.rows);
+    const smallest = Math.min(...Object.values(truth.firstTrees[0].leaves).map((l) => l.rows));
+    assert.match(finding.message, new RegExp(`holds ${smallest} rows`));
+    assert.ok(finding.location.range, 'a JSON model finding has a range');
+  });
+
+  it('exported-statistics flags dumps with cover and gain at their first node line', async () => {
+    const report = await lintFile(path.join(DIR, 'bin_pima.dump.txt'));
+    const stats = report.findings.find((f) => f.rule === 'exported-statistics');
+    assert.ok(stats);
+    assert.deepEqual(stats!.location.range?.start, { line: 1, character: 0 });
+    assert.ok(report.findings.some((f) => f.rule === 'first-tree-exposes-counts'));
+    const model = await lintFile(path.join(DIR, 'bin_pima.json'));
+    assert.ok(!model.findings.some((f) => f.rule === 'exported-statistics'), 'only dumps');
+  });
+
+  it('probing the fixtures is fast (noisy shared machine: generous bound)', () => {
+    const { forest } = readFixture('bin_stroke_sk.json');
+    const start = performance.now();
+    for (let i = 0; i < 20; i++) probeFirstTrees(forest);
+    assert.ok((performance.now() - start) / 20 < 20);
+  });
+});
