@@ -25,9 +25,10 @@ const missing = [['sklearn', 'python3-sklearn'], ['xgboost', 'python3-xgboost']]
 if (missing.length) {
   console.log(`installing ${missing.join(', ')} (Debian) to train the benchmark models ...`);
   const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  const sudo = process.getuid?.() === 0 ? [] : ['sudo'];
-  spawnSync(sudo[0] ?? 'apt-get', [...sudo.slice(1), ...(sudo.length ? ['apt-get'] : []), 'update'], { stdio: 'inherit', env });
-  const install = spawnSync(sudo[0] ?? 'apt-get', [...(sudo.length ? ['apt-get'] : []), 'install', '-y', ...missing], { stdio: 'inherit', env });
+  // apt-get directly as root, through sudo otherwise.
+  const aptGet = (...args) => (process.getuid?.() === 0 ? spawnSync('apt-get', args, { stdio: 'inherit', env }) : spawnSync('sudo', ['apt-get', ...args], { stdio: 'inherit', env }));
+  aptGet('update');
+  const install = aptGet('install', '-y', ...missing);
   if (install.status !== 0) process.exit(install.status ?? 1);
 }
 
