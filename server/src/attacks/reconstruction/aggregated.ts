@@ -6,7 +6,7 @@
  */
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
-import { createCellEnumerator, type CellEnumerator } from './cells';
+import { createCellEnumerator, enumerateInSlices } from './cells';
 import { certify } from './certify';
 import { sum, yieldToEventLoop, type RunContext } from './context';
 import { buildFormulation, satisfiesAll, type Formulation } from './formulation';
@@ -17,10 +17,6 @@ import { initialBounds, propagate } from './propagation';
 import { reconstructedRows } from './rows';
 import type { ReconstructionResult } from './types';
 
-/** Search nodes per enumeration slice; a slice takes a few milliseconds on forests of 100 trees. */
-const NODES_PER_SLICE = 2_000;
-/** Longest stretch of enumeration between two looks at the event loop (abort, progress). */
-const SLICE_MS = 25;
 
 /** The inner workings behind a result, for tests and benchmarks that check them against the truth. */
 export interface ReconstructionDetails {
@@ -163,19 +159,4 @@ export async function reconstructAggregated(
   }
 }
 
-/**
- * Runs the enumeration in slices of about SLICE_MS, yielding to the event loop between them so that
- * an abort or a progress report gets through. False when `stopped` ended it before completion.
- */
-async function enumerateInSlices(enumerator: CellEnumerator, stopped: () => boolean, afterSlice: () => void): Promise<boolean> {
-  for (;;) {
-    if (stopped()) return false;
-    const sliceStart = Date.now();
-    let done = false;
-    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
-    afterSlice();
-    if (done) return true;
-    await yieldToEventLoop();
-  }
-}
 

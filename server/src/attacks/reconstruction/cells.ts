@@ -312,3 +312,24 @@ export function createCellEnumerator(table: LeafTable, groups: readonly Categori
   }
   return { ok: true, enumerator: new CellEnumerator(table, compiled.compiled) };
 }
+
+/** Search nodes per enumeration slice; a slice takes a few milliseconds on forests of 100 trees. */
+export const NODES_PER_SLICE = 2_000;
+/** Longest stretch of enumeration between two looks at the event loop (abort, progress). */
+const SLICE_MS = 25;
+
+/**
+ * Runs the enumeration in slices of about SLICE_MS, yielding to the event loop between them so that
+ * an abort or a progress report gets through. False when `stopped` ended it before completion.
+ */
+export async function enumerateInSlices(enumerator: CellEnumerator, stopped: () => boolean, afterSlice: () => void): Promise<boolean> {
+  for (;;) {
+    if (stopped()) return false;
+    const sliceStart = Date.now();
+    let done = false;
+    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
+    afterSlice();
+    if (done) return true;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+}

@@ -10,7 +10,7 @@
  * whose best point at the deadline is the answer.
  */
 import type { Forest } from '../../../forest/schema';
-import { createCellEnumerator } from '../cells';
+import { createCellEnumerator, NODES_PER_SLICE } from '../cells';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { UNSET } from '../groups';
 import { discardHighs, loadHighs, solveSparseMilp } from '../highs';
@@ -22,7 +22,6 @@ import { buildLikelihoodFormulation } from './likelihood-formulation';
 
 /** Share of the remaining budget the cell enumeration may take; the MILP gets the rest. */
 const ENUMERATION_SHARE = 0.4;
-const NODES_PER_SLICE = 2_000;
 /**
  * Largest MILP attempted. Beyond it HiGHS (WebAssembly) neither found a first point nor kept to
  * its time limit in our runs (Default Credit, 30-100 trees: 190k cells, 280k-360k columns, runs

@@ -8,7 +8,7 @@
  * sound: the row's true (cell, class) always survives it. Cells that those trees send to the same
  * leaves are merged (../merge.ts): nothing in the model tells them apart for this row.
  */
-import { CellEnumerator, createCellEnumerator } from '../cells';
+import { CellEnumerator, createCellEnumerator, NODES_PER_SLICE } from '../cells';
 import { yieldToEventLoop } from '../context';
 import type { LeafTable } from '../leaves';
 import { mergeBySignature, type MergedCell } from '../merge';
@@ -22,8 +22,6 @@ export interface RowCandidates {
   cells: MergedCell[];
 }
 
-/** Search nodes per slice of one row's enumeration, between looks at the clock. */
-const NODES_PER_SLICE = 2_000;
 
 /**
  * Enumerates the candidates of row `row`, or returns undefined when `stopped()` ended it first.

@@ -13,7 +13,7 @@
  * It is an estimate: noise makes every count uncertain, so no row is ever certified.
  */
 import type { Forest } from '../../../forest/schema';
-import { createCellEnumerator, type CellEnumerator } from '../cells';
+import { createCellEnumerator, enumerateInSlices } from '../cells';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { UNSET } from '../groups';
 import { discardHighs, loadHighs } from '../highs';
@@ -24,9 +24,6 @@ import { imputeUndetermined } from './impute';
 import { rowsInterval, type RowsInterval } from './noise';
 import { buildNoisyLeafTable, type NoisyLeafTable } from './noisy-leaves';
 import { solveLikelihood, type LikelihoodSolution } from './solve';
-
-const NODES_PER_SLICE = 2_000;
-const SLICE_MS = 25;
 
 /** The inner workings behind a result, for tests and benchmarks. */
 export interface DpReconstructionDetails {
@@ -60,7 +57,7 @@ export async function reconstructDp(forest: Forest, ctx: RunContext, expose: (de
   const created = createCellEnumerator(table.structure, options.groups ?? []);
   if (!created.ok) return ctx.answer({ status: 'failed', reason: created.reason, rows: stated, certifiedRows: 0 });
   const enumerationStart = Date.now();
-  const enumerated = await enumerateInSlices(created.enumerator, ctx, () => {
+  const enumerated = await enumerateInSlices(created.enumerator, () => ctx.stopped(), () => {
     stats.cells = created.enumerator.cells.length;
     stats.searchNodes = created.enumerator.searchNodes;
     stats.enumerationMs = Date.now() - enumerationStart;
@@ -149,14 +146,3 @@ function toRows(
   return { rows, imputed };
 }
 
-async function enumerateInSlices(enumerator: CellEnumerator, ctx: RunContext, afterSlice: () => void): Promise<boolean> {
-  for (;;) {
-    if (ctx.stopped()) return false;
-    const sliceStart = Date.now();
-    let done = false;
-    while (!done && Date.now() - sliceStart < SLICE_MS) done = enumerator.step(NODES_PER_SLICE);
-    afterSlice();
-    if (done) return true;
-    await yieldToEventLoop();
-  }
-}
