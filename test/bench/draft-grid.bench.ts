@@ -14,12 +14,12 @@
  * Run: npx tsc -b && node out/test/bench/draft-grid.bench.js [--seeds 3] [--budget 20] [--per-row-limit 30]
  */
 import { spawnSync } from 'node:child_process';
+import { Worker } from 'node:worker_threads';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
-import { buildLeafTable } from '../../server/src/attacks/reconstruction/leaves';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
 import { seededRandom } from '../../server/src/evaluate/seeded-random';
@@ -27,7 +27,8 @@ import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter';
 import { REPO_ROOT } from '../support/paths';
 import { readTrainingRows, type FixtureEntry } from '../support/reconstruction-truth';
-import { solvePerRow, type PerRowResult } from './support/draft-per-row';
+import type { PerRowResult } from './support/draft-per-row';
+import type { PerRowJob } from './support/per-row-worker';
 import { fillUndetermined } from './support/fill-undetermined';
 
 const OUT = join(REPO_ROOT, '.cache/bench/draft-grid');
@@ -50,6 +51,27 @@ const PAPER_TABLE3: Record<string, Record<number, number>> = {
 };
 /** DRAFT, bagging: average error over its whole grid (domain notes, section 4). */
 const PAPER_BAGGING_ERROR: Record<string, number> = { compas: 0.087, adult: 0.137, default_credit: 0.192 };
+
+/** The per-row baseline in a worker of its own (fresh WebAssembly memory), stopped 60 s after its limit. */
+function perRowInWorker(job: PerRowJob): Promise<PerRowResult> {
+  return new Promise((resolve) => {
+    const worker = new Worker(join(__dirname, 'support', 'per-row-worker.js'), { workerData: job });
+    const fail = (detail: string) => resolve({ status: 'error', seconds: job.timeLimitSeconds, variables: 0, constraints: 0, nonzeros: 0, detail });
+    const watchdog = setTimeout(() => {
+      void worker.terminate();
+      fail('stopped by the watchdog');
+    }, (job.timeLimitSeconds + 60) * 1000);
+    worker.once('message', (result: PerRowResult) => {
+      clearTimeout(watchdog);
+      void worker.terminate();
+      resolve(result);
+    });
+    worker.once('error', (error) => {
+      clearTimeout(watchdog);
+      fail(error.message);
+    });
+  });
+}
 
 function paperSeconds(entry: GridEntry): string {
   const depth = entry.max_depth === null ? 'none' : String(entry.max_depth);
@@ -83,7 +105,7 @@ async function main(): Promise<void> {
   const manifest: GridEntry[] = JSON.parse(readFileSync(join(OUT, 'manifest.json'), 'utf8')).filter((e: GridEntry) => !values.only || e.dataset === values.only);
   const budgetMs = Number(values.budget) * 1000;
   const perRowLimit = Number(values['per-row-limit']);
-  const highs = await loadHighs();
+  await loadHighs();
 
   const runs = new Map<string, Run[]>();
   const perRow = new Map<string, PerRowResult & { error?: number }>();
@@ -108,12 +130,9 @@ async function main(): Promise<void> {
     if (!entry.bootstrap) {
       record(key('no bootstrap'), evaluate(await reconstruct(report.forest, { groups: entry.groups, budgetMs })));
       if (entry.seed === 0) {
-        const table = buildLeafTable(report.forest);
-        if (table.ok) {
-          const result = solvePerRow(highs, table.table, entry.groups, perRowLimit);
-          const error = result.rows ? evaluateReconstruction(result.rows, truth).error : undefined;
-          perRow.set(key('no bootstrap'), { ...result, ...(error !== undefined ? { error } : {}) });
-        }
+        const result = await perRowInWorker({ modelPath: join(OUT, entry.model), groups: entry.groups, timeLimitSeconds: perRowLimit });
+        const error = result.rows ? evaluateReconstruction(result.rows, truth).error : undefined;
+        perRow.set(key('no bootstrap'), { ...result, ...(error !== undefined ? { error } : {}) });
       }
     } else {
       record(key('bootstrap, seeds stored'), evaluate(await reconstruct(report.forest, { groups: entry.groups, budgetMs })));
@@ -133,7 +152,13 @@ async function main(): Promise<void> {
     const methods = [...new Set(list.map((r) => r.method))].join('/');
     const entry = manifest.find((e) => e.dataset === data && String(e.trees) === trees && (e.max_depth === null ? 'none' : String(e.max_depth)) === depth)!;
     const pr = perRow.get(k);
-    const perRowText = pr ? `${pr.status} ${pr.seconds.toFixed(1)} s${pr.error !== undefined ? `, error ${pr.error.toFixed(3)}` : ''}` : '';
+    const perRowText = !pr
+      ? ''
+      : pr.status === 'too-large'
+        ? `not built (${pr.detail})`
+        : pr.status === 'error'
+          ? `failed: ${pr.detail}`
+          : `${pr.status} ${pr.seconds.toFixed(1)} s${pr.error !== undefined ? `, error ${pr.error.toFixed(3)}` : ''}`;
     const paper = setting === 'no bootstrap' ? paperSeconds(entry) : setting.endsWith('stripped') ? `avg error ${PAPER_BAGGING_ERROR[data]} (whole grid)` : '';
     console.log(
       `| ${data} | ${trees} | ${depth} | ${setting} | ${methods} | ${statuses} | ${mean(list.map((r) => r.strict)).toFixed(3)} | ${mean(list.map((r) => r.filled)).toFixed(3)} | ${mean(list.map((r) => r.certified)).toFixed(1)} | ${(median(list.map((r) => r.seconds)) * 1000).toFixed(0)} ms | ${perRowText} | ${paper} |`,

@@ -31,8 +31,8 @@ export interface PerRowResult {
   detail?: string;
 }
 
-/** Above this many nonzeros the model is not built: HiGHS in WebAssembly would run out of its 4 GB address space. */
-const MAX_NONZEROS = 12_000_000;
+/** Above this many nonzeros the model is not built: HiGHS in WebAssembly (2 GB heap) runs out of memory (measured on Adult, 10 trees of depth 10). */
+const MAX_NONZEROS = 6_000_000;
 
 export function solvePerRow(highs: Highs, table: LeafTable, groups: readonly CategoricalGroup[], timeLimitSeconds: number): PerRowResult {
   const started = Date.now();
@@ -119,7 +119,10 @@ export function solvePerRow(highs: Highs, table: LeafTable, groups: readonly Cat
   table.trees.forEach((_, t) => pairs[t].forEach((p, i) => addRow(p.count, p.count, Array.from({ length: N }, (_, k) => [wVar(k, t, i), 1] as [number, number]))));
 
   const numRows = rowLower.length;
-  const model = highs.createModel({
+  const sized = { variables, constraints: numRows, nonzeros: indices.length };
+  let model: ReturnType<Highs['createModel']>;
+  try {
+    model = highs.createModel({
     numCols: variables,
     numRows,
     colCost: new Float64Array(variables),
@@ -129,8 +132,10 @@ export function solvePerRow(highs: Highs, table: LeafTable, groups: readonly Cat
     rowUpper: Float64Array.from(rowUpper),
     matrix: { format: 'csr', numRows, numCols: variables, starts: Int32Array.from(starts), indices: Int32Array.from(indices), values: Float64Array.from(values) },
     integrality: new Int32Array(variables).fill(highs.constants.variableType.integer),
-  });
-  const sized = { variables, constraints: numRows, nonzeros: indices.length };
+    });
+  } catch (error) {
+    return { status: 'error', seconds: (Date.now() - started) / 1000, ...sized, detail: `HiGHS could not build the model: ${(error as Error).message}` };
+  }
   try {
     model.options.set({ output_flag: false, time_limit: Math.max(0.001, timeLimitSeconds - (Date.now() - started) / 1000) });
     const { modelStatus } = model.run();
