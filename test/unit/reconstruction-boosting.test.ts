@@ -53,6 +53,16 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     assert.ok(result.reconstruction.every((r) => !r.certified));
     assert.equal(result.stats.treesMatched, forest.trees.length);
     assert.ok(Number.isFinite(result.stats.leafEquationError));
+    // Every value is a point of its interval (up to float32 rounding of a threshold written in
+    // decimal): a half-open interval once gave -FLT_MAX.
+    for (const row of result.reconstruction) {
+      row.values.forEach((v, f) => {
+        const interval = row.intervals?.[f];
+        if (v === null || !interval) return;
+        const [low, high] = interval.map((x) => x ?? NaN);
+        assert.ok(!(v < low - 1e-5 * Math.abs(low)) && !(v > high + 1e-5 * Math.abs(high)), `feature ${f}: ${v} outside ${interval}`);
+      });
+    }
     const positives = result.reconstruction.filter((r) => Number(r.label) === 1).length;
     assert.equal(positives, truth.filter((r) => r[F] === 1).length);
 
