@@ -28,6 +28,7 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   'bootstrap-likelihood': 'bootstrap without usable seeds: maximum-likelihood estimate',
   'dp-likelihood': 'differentially private counts: maximum-likelihood estimate',
   'bounded-search': 'bounded search over numeric features',
+  'boosting-hessians': 'boosted model: first-tree counts, later trees matched through their hessians (an estimate)',
   none: 'no formulation',
 };
 

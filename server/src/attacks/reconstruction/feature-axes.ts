@@ -142,8 +142,12 @@ function insideAsFloat32(value: number, lower: number, upper: number): number {
   const inside = (v: number) => v > lower && v <= upper;
   const cast = Math.fround(value);
   if (inside(cast)) return cast;
-  const above = nextFloat32Above(lower);
-  if (inside(above)) return above;
+  // Only above a finite lower end: above -Infinity that would be -FLT_MAX, far from the guess
+  // (it happened with an XGBoost threshold written in decimal, whose float32 cast lies above it).
+  if (lower !== -Infinity) {
+    const above = nextFloat32Above(lower);
+    if (inside(above)) return above;
+  }
   return value;
 }
 

@@ -20,6 +20,8 @@
  *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
+ *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
+ *                   hessian and gradient sums matched tree by tree (an estimate, never certified)
  *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
@@ -31,6 +33,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructBySearch } from './bounded-search';
+import { reconstructBoostedHessians } from './boosting-hessians';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
@@ -63,6 +66,8 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
+  // Boosted models store hessian sums, not counts: their own method (it says when it does not apply).
+  if (forest.boosting) return reconstructBoostedHessians(forest, ctx);
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';

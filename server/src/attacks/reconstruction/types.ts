@@ -25,10 +25,12 @@ export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'mil
  * - `bootstrap-likelihood`: bootstrap without usable seeds; the DRAFT paper's maximum-likelihood
  *   formulation (an estimate, nothing certified beyond what holds for every bootstrap draw).
  * - `dp-likelihood`: differentially private counts; noise variables and the DRAFT-DP likelihood (an estimate).
+ * - `boosting-hessians`: XGBoost binary:logistic; tree 0's probed counts, then each later tree's
+ *   cover and gradient sums matched through the hessians the earlier trees imply (an estimate).
  * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
  * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
  */
-export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'bounded-search' | 'none';
+export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'bounded-search' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;
@@ -121,6 +123,12 @@ export interface ReconstructionStats {
    * class of |rows stored - rows reconstructed| (0: the rows fit every leaf count).
    */
   leafCountError?: number;
+  /**
+   * `boosting-hessians` only: sum over the later trees' leaves of |cover - sum of the rows' hessians|
+   * + |G - sum of their gradients| (0: the rows fit every tree matched), and how many trees were matched.
+   */
+  leafEquationError?: number;
+  treesMatched?: number;
 }
 
 export interface ReconstructionResult {
