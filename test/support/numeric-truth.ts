@@ -8,6 +8,7 @@ import type { Forest, Tree } from '../../server/src/forest/schema';
 import { seededRandom } from '../../server/src/evaluate/seeded-random';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
 import { leafOf, readTrainingRows, type FixtureEntry, type TrainingRow } from './reconstruction-truth';
+import { syntheticForest } from './random-forests';
 
 export interface NumericFixtureEntry extends FixtureEntry {
   population: { rows: number; mean: number[]; std: number[]; min: number[]; max: number[] };
@@ -66,19 +67,7 @@ export function randomIntegerForest(setup: IntegerSetup, seed: number): { forest
     label: Math.floor(random() * setup.classes),
   }));
   const trees = Array.from({ length: setup.trees }, () => growTree(rows, setup, random));
-  const forest: Forest = {
-    format: 'model-privacy-lint/forest',
-    formatVersion: 1,
-    library: { name: 'test' },
-    estimator: 'RandomForestClassifier',
-    task: 'classification',
-    classes: Array.from({ length: setup.classes }, (_, c) => c),
-    features: Array.from({ length: setup.features }, (_, f) => ({ name: `x${f}`, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal',
-    hyperParameters: {},
-    training: { rows: setup.rows, bootstrap: false, weighted: false },
-    trees,
-  };
+  const forest = syntheticForest(setup, trees);
   return { forest, rows };
 }
 

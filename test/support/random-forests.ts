@@ -65,11 +65,9 @@ export function randomTree(rows: readonly TrainingRow[], setup: RandomSetup, ran
   return { left, right, feature, threshold, classWeights, training: {} };
 }
 
-export function randomForest(setup: RandomSetup, seed: number): { forest: Forest; rows: TrainingRow[] } {
-  const random = seededRandom(seed);
-  const rows = randomRows(setup, random);
-  const trees = Array.from({ length: setup.trees }, () => randomTree(rows, setup, random));
-  const forest: Forest = {
+/** A classification forest of `trees` over `setup.features` unnamed features and `setup.classes` classes, no bootstrap. */
+export function syntheticForest(setup: { rows: number; features: number; classes: number }, trees: Tree[]): Forest {
+  return {
     format: 'model-privacy-lint/forest',
     formatVersion: 1,
     library: { name: 'test' },
@@ -82,5 +80,12 @@ export function randomForest(setup: RandomSetup, seed: number): { forest: Forest
     training: { rows: setup.rows, bootstrap: false, weighted: false },
     trees,
   };
+}
+
+export function randomForest(setup: RandomSetup, seed: number): { forest: Forest; rows: TrainingRow[] } {
+  const random = seededRandom(seed);
+  const rows = randomRows(setup, random);
+  const trees = Array.from({ length: setup.trees }, () => randomTree(rows, setup, random));
+  const forest = syntheticForest(setup, trees);
   return { forest, rows };
 }
