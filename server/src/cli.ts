@@ -2,7 +2,8 @@
 /**
  * The command line: the same linter as the language server, for CI.
  *   model-privacy-lint [paths...] --format text|json|sarif --fail-on error|warning|never --out FILE
- * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error.
+ * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error
+ * (the report is still written when the error comes after the linting). README: "Exit codes".
  * Only arguments live here; the reconstruction step is cli/reconstruction.ts.
  */
 import { promises as fs } from 'node:fs';
@@ -12,7 +13,7 @@ import { lintFile, type FileReport } from './linter';
 import { collectModelFiles } from './model-files';
 import { isRuleId, SEVERITIES, type RuleId, type Severity } from './rules/catalog';
 import { writeJson } from './report/json';
-import { writeSarif } from './report/sarif';
+import { writeSarif, type SarifOptions } from './report/sarif';
 import { writeText } from './report/text';
 import { shouldFail, type FailOn } from './report/severity';
 import { packageVersion } from './package-info';
@@ -39,6 +40,8 @@ Options:
                              repeatable
   --max-file-mb N            report larger files as too large instead of reading them (default: 1024)
   --docs-base-url URL        link rule pages under URL instead of the copies in the package
+  --sarif-category ID        SARIF automationDetails.id (GitHub's analysis category); by default
+                             none, so the upload action's own category applies
 
 Reconstruction (after the findings above, one model at a time):
   --budget SECONDS           time to rebuild each model's training set (default: 30; 0: do not)
@@ -72,6 +75,7 @@ interface CliOptions {
   severities: Partial<Record<RuleId, Severity>>;
   maxFileBytes?: number;
   docsBaseUrl?: string;
+  sarifCategory?: string;
   budgetMs: number;
   groups: GroupDeclaration[];
   thresholds: ReconstructionThresholds;
@@ -91,6 +95,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       severity: { type: 'string', multiple: true, default: [] },
       'max-file-mb': { type: 'string' },
       'docs-base-url': { type: 'string' },
+      'sarif-category': { type: 'string' },
       budget: { type: 'string', default: '30' },
       'one-hot': { type: 'string', multiple: true, default: [] },
       'at-most-one': { type: 'string', multiple: true, default: [] },
@@ -148,6 +153,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     severities,
     maxFileBytes,
     docsBaseUrl: values['docs-base-url'],
+    sarifCategory: values['sarif-category'],
     budgetMs: budget * 1000,
     groups,
     thresholds,
@@ -157,12 +163,12 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   };
 }
 
-function render(files: FileReport[], format: Format, docsBaseUrl?: string): string {
+function render(files: FileReport[], format: Format, docsBaseUrl?: string, run?: Omit<SarifOptions, 'baseDir' | 'docsBaseUrl'>): string {
   switch (format) {
     case 'json':
       return writeJson(files);
     case 'sarif':
-      return writeSarif(files, { baseDir: process.cwd(), docsBaseUrl });
+      return writeSarif(files, { baseDir: process.cwd(), docsBaseUrl, ...run });
     default:
       return writeText(files);
   }
@@ -195,6 +201,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   const { files, missing } = await collectModelFiles(options.paths);
   for (const path of missing) process.stderr.write(`model-privacy-lint: no such file or directory: ${path}\n`);
+  const problems = missing.map((path) => `no such file or directory: ${path}`); // for SARIF's notifications
   if (missing.length > 0 && files.length === 0) return 2;
 
   let trainingData: TrainingData | undefined;
@@ -212,7 +219,9 @@ export async function main(argv: string[]): Promise<number> {
   const progress = progressLine();
 
   const reports: FileReport[] = [];
-  let ioError = false;
+  // A named path that does not exist is an input error too (a CI typo must not pass quietly),
+  // but the paths that do exist are still linted and reported.
+  let ioError = missing.length > 0;
   let fitted = 0;
   for (const file of files) {
     const report = await lintFile(file, { severities: options.severities, maxFileBytes: options.maxFileBytes, keepForest: true });
@@ -230,17 +239,22 @@ export async function main(argv: string[]): Promise<number> {
       },
     });
     progress?.clear();
-    if (outcome.writeFailed) ioError = true;
+    if (outcome.writeFailed) {
+      ioError = true;
+      problems.push(`could not write the reconstruction of ${file}`);
+    }
     if (outcome.trainingDataFits) fitted++;
     reports.push(report);
   }
   if (trainingData && fitted === 0) {
     log(`--training-data: ${trainingData.path} fits none of the models read`);
+    problems.push(`--training-data: ${trainingData.path} fits none of the models read`);
     ioError = true;
   }
-  process.stdout.write(render(reports, options.format, options.docsBaseUrl));
+  const run = { category: options.sarifCategory, executionSuccessful: !ioError, notifications: problems };
+  process.stdout.write(render(reports, options.format, options.docsBaseUrl, run));
   if (options.out) {
-    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format), options.docsBaseUrl));
+    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format), options.docsBaseUrl, run));
     process.stderr.write(`model-privacy-lint: report written to ${options.out}\n`);
   }
   if (ioError) return 2;
