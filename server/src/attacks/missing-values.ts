@@ -65,6 +65,7 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
   const { routes } = missingValueRouting(forest);
   const lowest = routes.flatMap((r, f) => (r === 'left' ? [forest.features[f].name] : []));
   const highest = routes.flatMap((r, f) => (r === 'right' ? [forest.features[f].name] : []));
+  if (lowest.length + highest.length === 0) return { ok: true };
   // Every used feature the same way (the common case: exact sets default_left everywhere, hist nowhere).
   if (highest.length === 0) return { ok: true, note: 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value' };
   if (lowest.length === 0) return { ok: true, note: 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value' };

@@ -152,7 +152,7 @@ function labelRegressionRows(
     ? prepared.gradients
       ? 'labels not estimated (no complete reconstruction)'
       : 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label'
-    : `${determinedRows} rows' labels determined by the gradient sums (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
+    : `${determinedRows} rows' labels determined by the gradient sums${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
   return {
     ...answer,
