@@ -100,12 +100,13 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
     return { ...searched, reason: withNote(`${searched.reason ?? ''}; labels are not estimated after a bounded search`), reconstruction: searched.reconstruction.map((r) => ({ ...r, label: prepared.meanLabel })) };
   }
   if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };
-  return labelRegressionRows(forest, prepared, answer, details, what, withNote);
+  return labelRegressionRows(forest, ctx.deadline, prepared, answer, details, what, withNote);
 }
 
 /** Replaces the single class 'row' by label estimates; a row is certified only if its label is determined. */
 function labelRegressionRows(
   forest: Forest,
+  deadline: number,
   prepared: { table: LeafTable; eta?: number; lambda: number; gradients: boolean; meanLabel: number },
   answer: ReconstructionResult,
   details: ReconstructionDetails | undefined,
@@ -122,7 +123,7 @@ function labelRegressionRows(
     proven[formulation.colCell[j]] += lower[j];
   }
   // The labels need the full set of rows: the leaf equations hold only for it.
-  const labels = complete && prepared.gradients && prepared.eta !== undefined ? regressionLabels(forest, prepared.table, cells, counts, prepared.eta, prepared.lambda, prepared.meanLabel) : undefined;
+  const labels = complete && prepared.gradients && prepared.eta !== undefined ? regressionLabels(forest, prepared.table, cells, counts, prepared.eta, prepared.lambda, prepared.meanLabel, deadline) : undefined;
   // Cell multiplicities unique: a determined label sum of a one-row cell is that row's label.
   const unique = answer.status === 'exact';
   const rows: ReconstructedRow[] = [];
@@ -150,7 +151,9 @@ function labelRegressionRows(
   const featureRows = answer.certifiedRows;
   const labelText = !labels
     ? prepared.gradients
-      ? 'labels not estimated (no complete reconstruction)'
+      ? complete
+        ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out); each row has the mean label'
+        : 'labels not estimated (no complete reconstruction); each row has the mean label'
       : 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label'
     : `${determinedRows} rows' labels determined by the gradient sums${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;

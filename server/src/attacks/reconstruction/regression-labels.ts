@@ -26,14 +26,21 @@ export interface CellLabels {
   residual: number;
 }
 
+/**
+ * Entries of the dense elimination beyond which labels are not solved for (memory and time: a
+ * 100-tree model with thousands of cells would need gigabytes); the rows keep the mean label.
+ */
+export const LABEL_MATRIX_LIMIT = 1_000_000;
+
 /** Tolerance of the elimination on a matrix of 0/1 entries. */
 const PIVOT = 1e-9;
 
 /**
  * `counts[c]`: rows in cell c (the reconstruction's multiplicities); cells with none are left out.
  * `eta`, `lambda`: the learning rate and L2 term (first-tree-probe.ts reads or infers them).
+ * Undefined when the system is too large (LABEL_MATRIX_LIMIT) or the deadline passes.
  */
-export function regressionLabels(forest: Forest, table: LeafTable, cells: readonly MergedCell[], counts: ArrayLike<number>, eta: number, lambda: number, meanLabel: number): CellLabels {
+export function regressionLabels(forest: Forest, table: LeafTable, cells: readonly MergedCell[], counts: ArrayLike<number>, eta: number, lambda: number, meanLabel: number, deadline = Infinity): CellLabels | undefined {
   const trees = table.trees.length;
   const used = cells.map((_, c) => c).filter((c) => counts[c] > 0);
   const C = used.length;
@@ -69,6 +76,7 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
   }
   // Dense reduced row echelon form of [A | rhs].
   const E = rows.length;
+  if (E * (C + 1) > LABEL_MATRIX_LIMIT) return undefined;
   const A = rows.map(({ cols, rhs }) => {
     const r = new Float64Array(C + 1);
     for (const i of cols) r[i] = 1;
@@ -78,6 +86,8 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
   const pivotOfRow: number[] = [];
   let rank = 0;
   for (let col = 0; col < C && rank < E; col++) {
+    // The budget: past it, no labels rather than a late answer.
+    if ((col & 63) === 0 && Date.now() > deadline) return undefined;
     let best = rank;
     for (let r = rank + 1; r < E; r++) if (Math.abs(A[r][col]) > Math.abs(A[best][col])) best = r;
     if (Math.abs(A[best][col]) < PIVOT) continue;
