@@ -114,11 +114,10 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     assert.match(result.reason ?? '', /cancelled/);
   });
 
-  it('other objectives stay skipped with a reason', async () => {
-    const result = await reconstruct(forestOf('reg_pima.json'));
-    assert.equal(result.status, 'skipped');
-    assert.match(result.reason ?? '', /binary:logistic/);
-    const multi = await reconstruct(forestOf('multi_iris.json'));
-    assert.equal(multi.status, 'skipped');
+  it('squared-error and multi-class models go to the count method (boosting-counts.ts), not this one', async () => {
+    const result = await reconstruct(forestOf('reg_pima.json'), { budgetMs: 5_000 });
+    assert.equal(result.method, 'boosting-counts');
+    const multi = await reconstruct(forestOf('multi_iris.json'), { budgetMs: 5_000 });
+    assert.equal(multi.method, 'boosting-counts');
   });
 });

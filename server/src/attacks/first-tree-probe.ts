@@ -22,6 +22,7 @@
 import type { Forest, Tree } from '../forest/schema';
 import { nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
+import { mixedMissingFeatures } from './missing-values';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
 
@@ -550,6 +551,10 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     );
   } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
     caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');
+  }
+  const missing = mixedMissingFeatures(forest);
+  if (missing.length > 0) {
+    caveats.push(`the model was trained with missing values of ${missing.join(', ')} (its splits send them left at some nodes and right at others): a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts stay exact.`);
   }
   if (probe.objectiveAssumed) {
     caveats.push(`the dump states neither objective nor base score; ${probe.objective} with base score ${forest.boosting!.baseScore[0]} is assumed, and every leaf came out whole, which supports it.`);

@@ -3,6 +3,7 @@
  * through its hessian sums and weights, how many training rows and how many of each label sit in
  * every leaf, and so the training-set size and label balance (attacks/first-tree-probe.ts).
  */
+import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
@@ -62,12 +63,15 @@ export const firstTreeExposesCounts: ModelRule = {
           : 'exactly for rows (labels not determined)';
     const singletonText = singletons > 0 ? ` ${plural(singletons, 'leaf', 'leaves')} ${singletons === 1 ? 'holds' : 'hold'} a single training row.` : '';
     const caveats = probe.caveats.length > 0 ? ` ${probe.caveats.map(capitalised).join(' ')}` : '';
+    // Squared error: hessian 1 for every row in every tree, so not only the first tree counts rows.
+    const allTrees = everyTreeRowCounts(forest);
+    const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${allTrees.trees} trees state the row count of each of their leaves (${allTrees.leaves} leaves in all), not only the first.` : '';
     return [
       {
         message:
           `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in each of its ` +
           `${plural(leaves, 'leaf', 'leaves')}: ${plural(probe.rows, 'training row')}${balance}. ` +
-          `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group)}.${singletonText}${caveats}`,
+          `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group)}.${singletonText}${everyTree}${caveats}`,
         at: { tree: worst!.tree, node: worst!.leaf.node },
         data: {
           status: probe.status,
@@ -76,6 +80,7 @@ export const firstTreeExposesCounts: ModelRule = {
           classCounts: probe.classCounts ?? null,
           labelSum: probe.labelSum ?? null,
           singletonLeaves: singletons,
+          everyTreeCounts: allTrees.ok,
           parameters: probe.parameters,
           trees: probe.trees.map((t) => ({
             tree: t.tree,

@@ -29,6 +29,7 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   'dp-likelihood': 'differentially private counts: maximum-likelihood estimate',
   'bounded-search': 'bounded search over numeric features',
   'boosting-hessians': 'boosted model: first-tree counts, later trees matched through their hessians (an estimate)',
+  'boosting-counts': 'boosted model whose covers count rows (squared error: every tree; K classes: the first K trees)',
   none: 'no formulation',
 };
 

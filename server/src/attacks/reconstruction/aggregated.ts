@@ -49,6 +49,8 @@ export async function reconstructAggregated(
   ctx: RunContext,
   expose: (details: ReconstructionDetails) => void,
   limits?: EnumerationLimits,
+  /** How leaf counts become equalities; boosted multi-class models count per class differently (multiclass-formulation.ts). */
+  build: typeof buildFormulation = buildFormulation,
 ): Promise<ReconstructionResult | TooManyCells> {
   const { options, stats, deadline } = ctx;
   const rows = table.rows;
@@ -78,7 +80,7 @@ export async function reconstructAggregated(
   ctx.progress('formulation');
   const merged = mergeBySignature(enumerator.cells);
   stats.mergedCells = merged.length;
-  const built = buildFormulation(table, merged, forest.classes);
+  const built = build(table, merged, forest.classes);
   if (!built.ok) return ctx.answer({ status: 'failed', reason: built.reason, rows, certifiedRows: 0 });
   const formulation = built.formulation;
   stats.columns = formulation.numCols;

@@ -20,8 +20,12 @@
  *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
+ *   boosting.ts     XGBoost models: which of the two methods below reads them
  *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
  *                   hessian and gradient sums matched tree by tree (an estimate, never certified)
+ *   boosting-counts.ts  XGBoost reg:squarederror (every tree's covers count rows; labels from the
+ *                   gradient sums, regression-labels.ts) and multi-class (the first K trees,
+ *                   multiclass-formulation.ts): the aggregated formulation, certified
  *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs.ts        the only module that touches HiGHS (WebAssembly)
  *
@@ -33,7 +37,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructBySearch } from './bounded-search';
-import { reconstructBoostedHessians } from './boosting-hessians';
+import { reconstructBoosting } from './boosting';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
@@ -66,8 +70,8 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
-  // Boosted models store hessian sums, not counts: their own method (it says when it does not apply).
-  if (forest.boosting) return reconstructBoostedHessians(forest, ctx);
+  // Boosted models store hessian sums, not counts: their own methods (they say when they do not apply).
+  if (forest.boosting) return reconstructBoosting(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';

@@ -27,10 +27,13 @@ export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'mil
  * - `dp-likelihood`: differentially private counts; noise variables and the DRAFT-DP likelihood (an estimate).
  * - `boosting-hessians`: XGBoost binary:logistic; tree 0's probed counts, then each later tree's
  *   cover and gradient sums matched through the hessians the earlier trees imply (an estimate).
+ * - `boosting-counts`: XGBoost reg:squarederror (every tree's covers are row counts; labels from the
+ *   gradient sums) or multi:softprob/softmax (the first K trees' class counts): the aggregated
+ *   formulation over those counts, certified.
  * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
  * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
  */
-export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'bounded-search' | 'none';
+export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;

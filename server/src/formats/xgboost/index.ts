@@ -70,6 +70,21 @@ function finish(text: string | undefined, format: Kind, root: unknown): ReadResu
 
 const sentence = (detail: string) => (/[.!?]$/.test(detail) ? detail : `${detail}.`);
 
+/**
+ * XGBoost's JSON writer prints a NaN float as a bare `NaN`, which JSON does not have: 1.7 writes it as
+ * the split condition of every categorical split. Such tokens become the strings "N" / "-N" (same
+ * length, so source positions stay right); the model reader then refuses the categorical split,
+ * and a NaN anywhere a number is needed is reported as corrupt rather than read as a number.
+ */
+function parseWithNaN(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    if (!text.includes('NaN')) throw error;
+    return JSON.parse(text.replace(/([:,[]\s*)(-?)NaN\b/g, (_, before: string, minus: string) => `${before}"${minus}N"`));
+  }
+}
+
 export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
   const kind = detectXgboost(bytes) ?? (/\.ubj$/i.test(fileName) ? 'xgboost-ubj' : undefined);
   if (!kind) return { kind: 'unreadable', format: 'xgboost', reason: 'not-a-model', detail: 'the content is not an XGBoost model or dump.' };
@@ -82,7 +97,7 @@ export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
   if (kind === 'xgboost-json') {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      json = parseWithNaN(text);
     } catch (error) {
       const message = (error as Error).message;
       const reason = /end of JSON input|Unterminated/i.test(message) ? 'truncated' : 'corrupt';

@@ -166,7 +166,10 @@ function build(root: unknown): ModelBuild {
     const n = intParam(tp.num_nodes) ?? left.length;
     if (n !== left.length || n === 0) throw corrupt(`tree ${t}: num_nodes is ${tp.num_nodes} but left_children has ${left.length} entries`);
     const splitType = numbers(raw, 'split_type', t, n, false);
-    if (splitType?.some((s) => s !== 0)) throw new Refusal('unsupported-estimator', `tree ${t} has categorical splits; they are not read yet`);
+    if (splitType?.some((s) => s !== 0)) {
+      // A categorical split sends a set of categories left (`categories*` columns), which no threshold expresses.
+      throw new Refusal('unsupported-estimator', `tree ${t} has categorical splits (enable_categorical): they send a set of categories one way, which the analysis cannot express as a threshold, so the model is not analysed rather than misread`);
+    }
     const featureCol = numbers(raw, 'split_indices', t, n, true)!;
     const native: NativeTree = {
       size: n,

@@ -1,0 +1,74 @@
+/**
+ * Where a boosted model sends missing values. XGBoost learns, at every split, a default direction
+ * (`default_left`) that rows missing the split's feature follow. A leaf's path box (pathBox) says
+ * nothing about those rows, so a reconstruction that reads leaves as boxes must know whether a
+ * missing value is one of the feature's intervals in disguise:
+ *  - every split on the feature sends it the same way it sends values below its threshold (left,
+ *    with XGBoost's `x < threshold`): a missing value reaches the leaves the lowest interval
+ *    reaches, so that interval stands for "below the first threshold, or missing";
+ *  - every split sends it right: likewise with the highest interval;
+ *  - some splits send it left and others right: a missing value is a value of its own that no
+ *    interval stands for. XGBoost's exact updater sets default_left at every split of a feature
+ *    that had no missing values and hist clears it, so mixed directions show that the training data
+ *    had missing values of that feature (uniform ones do not show that it had none).
+ */
+import type { Forest } from '../forest/schema';
+
+export type MissingRoute = 'unused' | 'left' | 'right' | 'mixed';
+
+export interface MissingValueRouting {
+  /** Per feature: where its splits send a missing value ('unused' when no split tests it). */
+  routes: MissingRoute[];
+  /** Whether the file states the directions at all (dumps and scikit-learn do not always). */
+  stated: boolean;
+}
+
+export function missingValueRouting(forest: Forest): MissingValueRouting {
+  const routes: MissingRoute[] = forest.features.map(() => 'unused');
+  let stated = true;
+  for (const tree of forest.trees) {
+    if (!tree.defaultLeft) {
+      stated = false;
+      continue;
+    }
+    for (let node = 0; node < tree.left.length; node++) {
+      if (tree.left[node] === -1) continue;
+      const f = tree.feature[node];
+      if (f < 0 || f >= routes.length) continue;
+      const route: MissingRoute = tree.defaultLeft[node] ? 'left' : 'right';
+      routes[f] = routes[f] === 'unused' || routes[f] === route ? route : 'mixed';
+    }
+  }
+  return { routes, stated };
+}
+
+/** Names of the features whose missing values follow mixed directions (the model saw them missing). */
+export function mixedMissingFeatures(forest: Forest): string[] {
+  return missingValueRouting(forest).routes.flatMap((r, f) => (r === 'mixed' ? [forest.features[f].name] : []));
+}
+
+/**
+ * For a reconstruction that reads boxes: why missing values make it unsound (mixed directions), or
+ * a note saying which intervals also stand for a missing value (uniform directions).
+ */
+export function missingValueReading(forest: Forest): { ok: false; reason: string } | { ok: true; note?: string } {
+  const mixed = mixedMissingFeatures(forest);
+  if (mixed.length > 0) {
+    return {
+      ok: false,
+      reason:
+        `the model was trained with missing values of ${mixed.join(', ')}: its splits send a missing value left at some nodes and right at others, ` +
+        'so a missing value is not one of the intervals the reconstruction counts with, and its rows could be certified in cells they do not lie in',
+    };
+  }
+  if (!forest.boosting) return { ok: true };
+  const { routes } = missingValueRouting(forest);
+  const lowest = routes.flatMap((r, f) => (r === 'left' ? [forest.features[f].name] : []));
+  const highest = routes.flatMap((r, f) => (r === 'right' ? [forest.features[f].name] : []));
+  if (lowest.length + highest.length === 0) return { ok: true };
+  // Every used feature the same way (the common case: exact sets default_left everywhere, hist nowhere).
+  if (highest.length === 0) return { ok: true, note: 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value' };
+  if (lowest.length === 0) return { ok: true, note: 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value' };
+  const parts = [`the lowest interval of ${lowest.join(', ')}`, `the highest interval of ${highest.join(', ')}`];
+  return { ok: true, note: `XGBoost sends a missing value along each split's default direction, so ${parts.join(' and ')} also stand for a missing value` };
+}

@@ -1,0 +1,168 @@
+/**
+ * Boosted models whose covers are row counts, reconstructed with the aggregated formulation
+ * (aggregated.ts) and so certified like a forest without bootstrap:
+ *  - reg:squarederror: every row's hessian is 1 in every tree, so every tree's leaf covers are row
+ *    counts (../boosted-covers.ts): the trees are read as single-class count trees. The labels then
+ *    come from the gradient sums, tree by tree (regression-labels.ts).
+ *  - multi:softprob / multi:softmax with K classes: in the first round every row has the same
+ *    hessian 2p(1 - p), p = 1/K (XGBoost's softmax hessian), so the first K trees' covers are row
+ *    counts and their gradient sums give each leaf's rows of the tree's class (first-tree-probe.ts);
+ *    the cells of those K trees carry one unknown per class (multiclass-formulation.ts). Later
+ *    rounds start from predictions that differ per row and are not used.
+ * Either way the model is read as a view: a forest of count trees without boosting, which
+ * buildLeafTable and the cell enumeration already understand.
+ */
+import type { Forest } from '../../forest/schema';
+import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
+import { probeFirstTrees } from '../first-tree-probe';
+import { missingValueReading } from '../missing-values';
+import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
+import { reconstructBySearch } from './bounded-search';
+import type { RunContext } from './context';
+import { buildLeafTable, type LeafTable } from './leaves';
+import { oneVsRestFormulation } from './multiclass-formulation';
+import { regressionLabels } from './regression-labels';
+import { boxToRow } from './rows';
+import type { ReconstructedRow, ReconstructionResult } from './types';
+
+export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
+
+/** What the count view needs, or why it does not apply. */
+function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string } {
+  const b = forest.boosting!;
+  if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
+  const subsample = forest.hyperParameters.subsample;
+  if (typeof subsample === 'number' && subsample < 1) return { ok: false, reason: `subsample=${subsample}: each tree saw a different draw of the rows` };
+  const missing = missingValueReading(forest);
+  if (!missing.ok) return missing;
+  const probe = probeFirstTrees(forest);
+  if (probe.rows === undefined || probe.status === 'not-applicable') return { ok: false, reason: `first-tree probing found no row counts (${probe.reason ?? probe.status})` };
+  const p = probe.parameters;
+  const lambda = p.lambda?.value ?? 1;
+  const gradients = probe.status === 'exact' && !(p.alpha && p.alpha.value > 0) && !(p.maxDeltaStep && p.maxDeltaStep.value > 0) && p.eta !== undefined;
+  const rows = probe.rows;
+  if (isSquaredError(forest)) {
+    const covers = everyTreeRowCounts(forest);
+    if (!covers.ok) return covers;
+    // Every tree as a count tree with one class: its covers.
+    const view: Forest = {
+      ...forest,
+      task: 'classification',
+      classes: ['row'],
+      boosting: undefined,
+      training: { ...forest.training, rows, bootstrap: false },
+      trees: forest.trees.map((tree) => ({ ...tree, classWeights: tree.boosting!.cover!.map((h) => Math.round(h)) })),
+    };
+    const built = buildLeafTable(view);
+    if (!built.ok) return built;
+    return { ok: true, view, table: built.table, eta: p.eta?.value, lambda, gradients, meanLabel: (probe.labelSum ?? 0) / Math.max(1, rows), ...(missing.note ? { note: missing.note } : {}) };
+  }
+  if (!isMultiClass(forest)) return { ok: false, reason: `the count reconstruction handles reg:squarederror and multi:softprob/softmax; this model is ${b.objective}` };
+  if (probe.status !== 'exact') return { ok: false, reason: `first-tree probing did not give every leaf's class count (${probe.status}${probe.caveats.length ? `: ${probe.caveats.join(' ')}` : ''})` };
+  const K = b.outputGroups;
+  const classOfTree = probe.trees.map((pt) => pt.group);
+  // The first K trees as count trees with K classes: the tree's class holds its count, every other
+  // class the rest (an upper bound on each, see multiclass-formulation.ts).
+  const trees = probe.trees.map((pt) => {
+    const tree = forest.trees[pt.tree];
+    const weights = new Array<number>(tree.left.length * K).fill(0);
+    for (const leaf of pt.leaves) {
+      for (let k = 0; k < K; k++) weights[leaf.node * K + k] = k === pt.group ? leaf.positives! : leaf.rows - leaf.positives!;
+    }
+    return { ...tree, classWeights: weights };
+  });
+  const view: Forest = { ...forest, boosting: undefined, training: { ...forest.training, rows, bootstrap: false }, trees };
+  const built = buildLeafTable(view, { released: true });
+  if (!built.ok) return built;
+  built.table.rows = rows;
+  return { ok: true, view, table: built.table, classOfTree, lambda, gradients: false, meanLabel: 0, ...(missing.note ? { note: missing.note } : {}) };
+}
+
+/** Undefined when the model is not one this method reads (the caller then says why). */
+export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
+  const prepared = prepare(forest);
+  if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  ctx.method = 'boosting-counts';
+  const { view, table, classOfTree, note } = prepared;
+  let details: ReconstructionDetails | undefined;
+  const keep = (d: ReconstructionDetails) => {
+    details = d;
+    expose(d);
+  };
+  const deadline = ctx.started + (ctx.deadline - ctx.started) * limits.share;
+  const answer = await reconstructAggregated(view, table, ctx, keep, { cells: limits.cells, deadline }, classOfTree ? oneVsRestFormulation(classOfTree) : undefined);
+  const what = classOfTree ? `the first ${classOfTree.length} trees (one per class) read as class counts; later rounds are not used` : `all ${forest.trees.length} trees' covers read as row counts`;
+  const withNote = (reason: string | undefined) => [reason, note].filter((x) => x).join('; ') || undefined;
+  if ('tooManyCells' in answer) {
+    if (classOfTree) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; the multi-class count reconstruction has no bounded search yet`, rows: table.rows, certifiedRows: 0 });
+    const searched = await reconstructBySearch(view, table, ctx, answer.tooManyCells);
+    ctx.method = 'boosting-counts';
+    return { ...searched, reason: withNote(`${searched.reason ?? ''}; labels are not estimated after a bounded search`), reconstruction: searched.reconstruction.map((r) => ({ ...r, label: prepared.meanLabel })) };
+  }
+  if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };
+  return labelRegressionRows(forest, ctx.deadline, prepared, answer, details, what, withNote);
+}
+
+/** Replaces the single class 'row' by label estimates; a row is certified only if its label is determined. */
+function labelRegressionRows(
+  forest: Forest,
+  deadline: number,
+  prepared: { table: LeafTable; eta?: number; lambda: number; gradients: boolean; meanLabel: number },
+  answer: ReconstructionResult,
+  details: ReconstructionDetails | undefined,
+  what: string,
+  withNote: (reason: string | undefined) => string | undefined,
+): ReconstructionResult {
+  if (!details) return answer;
+  const { formulation, cells, solution, lower } = details;
+  const counts = new Float64Array(cells.length);
+  const proven = new Float64Array(cells.length);
+  const complete = solution !== undefined && (answer.status === 'exact' || answer.status === 'bounded');
+  for (let j = 0; j < formulation.numCols; j++) {
+    counts[formulation.colCell[j]] += (solution ?? lower)[j];
+    proven[formulation.colCell[j]] += lower[j];
+  }
+  // The labels need the full set of rows: the leaf equations hold only for it.
+  const labels = complete && prepared.gradients && prepared.eta !== undefined ? regressionLabels(forest, prepared.table, cells, counts, prepared.eta, prepared.lambda, prepared.meanLabel, deadline) : undefined;
+  // Cell multiplicities unique: a determined label sum of a one-row cell is that row's label.
+  const unique = answer.status === 'exact';
+  const rows: ReconstructedRow[] = [];
+  let certified = 0;
+  let determinedRows = 0;
+  cells.forEach((cell, c) => {
+    if (counts[c] === 0) return;
+    const box = boxToRow(prepared.table.axes, cell.low, cell.high);
+    const label = labels ? labels.sums[c] / counts[c] : prepared.meanLabel;
+    const labelKnown = labels !== undefined && labels.determined[c] === 1 && counts[c] === 1;
+    for (let k = 0; k < counts[c]; k++) {
+      const valuesProven = k < proven[c];
+      const whole = unique && labelKnown && valuesProven;
+      if (whole) certified++;
+      if (labelKnown) determinedRows++;
+      rows.push({
+        values: box.values.slice(),
+        intervals: box.intervals.slice(),
+        label,
+        certified: whole,
+        ...(!whole && valuesProven ? { certifiedValues: box.values.map((v) => v !== null) } : {}),
+      });
+    }
+  });
+  const featureRows = answer.certifiedRows;
+  const labelText = !labels
+    ? prepared.gradients
+      ? complete
+        ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out); each row has the mean label'
+        : 'labels not estimated (no complete reconstruction); each row has the mean label'
+      : 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label'
+    : `${determinedRows} rows' labels determined by the gradient sums${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
+  const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
+  return {
+    ...answer,
+    status,
+    certifiedRows: certified,
+    reconstruction: rows,
+    reconstructedRows: rows.length,
+    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${featureRows} rows' feature intervals certified, ${labelText}; a row is certified when its label is too`),
+  };
+}
