@@ -52,6 +52,19 @@ export class BackgroundReconstruction {
     return this.outcomes.get(uri)?.findings ?? [];
   }
 
+  /**
+   * The file's last reconstruction, rows included (personal data: for the report's explicit reveal
+   * only), once its current version's reconstruction ended.
+   */
+  outcome(uri: string): ReconstructionOutcome | undefined {
+    return this.outcomes.get(uri);
+  }
+
+  /** Whether the file's reconstruction is queued or running. */
+  running(uri: string): boolean {
+    return this.pending.has(uri);
+  }
+
   /** The file changed, was deleted, or the settings changed: what runs or was found for it is stale. */
   invalidate(uri: string): void {
     this.generations.set(uri, (this.generations.get(uri) ?? 0) + 1);
