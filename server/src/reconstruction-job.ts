@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import type { ReconstructedRow, ReconstructionProgress } from './attacks/reconstruction/types';
+import type { ReconstructionProgress, ReconstructionResult } from './attacks/reconstruction/types';
+import type { FeatureUse } from './report/build';
 import type { TimelinePoint } from './report/model';
 import type { GroupDeclaration } from './recoverability/declared-groups';
 import { sidecarPaths } from './recoverability/declared-groups';
@@ -35,10 +36,10 @@ export interface ReconstructionOutcome {
   key: string;
   recoverability: Recoverability;
   findings: Finding[];
-  /** Feature names, in the order of each row's values (empty when the engine did not run). */
-  features: string[];
-  /** The reconstructed rows (personal data: server memory only, see the module comment). */
-  reconstruction: ReconstructedRow[];
+  /** The model's features, in the order of each row's values, and whether a tree splits on each. */
+  features: FeatureUse[];
+  /** The engine's full result, rows included (personal data: server memory only, see above); null when it did not run. */
+  result: ReconstructionResult | null;
   /** The engine's progress over time, for the report's chart (phases, not values). */
   timeline: TimelinePoint[];
 }
@@ -48,7 +49,7 @@ export type { ReconstructionProgress };
 /** A summary for a run that never reached the engine (unreadable model, worker fault). */
 /** An outcome for a run that never reached the engine: no rows, no timeline. */
 export function outcomeWithout(path: string, contentHash: string, status: 'skipped' | 'failed', reason: string): ReconstructionOutcome {
-  return { path, contentHash, key: '', recoverability: recoverabilityWithout(status, reason), findings: [], features: [], reconstruction: [], timeline: [] };
+  return { path, contentHash, key: '', recoverability: recoverabilityWithout(status, reason), findings: [], features: [], result: null, timeline: [] };
 }
 
 export function recoverabilityWithout(status: 'skipped' | 'failed', reason: string): Recoverability {

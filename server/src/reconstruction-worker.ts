@@ -11,6 +11,7 @@ import { parentPort } from 'node:worker_threads';
 import { lintFile } from './linter';
 import { assessRecoverability } from './recoverability/assess';
 import { TimelineRecorder } from './reconstruction-timeline';
+import { featureUse } from './report/build';
 import {
   outcomeWithout,
   reconstructionKey,
@@ -76,8 +77,8 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     key,
     recoverability,
     findings,
-    features: report.forest.features.map((feature) => feature.name),
-    reconstruction: result.reconstruction,
+    features: featureUse(report.forest),
+    result,
     timeline: timeline.finish(result),
   };
 }

@@ -7,8 +7,6 @@
  * The reconstructed values leave the server only through `revealRows`, which the client sends
  * after the user confirmed the reveal; the report itself carries counts, never values.
  */
-import { basename } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { CodeActionKind, type CodeAction, type CodeActionParams } from 'vscode-languageserver/node';
 import type { FileReport } from './linter';
 import { SHOW_REPORT_COMMAND, type Settings } from './protocol';
@@ -41,13 +39,10 @@ export class ReportService {
     // The file as the CLI would report it: fast findings, then the reconstruction's (as published).
     const file: FileReport = outcome ? { ...lint, findings: [...lint.findings, ...outcome.findings], recoverability: outcome.recoverability } : lint;
     return buildReport({
-      report: file,
-      name: basename(fileURLToPath(uri)),
+      file,
       ...(outcome
-        ? { reconstruction: { recoverability: outcome.recoverability, rows: outcome.reconstruction, features: outcome.features, timeline: outcome.timeline } }
-        : this.sources.running(uri)
-          ? { reconstruction: 'running' as const }
-          : {}),
+        ? { features: outcome.features, timeline: outcome.timeline, ...(outcome.result ? { reconstruction: outcome.result } : {}) }
+        : { running: this.sources.running(uri) }),
       ...(advisor ? { advisor } : {}),
       ...(docsBaseUrl ? { docsBaseUrl } : {}),
     });
@@ -57,8 +52,8 @@ export class ReportService {
   revealRows(uri: string): RevealedRows | null {
     const lint = this.sources.lint(uri);
     const outcome = lint ? this.current(uri, lint) : undefined;
-    if (!outcome) return null;
-    return revealRows(outcome.features, outcome.reconstruction);
+    if (!outcome?.result) return null;
+    return revealRows(outcome.features, outcome.result);
   }
 
   /**

@@ -131,8 +131,8 @@ test('the real worker: the summary, finding and rows of assessRecoverability, wi
   assert.ok(outcome?.key, 'cacheable');
   // The rows come back for the report's explicit reveal (the server keeps them in memory only).
   const key = (row: object) => JSON.stringify(row);
-  assert.deepEqual(outcome?.reconstruction.map(key).sort(), direct.result.reconstruction.map(key).sort(), 'the engine\'s rows');
-  assert.deepEqual(outcome?.features, report.forest!.features.map((f) => f.name));
+  assert.deepEqual(outcome?.result?.reconstruction.map(key).sort(), direct.result.reconstruction.map(key).sort(), 'the engine\'s rows');
+  assert.deepEqual(outcome?.features.map((f) => f.name), report.forest!.features.map((f) => f.name));
   assert.ok(!JSON.stringify(outcome?.findings).includes('"values"'), 'the finding carries no row values');
   const timeline = outcome!.timeline;
   assert.deepEqual(new Set(timeline.map((p) => p.phase)), new Set([...phases, 'done']), 'the timeline has every phase, then the end');

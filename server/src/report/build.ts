@@ -1,84 +1,91 @@
 /**
- * TEMPORARY PLACEHOLDER (branch webview): the html branch owns this module. This stand-in only
- * exists so the editor's report service compiles and its tests run before that lands; the merge
- * takes the html branch's version and adapts report-service.ts's one call site (`buildReport`,
- * `revealRows`) to its signature.
+ * TEMPORARY PLACEHOLDER (branch webview): the html branch owns this module. This stand-in has the
+ * same exports and signatures as the html branch's (ReportInput, FeatureUse, featureUse,
+ * buildReport, revealRows), with a minimal body, so the editor's report service compiles and its
+ * tests run before that lands. On merge, take the html branch's version of this file.
  */
-import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import { basename } from 'node:path';
+import type { ReconstructionResult } from '../attacks/reconstruction/types';
+import type { Forest } from '../forest/schema';
 import type { FileReport } from '../linter';
 import { packageVersion, ruleDocUrl } from '../package-info';
 import type { Recoverability } from '../recoverability/summary';
 import { RULES } from '../rules/catalog';
-import type { AdvisorReport, PrivacyReport, ReportHeadline, RevealedRows, ScriptReference, TimelinePoint } from './model';
-import { REPORT_SCHEMA_VERSION } from './model';
+import { REPORT_SCHEMA_VERSION, type AdvisorReport, type PrivacyReport, type RevealedRows, type ScriptReference, type TimelinePoint } from './model';
 
-export interface ReportInputs {
-  /** The file's fast findings (lint report). */
-  report: FileReport;
-  /** The reconstruction, once it ended; `running` while it runs. */
-  reconstruction?: { recoverability: Recoverability; rows: ReconstructedRow[]; features: string[]; timeline: TimelinePoint[] } | 'running';
+export interface FeatureUse {
+  name: string;
+  used: boolean;
+}
+
+export interface ReportInput {
+  file: FileReport;
+  features?: readonly FeatureUse[];
+  reconstruction?: ReconstructionResult;
+  recoverability?: Recoverability;
+  running?: boolean;
+  timeline?: TimelinePoint[];
   advisor?: AdvisorReport;
   scripts?: ScriptReference[];
   docsBaseUrl?: string;
-  name: string;
+  generatedAt?: Date;
+}
+
+export function featureUse(forest: Pick<Forest, 'features' | 'trees'>): FeatureUse[] {
+  const used = new Set<number>();
+  for (const tree of forest.trees) for (let node = 0; node < tree.left.length; node++) if (tree.left[node] !== -1) used.add(tree.feature[node]);
+  return forest.features.map((feature, f) => ({ name: feature.name, used: used.has(f) }));
 }
 
 const ORDER = ['error', 'warning', 'information', 'hint'] as const;
 
-export function buildReport(inputs: ReportInputs): PrivacyReport {
-  const { report } = inputs;
-  const recon = inputs.reconstruction === 'running' ? undefined : inputs.reconstruction;
-  const r = recon?.recoverability;
-  const findings = report.findings.map((f) => ({
+export function buildReport(input: ReportInput): PrivacyReport {
+  const { file } = input;
+  const r = input.running ? undefined : (input.recoverability ?? file.recoverability);
+  const findings = file.findings.map((f) => ({
     rule: f.rule,
     severity: f.severity,
     title: RULES[f.rule].title,
     message: f.message,
-    docsUrl: ruleDocUrl(f.rule, inputs.docsBaseUrl || undefined),
+    docsUrl: ruleDocUrl(f.rule, input.docsBaseUrl),
     ...(f.location.range ? { line: f.location.range.start.line + 1 } : {}),
-    ...(f.location.tree !== undefined ? { tree: f.location.tree } : {}),
-    ...(f.location.node !== undefined ? { node: f.location.node } : {}),
   }));
-  const rows = r?.rows ?? report.model?.trainingRows ?? null;
+  const rows = r?.rows ?? file.model?.trainingRows ?? null;
   const certified = r?.certifiedRows ?? 0;
-  const headline: ReportHeadline = {
-    rows,
-    certifiedRows: certified,
-    reconstructedRows: r?.reconstructedRows ?? 0,
-    certifiedShare: r && rows ? certified / rows : null,
-    determinedValueShare: null,
-    status: inputs.reconstruction === 'running' ? 'running' : (r?.status ?? 'not-run'),
-    method: r?.method ?? 'none',
-    seconds: r?.seconds ?? 0,
-    ...(r?.reason ? { reason: r.reason } : {}),
-    claim: certified > 0 ? 'certified' : (r?.reconstructedRows ?? 0) > 0 ? 'estimate' : 'none',
-    summary: r ? `${certified} of ${rows ?? '?'} training rows certified from the model alone.` : 'No reconstruction yet.',
-    worstSeverity: ORDER.find((s) => findings.some((f) => f.severity === s)) ?? null,
-  };
-  const features = recon?.features ?? [];
   return {
     schemaVersion: REPORT_SCHEMA_VERSION,
-    generatedAt: new Date().toISOString(),
+    generatedAt: (input.generatedAt ?? new Date()).toISOString(),
     tool: { name: 'model-privacy-lint', version: packageVersion() },
-    file: { path: report.path, name: inputs.name, format: report.format, contentHash: report.contentHash },
-    model: report.model,
-    headline,
+    file: { path: file.path, name: basename(file.path), format: file.format, contentHash: file.contentHash },
+    model: file.model,
+    headline: {
+      rows,
+      certifiedRows: certified,
+      reconstructedRows: r?.reconstructedRows ?? 0,
+      certifiedShare: r && rows ? certified / rows : null,
+      determinedValueShare: null,
+      status: input.running ? 'running' : (r?.status ?? 'not-run'),
+      method: r?.method ?? 'none',
+      seconds: r?.seconds ?? 0,
+      claim: certified > 0 ? 'certified' : (r?.reconstructedRows ?? 0) > 0 ? 'estimate' : 'none',
+      summary: r ? `${certified} of ${rows ?? '?'} training rows proven recoverable from the model alone.` : 'No reconstruction yet.',
+      worstSeverity: ORDER.find((s) => findings.some((f) => f.severity === s)) ?? null,
+    },
     findings,
-    features: features.map((name) => ({ name, used: true, determinedRows: r?.determinedFeatures[name] ?? 0, determinedShare: rows ? (r?.determinedFeatures[name] ?? 0) / rows : 0 })),
-    rows: (recon?.rows ?? []).map((row, i) => ({
+    features: [],
+    rows: (input.reconstruction?.reconstruction ?? []).map((row, i) => ({
       row: i,
-      ...(row.index !== undefined ? { trainingIndex: row.index } : {}),
       certified: row.certified,
       determinedFeatures: row.values.filter((v) => v !== null).length,
       features: row.values.length,
     })),
-    timeline: recon?.timeline ?? [],
-    ...(inputs.advisor ? { advisor: inputs.advisor } : {}),
-    scripts: inputs.scripts ?? [],
-    notes: report.notes,
+    timeline: input.timeline ?? [],
+    ...(input.advisor ? { advisor: input.advisor } : {}),
+    scripts: input.scripts ?? [],
+    notes: file.notes,
   };
 }
 
-export function revealRows(features: string[], rows: ReconstructedRow[]): RevealedRows {
-  return { features, rows: rows.map((row) => ({ values: row.values, label: row.label, certified: row.certified })) };
+export function revealRows(features: readonly { name: string }[], result: Pick<ReconstructionResult, 'reconstruction' | 'method'>): RevealedRows {
+  return { features: features.map((f) => f.name), rows: result.reconstruction.map((row) => ({ values: row.values, label: row.label, certified: row.certified })) };
 }
