@@ -118,10 +118,19 @@ export class ReportView implements vscode.Disposable {
       { modal: true, detail: 'They are shown in this report only, and are not saved. Anyone who sees your screen sees them.' },
       REVEAL_BUTTON,
     );
-    if (answer !== REVEAL_BUTTON) return;
-    const rows = await this.client()?.sendRequest<RevealedRows | null>(REVEAL_ROWS_REQUEST, { uri: this.uri.toString() });
+    if (answer !== REVEAL_BUTTON) {
+      await this.webview.postMessage({ type: 'rows-unavailable', reason: 'The values were not shown.' });
+      return;
+    }
+    let rows: RevealedRows | null | undefined;
+    try {
+      rows = await this.client()?.sendRequest<RevealedRows | null>(REVEAL_ROWS_REQUEST, { uri: this.uri.toString() });
+    } catch (error) {
+      await this.webview.postMessage({ type: 'rows-unavailable', reason: `The values could not be fetched: ${(error as Error).message}` });
+      return;
+    }
     if (!rows) {
-      void vscode.window.showInformationMessage('No reconstruction of this model has finished yet: there are no values to show.');
+      await this.webview.postMessage({ type: 'rows-unavailable', reason: 'No reconstruction of this model has finished yet: there are no values to show.' });
       return;
     }
     await this.webview.postMessage({ type: 'rows', rows });

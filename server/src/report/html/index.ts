@@ -34,10 +34,11 @@ window.addEventListener('message', (event) => {
   if (event.data?.type !== 'rows' || !event.data.rows) return;
   const out = document.getElementById('revealed-rows');
   const table = document.createElement('table');
-  for (const row of event.data.rows.rows) {
-    const tr = table.insertRow();
-    for (const v of [...row.values, row.label]) tr.insertCell().textContent = v === null ? '' : String(v);
-  }
+  const body = table.createTBody();
+  event.data.rows.rows.forEach((row, i) => {
+    const tr = body.insertRow();
+    for (const v of [i + 1, row.certified ? 'certified' : 'estimate', ...row.values, row.label]) tr.insertCell().textContent = v === null ? '?' : String(v);
+  });
   out.replaceChildren(table);
   out.hidden = false;
 });
