@@ -24,6 +24,7 @@ import {
   log,
   openWorkbench,
   pollUntil,
+  runCommand,
   screenshot,
   startCodeServer,
   type EditorProfile,
@@ -47,12 +48,6 @@ let browser: Browser | undefined;
 let page: Page | undefined;
 let engine: ReconstructionResult;
 let failed = false;
-
-function writeUserSettings(theme: string): void {
-  const file = path.join(profile!.userDataDir, 'User', 'settings.json');
-  const settings = JSON.parse(fs.readFileSync(file, 'utf8'));
-  fs.writeFileSync(file, JSON.stringify({ ...settings, 'workbench.colorTheme': theme }, null, 2));
-}
 
 /** The report page: the webview's outer iframe, then its content frame. */
 function reportFrame(p: Page): FrameLocator {
@@ -103,17 +98,25 @@ test('opening a binary model shows its privacy report; reveal after confirmation
     await p.keyboard.press('Enter');
 
     const frame = reportFrame(p);
-    let headline = '';
+    // The page renders the report it embeds (#report-data): wait for the reconstruction's.
+    let data: { headline: { status: string; certifiedRows: number; rows: number | null; claim: string } } | undefined;
     await pollUntil(
-      'the report\'s headline with the certified rows',
+      'the report of the finished reconstruction',
       async () => {
-        headline = (await frame.locator('#headline').innerText({ timeout: 2000 }).catch(() => '')).replace(/\s+/g, ' ');
-        return /\b100\b/.test(headline) && /certified|proven/i.test(headline) && !/running/i.test(headline) ? undefined : `headline: ${headline || '(not there yet)'}`;
+        const text = await frame.locator('#report-data').textContent({ timeout: 2000 }).catch(() => null);
+        data = text ? JSON.parse(text) : undefined;
+        return data?.headline.status === 'exact' ? undefined : `headline: ${JSON.stringify(data?.headline) ?? '(no report yet)'}`;
       },
       150_000,
     );
-    log(`headline: ${headline}`);
     assert.equal(engine.certifiedRows, 100, 'the engine certifies all 100 rows');
+    assert.equal(data!.headline.certifiedRows, engine.certifiedRows, 'the report\'s certified rows are the engine\'s');
+    assert.equal(data!.headline.rows, 100);
+    assert.equal(data!.headline.claim, 'certified');
+    const headline = (await frame.locator('#headline').innerText()).replace(/\s+/g, ' ');
+    log(`headline: ${headline}`);
+    assert.match(headline, /\b100\b/, 'the headline shows the 100 certified rows');
+    assert.match(headline, /certified|proven/i);
     assert.match(await p.locator('.tab.active').innerText(), new RegExp(MODEL.replace('.', '\\.')), 'the report is the active editor of the model file');
     assert.equal(await p.locator('.editor-group-container.active .monaco-editor').count(), 0, 'no text editor: the custom editor shows the model');
     assert.match((await frame.locator('body').getAttribute('class')) ?? '', /vscode-light/);
@@ -147,8 +150,12 @@ test('opening a binary model shows its privacy report; reveal after confirmation
       expected.set(k, left - 1);
     }
 
-    // Dark theme: the user setting changes, the report follows without reopening.
-    writeUserSettings('Default Dark Modern');
+    // Dark theme, chosen as a user would (it writes `workbench.colorTheme` to the user settings):
+    // the report follows without reopening.
+    await runCommand(p, 'Preferences: Color Theme');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await p.locator('.quick-input-widget input').fill('Default Dark Modern');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Dark Modern' }).first().click();
     await pollUntil('the dark theme in the report', async () => (/vscode-dark/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'still light'), 30_000);
     await shown.first().waitFor({ state: 'visible', timeout: 5000 });
     await screenshot(p, 'report-dark');

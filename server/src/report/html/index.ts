@@ -27,6 +27,7 @@ export function renderReportHtml(report: PrivacyReport, options: RenderOptions):
 <section id="headline"><p class="figure">${h(headline.certifiedRows)} of ${h(headline.rows ?? '?')} training rows certified</p><p>${h(headline.summary)}</p></section>
 <section id="rows"><button type="button" id="reveal-button">Reveal reconstructed values</button><div id="revealed-rows" hidden></div></section>
 </main>
+<script type="application/json" id="report-data" nonce="${h(options.nonce)}">${JSON.stringify(report).replace(/</g, '\\u003c')}</script>
 <script nonce="${h(options.nonce)}">
 const vscode = acquireVsCodeApi();
 document.getElementById('reveal-button').addEventListener('click', () => vscode.postMessage({ type: 'reveal' }));
