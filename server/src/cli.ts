@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The command line: the same linter as the language server, for CI.
- *   model-privacy-lint [paths...] --format text|json|sarif --fail-on error|warning|never --out FILE
+ *   model-privacy-lint [paths...] --format text|json|sarif|html --fail-on error|warning|never --out FILE
  * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error.
  * Only arguments live here; the reconstruction step is cli/reconstruction.ts.
  */
@@ -22,6 +22,8 @@ import { readTrainingData, TrainingDataError, type TrainingData } from './evalua
 import { reconstructReport } from './cli/reconstruction';
 import { emitPaths } from './cli/emit-paths';
 import { progressLine } from './report/progress';
+import { buildReport, revealRows } from './report/build';
+import { loadReportAssets, standaloneReportHtml } from './report/html-assets';
 
 const USAGE = `Usage: model-privacy-lint [paths...] [options]
 
@@ -30,9 +32,16 @@ and reports what they give away about their training data. Directories are searc
 *.joblib, *.pkl, *.pickle and *.forest.json files. Default path: the current directory.
 
 Options:
-  --format text|json|sarif   what to print (default: text)
+  --format text|json|sarif|html
+                             what to print (default: text). html: one self-contained page per
+                             model (charts, findings, recovery per feature and row, progress);
+                             printed only for a single model, else use --out FILE.html
   --out FILE                 also write a report; its format follows the extension
-                             (.json, .sarif, .txt), else --format
+                             (.json, .sarif, .txt, .html), else --format. An HTML report goes
+                             to FILE.html for one model, FILE.<model file name>.html for several
+                             (the terminal then gets the text report)
+  --report-values            put the reconstructed values (personal data) into the HTML report,
+                             hidden until the reader clicks "Reveal"; off by default
   --fail-on error|warning|never
                              exit 1 when a finding is at least this severe (default: error)
   --severity RULE=LEVEL      override a rule's severity (error, warning, information, hint, off);
@@ -59,8 +68,8 @@ Reconstruction (after the findings above, one model at a time):
   --version, --help
 `;
 
-type Format = 'text' | 'json' | 'sarif';
-const FORMATS: readonly Format[] = ['text', 'json', 'sarif'];
+type Format = 'text' | 'json' | 'sarif' | 'html';
+const FORMATS: readonly Format[] = ['text', 'json', 'sarif', 'html'];
 
 class UsageError extends Error {}
 
@@ -78,6 +87,7 @@ interface CliOptions {
   emitReconstruction?: string;
   trainingData?: string;
   label?: string;
+  reportValues: boolean;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -99,6 +109,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       'emit-reconstruction': { type: 'string' },
       'training-data': { type: 'string' },
       label: { type: 'string' },
+      'report-values': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -140,6 +151,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if ((values['training-data'] === undefined) !== (values.label === undefined)) {
     throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column');
   }
+  const html = format === 'html' || (values.out !== undefined && formatForFile(values.out, format) === 'html');
+  if (values['report-values'] && !html) throw new UsageError('--report-values only applies to the HTML report (--format html, or --out FILE.html)');
   return {
     paths: positionals.length ? positionals : ['.'],
     format,
@@ -154,10 +167,11 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     emitReconstruction: values['emit-reconstruction'],
     trainingData: values['training-data'],
     label: values.label,
+    reportValues: values['report-values'] ?? false,
   };
 }
 
-function render(files: FileReport[], format: Format, docsBaseUrl?: string): string {
+function render(files: FileReport[], format: Exclude<Format, 'html'>, docsBaseUrl?: string): string {
   switch (format) {
     case 'json':
       return writeJson(files);
@@ -173,6 +187,7 @@ function formatForFile(file: string, fallback: Format): Format {
   if (ext === '.json') return 'json';
   if (ext === '.sarif') return 'sarif';
   if (ext === '.txt') return 'text';
+  if (ext === '.html' || ext === '.htm') return 'html';
   return fallback;
 }
 
@@ -196,6 +211,17 @@ export async function main(argv: string[]): Promise<number> {
   const { files, missing } = await collectModelFiles(options.paths);
   for (const path of missing) process.stderr.write(`model-privacy-lint: no such file or directory: ${path}\n`);
   if (missing.length > 0 && files.length === 0) return 2;
+  // HTML is one document per model: to the terminal only for one model, else to files (--out).
+  const htmlOut = options.out !== undefined && formatForFile(options.out, options.format) === 'html' ? options.out : undefined;
+  const stdoutFormat: Format = options.format === 'html' && htmlOut !== undefined ? 'text' : options.format;
+  if (stdoutFormat === 'html' && files.length !== 1) {
+    process.stderr.write(`model-privacy-lint: --format html prints one model's report; ${files.length} model files were found: name a file with --out FILE.html (one FILE.<model>.html each)\n`);
+    return 2;
+  }
+  const wantsHtml = stdoutFormat === 'html' || htmlOut !== undefined;
+  if (wantsHtml && loadReportAssets().missing.length) {
+    process.stderr.write(`model-privacy-lint: not found in the package: ${loadReportAssets().missing.join(', ')}; the HTML report is written without them (no charts or styles)\n`);
+  }
 
   let trainingData: TrainingData | undefined;
   if (options.trainingData !== undefined) {
@@ -212,6 +238,7 @@ export async function main(argv: string[]): Promise<number> {
   const progress = progressLine();
 
   const reports: FileReport[] = [];
+  const htmlPages = new Map<string, string>();
   let ioError = false;
   let fitted = 0;
   for (const file of files) {
@@ -223,6 +250,7 @@ export async function main(argv: string[]): Promise<number> {
       severities: options.severities,
       emitPath: emitTo?.get(file),
       trainingData,
+      forReport: wantsHtml,
       ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
       log: (message) => {
         progress?.clear();
@@ -233,18 +261,43 @@ export async function main(argv: string[]): Promise<number> {
     if (outcome.writeFailed) ioError = true;
     if (outcome.trainingDataFits) fitted++;
     reports.push(report);
+    if (wantsHtml) htmlPages.set(file, htmlPage(report, outcome.forReport, options));
   }
   if (trainingData && fitted === 0) {
     log(`--training-data: ${trainingData.path} fits none of the models read`);
     ioError = true;
   }
-  process.stdout.write(render(reports, options.format, options.docsBaseUrl));
-  if (options.out) {
-    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format), options.docsBaseUrl));
+  process.stdout.write(stdoutFormat === 'html' ? htmlPages.get(files[0])! : render(reports, stdoutFormat, options.docsBaseUrl));
+  if (htmlOut !== undefined) {
+    const targets = emitPaths(htmlOut, files, extname(htmlOut).toLowerCase());
+    for (const file of files) {
+      const target = targets.get(file)!;
+      try {
+        await fs.writeFile(target, htmlPages.get(file)!);
+        log(`report written to ${target}`);
+      } catch (error) {
+        log(`cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        ioError = true;
+      }
+    }
+  } else if (options.out) {
+    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format) as Exclude<Format, 'html'>, options.docsBaseUrl));
     process.stderr.write(`model-privacy-lint: report written to ${options.out}\n`);
   }
   if (ioError) return 2;
   return shouldFail(reports, options.failOn) ? 1 : 0;
+}
+
+/** One model's standalone HTML report; the values only with --report-values. */
+function htmlPage(report: FileReport, kept: Awaited<ReturnType<typeof reconstructReport>>['forReport'], options: CliOptions): string {
+  const assets = loadReportAssets();
+  const privacyReport = buildReport({
+    file: report,
+    ...(kept ? { features: kept.features, reconstruction: kept.result, timeline: kept.timeline } : {}),
+    ...(options.docsBaseUrl ? { docsBaseUrl: options.docsBaseUrl } : {}),
+  });
+  const revealed = options.reportValues && kept && kept.result.reconstruction.length > 0 ? revealRows(kept.features, kept.result) : undefined;
+  return standaloneReportHtml(privacyReport, revealed, assets);
 }
 
 if (require.main === module) {

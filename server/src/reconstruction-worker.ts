@@ -10,7 +10,7 @@ import { basename } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { lintFile } from './linter';
 import { assessRecoverability } from './recoverability/assess';
-import { TimelineRecorder } from './reconstruction-timeline';
+import { TimelineRecorder } from './report/timeline';
 import { featureUse } from './report/build';
 import {
   outcomeWithout,

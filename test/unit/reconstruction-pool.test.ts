@@ -135,7 +135,7 @@ test('the real worker: the summary, finding and rows of assessRecoverability, wi
   assert.deepEqual(outcome?.features.map((f) => f.name), report.forest!.features.map((f) => f.name));
   assert.ok(!JSON.stringify(outcome?.findings).includes('"values"'), 'the finding carries no row values');
   const timeline = outcome!.timeline;
-  assert.deepEqual(new Set(timeline.map((p) => p.phase)), new Set([...phases, 'done']), 'the timeline has every phase, then the end');
+  assert.deepEqual(new Set(timeline.map((p) => p.phase)), new Set(['start', ...phases, 'done']), 'the timeline has every phase, then the end');
   assert.deepEqual(timeline.map((p) => p.ms), timeline.map((p) => p.ms).sort((a, b) => a - b));
   assert.equal(timeline.at(-1)?.certifiedRows, direct.recoverability.certifiedRows);
   assert.ok(phases.has('cells') && phases.has('milp'), `progress phases: ${[...phases].join(', ')}`);
