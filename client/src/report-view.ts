@@ -17,6 +17,8 @@ import { pendingHtml } from './report-pending';
 
 export const REVEAL_WARNING = 'The reconstructed values are personal data of the people in the training set. Show them?';
 const REVEAL_BUTTON = 'Show values';
+/** How long a report view waits for the server's own analysis before asking for one. */
+const ANALYSIS_GRACE_MS = 1500;
 
 /** The folder the webview may load from: media/ only (the renderer's script, stylesheet, charts). */
 export function mediaRoot(extensionUri: vscode.Uri): vscode.Uri {
@@ -34,6 +36,7 @@ export class ReportView implements vscode.Disposable {
   /** The report shown, without its build time: an unchanged report is not rendered again. */
   private shown = '';
   private analysisAsked = false;
+  private disposed = false;
 
   constructor(
     private readonly webview: vscode.Webview,
@@ -74,9 +77,9 @@ export class ReportView implements vscode.Disposable {
       this.setHtml('pending', pendingHtml(this.webview.cspSource, name, `Analysing ${name}…`, true));
       if (analyse && !this.analysisAsked) {
         this.analysisAsked = true;
-        client.sendRequest(ANALYZE_FILE_REQUEST, { uri: this.uri.toString() }).then(undefined, () => {
-          this.analysisAsked = false;
-        });
+        // The server may be reading the file already (its start-up scan): an explicit request now
+        // would read it twice. Ask only if no report came meanwhile.
+        setTimeout(() => void this.analyseIfStillMissing(), ANALYSIS_GRACE_MS);
       }
       return;
     }
@@ -94,7 +97,20 @@ export class ReportView implements vscode.Disposable {
     this.setHtml(key, html);
   }
 
+  private async analyseIfStillMissing(): Promise<void> {
+    const client = this.client();
+    if (this.disposed || !client?.isRunning()) return;
+    const uri = this.uri.toString();
+    try {
+      if (await client.sendRequest<PrivacyReport | null>(REPORT_REQUEST, { uri })) return;
+      await client.sendRequest(ANALYZE_FILE_REQUEST, { uri });
+    } catch {
+      this.analysisAsked = false; // the server restarted: refreshAll() asks again
+    }
+  }
+
   dispose(): void {
+    this.disposed = true;
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
   }
 

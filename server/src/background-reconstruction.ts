@@ -87,6 +87,10 @@ export class BackgroundReconstruction {
       const outcome = await this.pool.run(path, request, key, {
         onStart: () => {
           this.options.onEvent({ uri, state: 'running' });
+          // Two analyses of one file in flight (the start-up scan and an explicit request) can both
+          // reach here: the newer run replaces the older, and so must its progress, or the older
+          // one stays in the status bar for good.
+          this.endProgress(uri);
           const display = new ProgressDisplay(this.options.createProgress, 'Reconstructing training rows', basename(path), () => this.cancelByUser(uri));
           this.progress.set(uri, display);
         },

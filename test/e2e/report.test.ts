@@ -24,7 +24,6 @@ import {
   log,
   openWorkbench,
   pollUntil,
-  runCommand,
   screenshot,
   startCodeServer,
   type EditorProfile,
@@ -120,6 +119,11 @@ test('opening a binary model shows its privacy report; reveal after confirmation
     assert.match(await p.locator('.tab.active').innerText(), new RegExp(MODEL.replace('.', '\\.')), 'the report is the active editor of the model file');
     assert.equal(await p.locator('.editor-group-container.active .monaco-editor').count(), 0, 'no text editor: the custom editor shows the model');
     assert.match((await frame.locator('body').getAttribute('class')) ?? '', /vscode-light/);
+    // The reconstruction's progress ended with it (none left behind in the status bar).
+    await pollUntil('no reconstruction progress left in the status bar', async () => {
+      const bar = await p.locator('.part.statusbar').innerText();
+      return /Reconstructing training rows/.test(bar) ? bar : undefined;
+    }, 20_000);
     await screenshot(p, 'report-light');
 
     // Reveal: a modal confirmation first, then the values.
@@ -152,12 +156,15 @@ test('opening a binary model shows its privacy report; reveal after confirmation
 
     // Dark theme, chosen as a user would (it writes `workbench.colorTheme` to the user settings):
     // the report follows without reopening.
-    await runCommand(p, 'Preferences: Color Theme');
+    await p.locator('.part.editor .tab.active').click();
+    await p.keyboard.press('Control+K');
+    await p.keyboard.press('Control+T');
     await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 10_000 });
     await p.locator('.quick-input-widget input').fill('Default Dark Modern');
     await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Dark Modern' }).first().click();
     await pollUntil('the dark theme in the report', async () => (/vscode-dark/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'still light'), 30_000);
     await shown.first().waitFor({ state: 'visible', timeout: 5000 });
+    await frame.locator('#headline').scrollIntoViewIfNeeded();
     await screenshot(p, 'report-dark');
   } catch (e) {
     failed = true;
