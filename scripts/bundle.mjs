@@ -1,9 +1,11 @@
 // Bundles the extension client, the language server, its workers and the CLI into dist/ with
 // esbuild (after `tsc -b` has type-checked everything), writes the JSON schemas of the forest
-// interchange file and of the privacy sidecar, and copies HiGHS's WebAssembly beside the bundles.
+// interchange file and of the privacy sidecar, copies HiGHS's WebAssembly beside the bundles and
+// Chart.js into media/vendor/ (the report's charts).
 import { build } from 'esbuild';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
 
 const require = createRequire(import.meta.url);
 // HiGHS ships an ES module build that finds highs.wasm through `import.meta.url`, which a CommonJS
@@ -24,6 +26,12 @@ await Promise.all([
   build({ ...common, entryPoints: ['server/src/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
+
+// Chart.js for the privacy report (webview and the CLI's HTML): a browser script, not bundled
+// into anything; media/vendor/ is build output (git-ignored) that the .vsix carries.
+mkdirSync('media/vendor', { recursive: true });
+// The package's exports hide dist/chart.umd.js; it sits beside the CommonJS entry (dist/chart.cjs).
+copyFileSync(join(dirname(require.resolve('chart.js')), 'chart.umd.js'), 'media/vendor/chart.umd.js');
 
 // HiGHS's WebAssembly binary: the bundled highs.js loads it from its own directory
 // (`__dirname + "/highs.wasm"`), which once bundled is dist/.

@@ -8,9 +8,13 @@ import {
   ANALYZE_FILE_REQUEST,
   ANALYZE_WORKSPACE_REQUEST,
   DEFAULT_SETTINGS,
+  REPORT_CHANGED_NOTIFICATION,
   STATUS_NOTIFICATION,
+  type ReportChangedParams,
   type StatusParams,
 } from '../../server/src/protocol';
+import { ReportEditorProvider } from './report-editor';
+import { registerShowReport, ReportViews } from './report-panel';
 
 const SECTION = 'modelPrivacyLint';
 let client: LanguageClient | undefined;
@@ -54,7 +58,8 @@ function createStatusItem(): vscode.LanguageStatusItem {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel('Model Privacy Lint', { log: true });
   const status = createStatusItem();
-  context.subscriptions.push(output, status);
+  const reports = new ReportViews(context.extensionUri, () => client);
+  context.subscriptions.push(output, status, reports, registerShowReport(reports), ReportEditorProvider.register(reports));
 
   const start = async () => {
     client = createClient(context, output);
@@ -71,7 +76,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
             ? vscode.LanguageStatusSeverity.Warning
             : vscode.LanguageStatusSeverity.Information;
     });
+    client.onNotification(REPORT_CHANGED_NOTIFICATION, (params: ReportChangedParams) => reports.changed(params.uri));
     await client.start();
+    reports.refreshAll();
   };
 
   context.subscriptions.push(

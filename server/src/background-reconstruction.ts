@@ -52,6 +52,19 @@ export class BackgroundReconstruction {
     return this.outcomes.get(uri)?.findings ?? [];
   }
 
+  /**
+   * The file's last reconstruction, rows included (personal data: for the report's explicit reveal
+   * only), once its current version's reconstruction ended.
+   */
+  outcome(uri: string): ReconstructionOutcome | undefined {
+    return this.outcomes.get(uri);
+  }
+
+  /** Whether the file's reconstruction is queued or running. */
+  running(uri: string): boolean {
+    return this.pending.has(uri);
+  }
+
   /** The file changed, was deleted, or the settings changed: what runs or was found for it is stale. */
   invalidate(uri: string): void {
     this.generations.set(uri, (this.generations.get(uri) ?? 0) + 1);
@@ -74,6 +87,10 @@ export class BackgroundReconstruction {
       const outcome = await this.pool.run(path, request, key, {
         onStart: () => {
           this.options.onEvent({ uri, state: 'running' });
+          // Two analyses of one file in flight (the start-up scan and an explicit request) can both
+          // reach here: the newer run replaces the older, and so must its progress, or the older
+          // one stays in the status bar for good.
+          this.endProgress(uri);
           const display = new ProgressDisplay(this.options.createProgress, 'Reconstructing training rows', basename(path), () => this.cancelByUser(uri));
           this.progress.set(uri, display);
         },

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
  * The command line: the same linter as the language server, for CI.
- *   model-privacy-lint [paths...] --format text|json|sarif --fail-on error|warning|never --out FILE
+ *   model-privacy-lint [paths...] --format text|json|sarif|html --fail-on error|warning|never --out FILE
  * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error
  * (the report is still written when the error comes after the linting). README: "Exit codes".
  * Only arguments live here; the reconstruction step is cli/reconstruction.ts.
@@ -23,6 +23,8 @@ import { readTrainingData, TrainingDataError, type TrainingData } from './evalua
 import { reconstructReport } from './cli/reconstruction';
 import { emitPaths } from './cli/emit-paths';
 import { progressLine } from './report/progress';
+import { buildReport, revealRows } from './report/build';
+import { loadReportAssets, standaloneReportHtml } from './report/html-assets';
 
 const USAGE = `Usage: model-privacy-lint [paths...] [options]
 
@@ -31,9 +33,16 @@ and reports what they give away about their training data. Directories are searc
 *.joblib, *.pkl, *.pickle and *.forest.json files. Default path: the current directory.
 
 Options:
-  --format text|json|sarif   what to print (default: text)
+  --format text|json|sarif|html
+                             what to print (default: text). html: one self-contained page per
+                             model (charts, findings, recovery per feature and row, progress);
+                             printed only for a single model, else use --out FILE.html
   --out FILE                 also write a report; its format follows the extension
-                             (.json, .sarif, .txt), else --format
+                             (.json, .sarif, .txt, .html), else --format. An HTML report goes
+                             to FILE.html for one model, FILE.<model file name>.html for several
+                             (the terminal then gets the text report)
+  --report-values            put the reconstructed values (personal data) into the HTML report,
+                             hidden until the reader clicks "Reveal"; off by default
   --fail-on error|warning|never
                              exit 1 when a finding is at least this severe (default: error)
   --severity RULE=LEVEL      override a rule's severity (error, warning, information, hint, off);
@@ -62,8 +71,8 @@ Reconstruction (after the findings above, one model at a time):
   --version, --help
 `;
 
-type Format = 'text' | 'json' | 'sarif';
-const FORMATS: readonly Format[] = ['text', 'json', 'sarif'];
+type Format = 'text' | 'json' | 'sarif' | 'html';
+const FORMATS: readonly Format[] = ['text', 'json', 'sarif', 'html'];
 
 class UsageError extends Error {}
 
@@ -82,6 +91,7 @@ interface CliOptions {
   emitReconstruction?: string;
   trainingData?: string;
   label?: string;
+  reportValues: boolean;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -104,6 +114,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       'emit-reconstruction': { type: 'string' },
       'training-data': { type: 'string' },
       label: { type: 'string' },
+      'report-values': { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -145,6 +156,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if ((values['training-data'] === undefined) !== (values.label === undefined)) {
     throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column');
   }
+  const html = format === 'html' || (values.out !== undefined && formatForFile(values.out, format) === 'html');
+  if (values['report-values'] && !html) throw new UsageError('--report-values only applies to the HTML report (--format html, or --out FILE.html)');
   return {
     paths: positionals.length ? positionals : ['.'],
     format,
@@ -160,10 +173,11 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     emitReconstruction: values['emit-reconstruction'],
     trainingData: values['training-data'],
     label: values.label,
+    reportValues: values['report-values'] ?? false,
   };
 }
 
-function render(files: FileReport[], format: Format, docsBaseUrl?: string, run?: Omit<SarifOptions, 'baseDir' | 'docsBaseUrl'>): string {
+function render(files: FileReport[], format: Exclude<Format, 'html'>, docsBaseUrl?: string, run?: Omit<SarifOptions, 'baseDir' | 'docsBaseUrl'>): string {
   switch (format) {
     case 'json':
       return writeJson(files);
@@ -179,6 +193,7 @@ function formatForFile(file: string, fallback: Format): Format {
   if (ext === '.json') return 'json';
   if (ext === '.sarif') return 'sarif';
   if (ext === '.txt') return 'text';
+  if (ext === '.html' || ext === '.htm') return 'html';
   return fallback;
 }
 
@@ -203,6 +218,17 @@ export async function main(argv: string[]): Promise<number> {
   for (const path of missing) process.stderr.write(`model-privacy-lint: no such file or directory: ${path}\n`);
   const problems = missing.map((path) => `no such file or directory: ${path}`); // for SARIF's notifications
   if (missing.length > 0 && files.length === 0) return 2;
+  // HTML is one document per model: to the terminal only for one model, else to files (--out).
+  const htmlOut = options.out !== undefined && formatForFile(options.out, options.format) === 'html' ? options.out : undefined;
+  const stdoutFormat: Format = options.format === 'html' && htmlOut !== undefined ? 'text' : options.format;
+  if (stdoutFormat === 'html' && files.length !== 1) {
+    process.stderr.write(`model-privacy-lint: --format html prints one model's report; ${files.length} model files were found: name a file with --out FILE.html (one FILE.<model>.html each)\n`);
+    return 2;
+  }
+  const wantsHtml = stdoutFormat === 'html' || htmlOut !== undefined;
+  if (wantsHtml && loadReportAssets().missing.length) {
+    process.stderr.write(`model-privacy-lint: not found in the package: ${loadReportAssets().missing.join(', ')}; the HTML report is written without them (no charts or styles)\n`);
+  }
 
   let trainingData: TrainingData | undefined;
   if (options.trainingData !== undefined) {
@@ -219,6 +245,7 @@ export async function main(argv: string[]): Promise<number> {
   const progress = progressLine();
 
   const reports: FileReport[] = [];
+  const htmlPages = new Map<string, string>();
   // A named path that does not exist is an input error too (a CI typo must not pass quietly),
   // but the paths that do exist are still linted and reported.
   let ioError = missing.length > 0;
@@ -232,6 +259,7 @@ export async function main(argv: string[]): Promise<number> {
       severities: options.severities,
       emitPath: emitTo?.get(file),
       trainingData,
+      forReport: wantsHtml,
       ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
       log: (message) => {
         progress?.clear();
@@ -245,6 +273,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (outcome.trainingDataFits) fitted++;
     reports.push(report);
+    if (wantsHtml) htmlPages.set(file, htmlPage(report, outcome.forReport, options));
   }
   if (trainingData && fitted === 0) {
     log(`--training-data: ${trainingData.path} fits none of the models read`);
@@ -252,13 +281,37 @@ export async function main(argv: string[]): Promise<number> {
     ioError = true;
   }
   const run = { category: options.sarifCategory, executionSuccessful: !ioError, notifications: problems };
-  process.stdout.write(render(reports, options.format, options.docsBaseUrl, run));
-  if (options.out) {
-    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format), options.docsBaseUrl, run));
+  process.stdout.write(stdoutFormat === 'html' ? htmlPages.get(files[0])! : render(reports, stdoutFormat, options.docsBaseUrl, run));
+  if (htmlOut !== undefined) {
+    const targets = emitPaths(htmlOut, files, extname(htmlOut).toLowerCase());
+    for (const file of files) {
+      const target = targets.get(file)!;
+      try {
+        await fs.writeFile(target, htmlPages.get(file)!);
+        log(`report written to ${target}`);
+      } catch (error) {
+        log(`cannot write ${target} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+        ioError = true;
+      }
+    }
+  } else if (options.out) {
+    await fs.writeFile(options.out, render(reports, formatForFile(options.out, options.format) as Exclude<Format, 'html'>, options.docsBaseUrl, run));
     process.stderr.write(`model-privacy-lint: report written to ${options.out}\n`);
   }
   if (ioError) return 2;
   return shouldFail(reports, options.failOn) ? 1 : 0;
+}
+
+/** One model's standalone HTML report; the values only with --report-values. */
+function htmlPage(report: FileReport, kept: Awaited<ReturnType<typeof reconstructReport>>['forReport'], options: CliOptions): string {
+  const assets = loadReportAssets();
+  const privacyReport = buildReport({
+    file: report,
+    ...(kept ? { features: kept.features, reconstruction: kept.result, timeline: kept.timeline } : {}),
+    ...(options.docsBaseUrl ? { docsBaseUrl: options.docsBaseUrl } : {}),
+  });
+  const revealed = options.reportValues && kept && kept.result.reconstruction.length > 0 ? revealRows(kept.features, kept.result) : undefined;
+  return standaloneReportHtml(privacyReport, revealed, assets);
 }
 
 if (require.main === module) {

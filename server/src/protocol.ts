@@ -68,3 +68,24 @@ export const ANALYZE_FILE_REQUEST = 'modelPrivacyLint/analyzeFile';
 export interface AnalyzeFileParams {
   uri: string;
 }
+
+/**
+ * Client -> server: the privacy report of a model file (`PrivacyReport`, server/src/report/model.ts),
+ * or null when the file has not been analysed. It never holds the reconstructed values.
+ */
+export const REPORT_REQUEST = 'modelPrivacyLint/report';
+/**
+ * Client -> server: the reconstructed values of a model file's last reconstruction (`RevealedRows`),
+ * or null when none ran. Sent only after the user confirmed the reveal: they are personal data.
+ */
+export const REVEAL_ROWS_REQUEST = 'modelPrivacyLint/revealRows';
+export interface ReportParams {
+  uri: string;
+}
+/** Server -> client: a file's report changed (findings, reconstruction started or ended); ask again. */
+export const REPORT_CHANGED_NOTIFICATION = 'modelPrivacyLint/reportChanged';
+export interface ReportChangedParams {
+  uri: string;
+}
+/** The command that opens a model file's privacy report (argument: the file's URI as a string). */
+export const SHOW_REPORT_COMMAND = 'modelPrivacyLint.showReport';

@@ -1,12 +1,17 @@
 /**
  * What the server, the reconstruction pool and the reconstruction worker exchange: the request
- * (settings that change the answer), the outcome (the summary and the finding, never the
- * reconstructed rows: they are personal data and nothing in the editor asks for them yet), and the
- * cache key that names the inputs of an answer. No worker API here, so tests can import it.
+ * (settings that change the answer), the outcome (the summary, the finding, the progress timeline
+ * and the reconstructed rows), and the cache key that names the inputs of an answer. No worker API
+ * here, so tests can import it.
+ *
+ * The rows are personal data: they stay in the server's memory, for the privacy report's explicit
+ * reveal (report-service.ts), and never go into diagnostics, notifications or logs.
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import type { ReconstructionProgress } from './attacks/reconstruction/types';
+import type { ReconstructionProgress, ReconstructionResult } from './attacks/reconstruction/types';
+import type { FeatureUse } from './report/build';
+import type { TimelinePoint } from './report/model';
 import type { GroupDeclaration } from './recoverability/declared-groups';
 import { sidecarPaths } from './recoverability/declared-groups';
 import type { Recoverability } from './recoverability/summary';
@@ -31,11 +36,22 @@ export interface ReconstructionOutcome {
   key: string;
   recoverability: Recoverability;
   findings: Finding[];
+  /** The model's features, in the order of each row's values, and whether a tree splits on each. */
+  features: FeatureUse[];
+  /** The engine's full result, rows included (personal data: server memory only, see above); null when it did not run. */
+  result: ReconstructionResult | null;
+  /** The engine's progress over time, for the report's chart (phases, not values). */
+  timeline: TimelinePoint[];
 }
 
 export type { ReconstructionProgress };
 
 /** A summary for a run that never reached the engine (unreadable model, worker fault). */
+/** An outcome for a run that never reached the engine: no rows, no timeline. */
+export function outcomeWithout(path: string, contentHash: string, status: 'skipped' | 'failed', reason: string): ReconstructionOutcome {
+  return { path, contentHash, key: '', recoverability: recoverabilityWithout(status, reason), findings: [], features: [], result: null, timeline: [] };
+}
+
 export function recoverabilityWithout(status: 'skipped' | 'failed', reason: string): Recoverability {
   return {
     status,

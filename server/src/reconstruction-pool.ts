@@ -6,7 +6,7 @@
  * their inputs (model hash, sidecar, settings: `reconstructionKey`), so saving an unchanged model
  * or switching a setting back costs nothing.
  */
-import { recoverabilityWithout, type ReconstructionOutcome, type ReconstructionProgress, type ReconstructionRequest } from './reconstruction-job';
+import { outcomeWithout, type ReconstructionOutcome, type ReconstructionProgress, type ReconstructionRequest } from './reconstruction-job';
 import { WorkerQueue, type JobHooks } from './worker-queue';
 
 export interface ReconstructionPoolOptions {
@@ -40,7 +40,7 @@ export class ReconstructionPool {
       memoryMb: options.memoryMb,
       timeoutMs: (request) => request.budgetMs + graceMs,
       result: (message) => (message as { outcome: ReconstructionOutcome }).outcome,
-      failure: (path, _request, detail) => ({ path, contentHash: '', key: '', recoverability: recoverabilityWithout('failed', detail), findings: [] }),
+      failure: (path, _request, detail) => outcomeWithout(path, '', 'failed', detail),
       label: 'reconstruction',
       ...(options.log ? { log: options.log } : {}),
     });

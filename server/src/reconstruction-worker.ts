@@ -3,15 +3,18 @@
  * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
  * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
- * The reconstructed rows stay here: only the summary leaves the worker.
+ * The reconstructed rows go back to the server with the summary, for the privacy report's explicit
+ * reveal; the server keeps them in memory only (never in diagnostics, notifications or logs).
  */
 import { basename } from 'node:path';
 import { parentPort } from 'node:worker_threads';
 import { lintFile } from './linter';
 import { assessRecoverability } from './recoverability/assess';
+import { TimelineRecorder } from './report/timeline';
+import { featureUse } from './report/build';
 import {
+  outcomeWithout,
   reconstructionKey,
-  recoverabilityWithout,
   type ReconstructionOutcome,
   type ReconstructionProgress,
   type ReconstructionRequest,
@@ -46,27 +49,38 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
   const report = await lintFile(path, { keepForest: true, maxFileBytes: options.maxFileBytes, severities: options.severities });
   if (!report.forest) {
     const reason = 'the model could not be read (see its other findings)';
-    return { path, contentHash: report.contentHash, key: '', recoverability: recoverabilityWithout('skipped', reason), findings: [] };
+    return outcomeWithout(path, report.contentHash, 'skipped', reason);
   }
   injectFault(path);
   const key = await reconstructionKey(path, report.contentHash, options);
   let lastPhase = '';
   let lastPost = 0;
+  const timeline = new TimelineRecorder();
   const onProgress = (progress: ReconstructionProgress) => {
+    timeline.record(progress);
     const now = Date.now();
     if (progress.phase === lastPhase && now - lastPost < PROGRESS_INTERVAL_MS) return;
     lastPhase = progress.phase;
     lastPost = now;
     parentPort!.postMessage({ id: job.id, progress });
   };
-  const { recoverability, findings } = await assessRecoverability(path, report.forest, {
+  const { recoverability, findings, result } = await assessRecoverability(path, report.forest, {
     budgetMs: options.budgetMs,
     onProgress,
     groups: options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [],
     thresholds: options.thresholds,
     severities: options.severities,
   });
-  return { path, contentHash: report.contentHash, key, recoverability, findings };
+  return {
+    path,
+    contentHash: report.contentHash,
+    key,
+    recoverability,
+    findings,
+    features: featureUse(report.forest),
+    result,
+    timeline: timeline.finish(result),
+  };
 }
 
 parentPort?.on('message', (job: Job) => {
@@ -76,7 +90,7 @@ parentPort?.on('message', (job: Job) => {
       // A bug, or a solver fault that surfaced as an exception (a WebAssembly abort leaves HiGHS
       // unusable): report it, and ask for a fresh worker for the next job.
       const reason = `the reconstruction failed: ${(error as Error)?.message ?? String(error)}`;
-      const outcome: ReconstructionOutcome = { path: job.path, contentHash: '', key: '', recoverability: recoverabilityWithout('failed', reason), findings: [] };
+      const outcome: ReconstructionOutcome = outcomeWithout(job.path, '', 'failed', reason);
       parentPort!.postMessage({ id: job.id, outcome, restart: true });
     },
   );

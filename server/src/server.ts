@@ -25,12 +25,17 @@ import { globToRegExp, matchesAny } from './glob';
 import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './package-info';
 import type { Finding } from './rules/types';
+import { ReportService, reportCodeActions } from './report-service';
 import {
   ANALYZE_FILE_REQUEST,
   ANALYZE_WORKSPACE_REQUEST,
   DEFAULT_SETTINGS,
+  REPORT_CHANGED_NOTIFICATION,
+  REPORT_REQUEST,
+  REVEAL_ROWS_REQUEST,
   STATUS_NOTIFICATION,
   type AnalyzeFileParams,
+  type ReportParams,
   type ReconstructionStatusParams,
   type Settings,
   type StatusParams,
@@ -71,11 +76,26 @@ const background = new BackgroundReconstruction({
   memoryMb: RECONSTRUCTION_MEMORY_MB,
   settings: () => settings,
   publish: (uri) => publish(uri),
-  onEvent: (event) => reconstructionStatus(event),
+  onEvent: (event) => {
+    reconstructionStatus(event);
+    reportChanged(event.uri);
+  },
   onStale: (uri) => schedule(uri),
   createProgress: () => connection.window.createWorkDoneProgress(),
   log: (message) => connection.console.log(message),
 });
+
+const reports = new ReportService({
+  lint: (uri) => known.get(uri),
+  outcome: (uri) => background.outcome(uri),
+  running: (uri) => background.running(uri),
+  settings: () => settings,
+});
+
+/** An open privacy report of the file asks for it again (it carries no data: the uri only). */
+function reportChanged(uri: string): void {
+  void connection.sendNotification(REPORT_CHANGED_NOTIFICATION, { uri });
+}
 
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
@@ -168,6 +188,7 @@ async function analyze(uri: string): Promise<void> {
   if (!report) return; // superseded by a newer request for the same file
   known.set(uri, report);
   await publish(uri);
+  reportChanged(uri);
   connection.console.log(`${path}: ${report.format}, ${report.findings.length} finding(s) in ${Date.now() - started} ms`);
   // Only after the fast findings are out: the reconstruction never delays them.
   background.schedule(uri, report);
@@ -193,6 +214,7 @@ async function forget(uri: string): Promise<void> {
   background.invalidate(uri);
   known.delete(uri);
   await connection.sendDiagnostics({ uri, diagnostics: [] });
+  reportChanged(uri);
 }
 
 async function scanWorkspace(): Promise<void> {
@@ -219,6 +241,7 @@ connection.onInitialize((params) => {
     capabilities: {
       textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.None },
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      codeActionProvider: { codeActionKinds: ['quickfix'] },
     },
     serverInfo: { name: 'model-privacy-lint' },
   };
@@ -276,6 +299,11 @@ connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async () => {
 connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => {
   await analyze(params.uri);
 });
+
+connection.onRequest(REPORT_REQUEST, (params: ReportParams) => reports.report(params.uri));
+// The reconstructed values: only ever in this reply, never in a notification, diagnostic or log.
+connection.onRequest(REVEAL_ROWS_REQUEST, (params: ReportParams) => reports.revealRows(params.uri));
+connection.onCodeAction((params) => reportCodeActions(params, (uri) => known.has(uri)));
 
 connection.onShutdown(() => {
   pool.dispose();

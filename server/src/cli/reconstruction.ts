@@ -17,6 +17,9 @@ import type { ReconstructionThresholds } from '../rules/reconstructable-training
 import { alignTrainingData, type AlignedTrainingData, type TrainingData } from '../evaluate/training-data';
 import { evaluateAgainstTruth } from '../evaluate/evaluation';
 import { DEFAULT_LABEL_COLUMN, reconstructionCsv } from '../report/reconstruction-csv';
+import { TimelineRecorder } from '../report/timeline';
+import { featureUse, type FeatureUse } from '../report/build';
+import type { TimelinePoint } from '../report/model';
 
 export interface ReconstructionStepOptions {
   /** 0: do not reconstruct (recoverability `skipped`). */
@@ -29,6 +32,8 @@ export interface ReconstructionStepOptions {
   emitPath?: string;
   trainingData?: TrainingData;
   onProgress?: (progress: ReconstructionProgress) => void;
+  /** Keep what the HTML report needs (`outcome.forReport`): the result, its timeline, the features. */
+  forReport?: boolean;
   /** Messages for stderr. */
   log: (message: string) => void;
 }
@@ -38,6 +43,8 @@ export interface ReconstructionStepOutcome {
   trainingDataFits?: boolean;
   /** The CSV could not be written (an I/O error: the CLI exits 2). */
   writeFailed?: boolean;
+  /** With `forReport`: the engine's full result (rows included: personal data), its timeline, and the model's features. */
+  forReport?: { result: ReconstructionResult; timeline: TimelinePoint[]; features: FeatureUse[] };
 }
 
 const SOURCE_FLAGS = 'command line';
@@ -50,6 +57,14 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
   const extra = options.flagGroups.length ? [{ source: SOURCE_FLAGS, declarations: options.flagGroups }] : [];
 
   let result: ReconstructionResult;
+  const recorder = options.forReport && options.budgetMs > 0 ? new TimelineRecorder() : undefined;
+  const onProgress =
+    recorder || options.onProgress
+      ? (progress: ReconstructionProgress) => {
+          recorder?.record(progress);
+          options.onProgress?.(progress);
+        }
+      : undefined;
   if (options.budgetMs <= 0) {
     const declared = await declaredGroupsFor(report.path, forest, extra);
     result = new RunContext({ budgetMs: 0 }).answer({
@@ -65,7 +80,7 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
       groups: extra,
       thresholds: options.thresholds,
       severities: options.severities,
-      ...(options.onProgress ? { onProgress: options.onProgress } : {}),
+      ...(onProgress ? { onProgress } : {}),
     });
     result = assessment.result;
     report.recoverability = assessment.recoverability;
@@ -73,6 +88,7 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
   }
 
   const outcome: ReconstructionStepOutcome = {};
+  if (options.forReport) outcome.forReport = { result, timeline: recorder?.finish(result) ?? [], features: featureUse(forest) };
   let aligned: AlignedTrainingData | undefined;
   if (options.trainingData) {
     const fit = alignTrainingData(options.trainingData, forest);

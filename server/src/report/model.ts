@@ -124,6 +124,10 @@ export interface TimelinePoint {
   /** Rows certified / reconstructed by then, when known at this point. */
   certifiedRows?: number;
   reconstructedRows?: number;
+  /** The engine's progress counters at this point (`ReconstructionProgress`), when it gave them. */
+  cells?: number;
+  done?: number;
+  total?: number;
 }
 
 /** The reconstructed values, sent only after an explicit request. */

@@ -1,0 +1,225 @@
+/**
+ * Builds the privacy report (report/model.ts) from what the linter and the engine produced: the
+ * file's lint report, the reconstruction (its full result when at hand, else the `recoverability`
+ * summary), the progress timeline, the advisor and the training scripts.
+ *
+ * The headline's claim is the honesty rule of the whole product: `certified` only when rows are
+ * PROVEN from the model alone, which only the methods that certify can do (`aggregated`,
+ * `replayed-bootstrap`). Every other method's rows are a best reconstruction, labelled `estimate`,
+ * even if a future method reported certified rows by mistake.
+ *
+ * The rows' values never enter the report; `revealRows` makes them on explicit request.
+ */
+import { basename } from 'node:path';
+import type { FileReport } from '../linter';
+import type { Forest } from '../forest/schema';
+import type { ReconstructionMethod, ReconstructionResult } from '../attacks/reconstruction/types';
+import type { Recoverability } from '../recoverability/summary';
+import { RULES } from '../rules/catalog';
+import { packageVersion, ruleDocUrl } from '../package-info';
+import {
+  REPORT_SCHEMA_VERSION,
+  type AdvisorReport,
+  type FeatureRecovery,
+  type PrivacyReport,
+  type ReportFinding,
+  type ReportHeadline,
+  type RevealedRows,
+  type RowExposure,
+  type ScriptReference,
+  type TimelinePoint,
+} from './model';
+
+/** The methods whose certified rows are proofs; the others only estimate. */
+export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap'];
+
+/** A feature of the model and whether any tree splits on it. */
+export interface FeatureUse {
+  name: string;
+  used: boolean;
+}
+
+export interface ReportInput {
+  file: FileReport;
+  /**
+   * The model's features and whether a tree splits on each (`featureUse(forest)`). Without it the
+   * names come from the recoverability summary, and a feature counts as used when it is determined
+   * in some row (true but incomplete: a feature split on can still be determined in no row).
+   */
+  features?: readonly FeatureUse[];
+  /** The engine's full result; without it, `file.recoverability` (or `recoverability`) alone. */
+  reconstruction?: ReconstructionResult;
+  /** Defaults to `file.recoverability`. */
+  recoverability?: Recoverability;
+  /** The reconstruction is still running (the webview shows a report while it runs). */
+  running?: boolean;
+  timeline?: TimelinePoint[];
+  advisor?: AdvisorReport;
+  scripts?: ScriptReference[];
+  /** Rule pages under this URL instead of the packaged copies. */
+  docsBaseUrl?: string;
+  /** Defaults to now. */
+  generatedAt?: Date;
+}
+
+/** Which features a tree splits on, for `ReportInput.features`. */
+export function featureUse(forest: Pick<Forest, 'features' | 'trees'>): FeatureUse[] {
+  const used = new Set<number>();
+  for (const tree of forest.trees) {
+    for (let node = 0; node < tree.left.length; node++) if (tree.left[node] !== -1) used.add(tree.feature[node]);
+  }
+  return forest.features.map((feature, f) => ({ name: feature.name, used: used.has(f) }));
+}
+
+export function buildReport(input: ReportInput): PrivacyReport {
+  const { file } = input;
+  const recoverability = input.recoverability ?? file.recoverability;
+  const findings = file.findings.map((finding): ReportFinding => ({
+    rule: finding.rule,
+    severity: finding.severity,
+    title: RULES[finding.rule].title,
+    message: finding.message,
+    docsUrl: ruleDocUrl(finding.rule, input.docsBaseUrl),
+    ...(finding.location.range ? { line: finding.location.range.start.line + 1 } : {}),
+    ...(finding.location.tree !== undefined ? { tree: finding.location.tree } : {}),
+    ...(finding.location.node !== undefined ? { node: finding.location.node } : {}),
+  }));
+  const headline = buildHeadline(input, recoverability, findings);
+  const rows = input.reconstruction ? rowExposure(input.reconstruction) : [];
+  const notes = [...file.notes];
+  if (recoverability?.groups.problems.length) notes.push(...recoverability.groups.problems.map((p) => `Declared groups: ${p}`));
+  if (recoverability && recoverability.groups.declared > 0) {
+    notes.push(`${recoverability.groups.declared} categorical group${recoverability.groups.declared === 1 ? '' : 's'} declared (${recoverability.groups.sources.join(', ')}); the certificate trusts them.`);
+  }
+  return {
+    schemaVersion: REPORT_SCHEMA_VERSION,
+    generatedAt: (input.generatedAt ?? new Date()).toISOString(),
+    tool: { name: 'model-privacy-lint', version: packageVersion() },
+    file: { path: file.path, name: basename(file.path), format: file.format, contentHash: file.contentHash },
+    model: file.model,
+    headline,
+    findings,
+    features: featureRecovery(input, recoverability, headline),
+    rows,
+    timeline: input.timeline ?? [],
+    ...(input.advisor ? { advisor: input.advisor } : {}),
+    ...(file.evaluation ? { evaluation: file.evaluation } : {}),
+    scripts: input.scripts ?? [],
+    notes,
+  };
+}
+
+const SEVERITY_ORDER = ['error', 'warning', 'information', 'hint'] as const;
+
+function buildHeadline(input: ReportInput, recoverability: Recoverability | undefined, findings: ReportFinding[]): ReportHeadline {
+  const worstSeverity = SEVERITY_ORDER.find((s) => findings.some((f) => f.severity === s)) ?? null;
+  const rowsStated = input.file.model?.trainingRows ?? null;
+  if (!recoverability || input.running) {
+    const status = input.running ? 'running' : 'not-run';
+    return {
+      rows: recoverability?.rows ?? rowsStated,
+      certifiedRows: 0,
+      reconstructedRows: 0,
+      certifiedShare: null,
+      determinedValueShare: null,
+      status,
+      method: 'none',
+      seconds: 0,
+      claim: 'none',
+      summary: input.running
+        ? 'The reconstruction is running; the figures appear when it ends.'
+        : input.file.model
+          ? 'No reconstruction ran on this model: nothing is known yet about which training rows it gives away.'
+          : 'The file could not be read as a model (see the findings).',
+      worstSeverity,
+    };
+  }
+  const { status, method, certifiedRows, reconstructedRows } = recoverability;
+  const rows = recoverability.rows ?? rowsStated;
+  const proven = certifiedRows > 0 && CERTIFYING_METHODS.includes(method);
+  const claim = proven ? 'certified' : reconstructedRows > 0 ? 'estimate' : 'none';
+  const featureCount = Object.keys(recoverability.determinedFeatures).length;
+  const determined = Object.values(recoverability.determinedFeatures).reduce((a, b) => a + b, 0);
+  return {
+    rows,
+    // An estimate proves nothing: its rows are not counted as certified anywhere in the report.
+    certifiedRows: proven ? certifiedRows : 0,
+    reconstructedRows,
+    certifiedShare: rows && rows > 0 && status !== 'skipped' ? (proven ? certifiedRows : 0) / rows : null,
+    determinedValueShare: rows && rows > 0 && featureCount > 0 && status !== 'skipped' ? (proven ? determined : 0) / (rows * featureCount) : null,
+    status,
+    method,
+    seconds: recoverability.seconds,
+    ...(recoverability.reason ? { reason: recoverability.reason } : {}),
+    claim,
+    summary: summarySentence(claim, recoverability, rows),
+    worstSeverity,
+  };
+}
+
+const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
+
+/** One honest sentence: proven vs estimated, and out of how many. */
+export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'reconstructedRows' | 'reason'>, rows: number | null): string {
+  const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
+  if (claim === 'certified') {
+    if (r.status === 'exact' && rows !== null && r.certifiedRows === rows) {
+      return `All ${plural(rows, 'training row')} are proven recoverable from the model alone: it determines its whole training set, up to the values no tree looks at.`;
+    }
+    const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
+    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven recoverable from the model alone${when}.`;
+  }
+  if (claim === 'estimate') {
+    return `Estimate: a training set of ${plural(r.reconstructedRows, 'row')} consistent with the model was reconstructed (method ${r.method}), but no row is proven to be in the real training data.`;
+  }
+  switch (r.status) {
+    case 'skipped':
+      return `The reconstruction was not run${r.reason ? `: ${r.reason}` : ''}.`;
+    case 'failed':
+      return `The reconstruction failed${r.reason ? `: ${r.reason}` : ''}.`;
+    case 'timeout':
+      return 'The time budget ran out before any training row was reconstructed; a longer budget may find them.';
+    default:
+      return 'The reconstruction found no training row it could prove.';
+  }
+}
+
+function featureRecovery(input: ReportInput, recoverability: Recoverability | undefined, headline: ReportHeadline): FeatureRecovery[] {
+  if (!recoverability || input.running || recoverability.status === 'skipped') return [];
+  const determined = recoverability.determinedFeatures;
+  const features = input.features ?? Object.entries(determined).map(([name, count]) => ({ name, used: count > 0 }));
+  const proven = headline.claim === 'certified';
+  const denominator = headline.rows && headline.rows > 0 ? headline.rows : headline.reconstructedRows;
+  return features.map(({ name, used }) => {
+    const determinedRows = proven ? (determined[name] ?? 0) : 0;
+    return { name, used, determinedRows, determinedShare: denominator > 0 ? determinedRows / denominator : 0 };
+  });
+}
+
+/** Per reconstructed row: how many of its values the model determines, and whether it is certified. */
+export function rowExposure(result: Pick<ReconstructionResult, 'reconstruction' | 'method'>): RowExposure[] {
+  const proven = CERTIFYING_METHODS.includes(result.method);
+  return result.reconstruction.map((row, i) => ({
+    row: i,
+    ...(row.index !== undefined ? { trainingIndex: row.index } : {}),
+    certified: proven && row.certified,
+    determinedFeatures: row.values.reduce<number>((n, v) => (v === null ? n : n + 1), 0),
+    features: row.values.length,
+  }));
+}
+
+/**
+ * The reconstructed values (personal data), for an explicit reveal: same row order as
+ * `PrivacyReport.rows`, null where the model does not determine a value.
+ */
+export function revealRows(features: readonly { name: string }[], result: Pick<ReconstructionResult, 'reconstruction' | 'method'>): RevealedRows {
+  const proven = CERTIFYING_METHODS.includes(result.method);
+  return {
+    features: features.map((f) => f.name),
+    rows: result.reconstruction.map((row) => ({
+      values: row.values.map((v) => (v === null || v === undefined || !Number.isFinite(v) ? null : v)),
+      label: row.label,
+      certified: proven && row.certified,
+    })),
+  };
+}

@@ -1,0 +1,297 @@
+/**
+ * The report's sections as HTML text. Everything readable is rendered here, on the server side
+ * of the page, so the report reads without JavaScript (a mail client, a CI artifact viewer) and
+ * every table doubles as the accessible form of its chart; media/report.js only adds the charts,
+ * the row heatmap and the values after a reveal.
+ *
+ * Every interpolated value goes through `escapeHtml` (`h`), numbers included: nothing from a
+ * model file reaches the page as markup. No inline `style` attributes or event handlers: the
+ * page's CSP forbids both.
+ */
+import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, ScriptReference } from '../model';
+import { escapeHtml as h } from './escape';
+import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, PHASE_WORDS, phaseRuns, STATUS_WORDS } from './format';
+
+/** Rows listed in the exposure table; the heatmap above it shows every row. */
+export const ROW_TABLE_LIMIT = 500;
+
+export type Mode = 'webview' | 'standalone';
+
+/** A link: in the webview, media/report.js posts `{type:'open', url}` instead of navigating. */
+function link(url: string, text: string, mode: Mode, extra = ''): string {
+  const external = mode === 'standalone' ? ' target="_blank" rel="noopener noreferrer"' : '';
+  return `<a href="${h(url)}" data-open="${h(url)}"${external}${extra}>${text}</a>`;
+}
+
+/** A horizontal share bar as SVG (attributes, not styles: allowed by the CSP), with the figure as its accessible name. */
+export function shareBar(share: number | null, label: string, kind = 'fill'): string {
+  const width = share === null || !Number.isFinite(share) ? 0 : Math.max(0, Math.min(100, share * 100));
+  return `<svg class="bar" viewBox="0 0 100 6" preserveAspectRatio="none" role="img" aria-label="${h(label)}"><rect class="bar-track" x="0" y="0" width="100" height="6" rx="3"></rect><rect class="bar-${h(kind)}" x="0" y="0" width="${h(width.toFixed(2))}" height="6" rx="3"></rect></svg>`;
+}
+
+export function header(report: PrivacyReport): string {
+  const m = report.model;
+  const facts: [string, string][] = [['Format', report.file.format]];
+  if (m) {
+    facts.push(
+      ['Library', `${m.library}${m.libraryVersion ? ` ${m.libraryVersion}` : ''}`],
+      ['Estimator', m.estimator],
+      ['Trees', count(m.trees)],
+      ['Max depth', count(m.maxDepth)],
+      ['Features', count(m.features)],
+      ['Classes', m.classes.map(String).join(', ') || '–'],
+      ['Training rows', m.trainingRows === null ? 'not stated' : count(m.trainingRows)],
+      ['Bootstrap', m.bootstrap ? 'yes' : 'no'],
+    );
+  }
+  return `<header class="report-header">
+<p class="eyebrow">Model Privacy Lint &middot; privacy report</p>
+<h1>${h(report.file.name)}</h1>
+<p class="path" title="${h(report.file.path)}"><code>${h(report.file.path)}</code></p>
+<dl class="facts">${facts.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
+</header>`;
+}
+
+export function nav(report: PrivacyReport): string {
+  const items: [string, string][] = [
+    ['headline', 'Headline'],
+    ['findings', 'Findings'],
+    ['features', 'Per feature'],
+    ['rows', 'Per row'],
+    ['progress', 'Progress'],
+    ['advisor', 'Advisor'],
+  ];
+  if (report.evaluation) items.push(['evaluation', 'Evaluation']);
+  if (report.scripts.length) items.push(['scripts', 'Training scripts']);
+  return `<nav class="toc" aria-label="Sections"><ul>${items.map(([id, text]) => `<li><a href="#${id}">${h(text)}</a></li>`).join('')}</ul></nav>`;
+}
+
+const CLAIM_WORDS = { certified: 'Certified', estimate: 'Estimate', none: 'Nothing reconstructed' } as const;
+const CLAIM_HELP = {
+  certified: 'Proven from the model alone: every certified row is in the real training data, with these determined values and label.',
+  estimate: 'A best reconstruction that fits the model, without proof that any of its rows is in the real training data.',
+  none: 'No training row was reconstructed.',
+} as const;
+
+export function headline(report: PrivacyReport): string {
+  const hl = report.headline;
+  const figure =
+    hl.claim === 'certified'
+      ? `<span class="big">${h(count(hl.certifiedRows))}</span><span class="of">${hl.rows !== null ? `of ${h(count(hl.rows))} training rows certified` : 'training rows certified'}</span>`
+      : hl.claim === 'estimate'
+        ? `<span class="big">${h(count(hl.reconstructedRows))}</span><span class="of">rows reconstructed${hl.rows !== null ? ` for ${h(count(hl.rows))} training rows` : ''}, 0 certified</span>`
+        : `<span class="big">&ndash;</span><span class="of">${hl.rows !== null ? `${h(count(hl.rows))} training rows` : 'no training rows'} reconstructed</span>`;
+  const meta: [string, string][] = [
+    ['Certified share', hl.certifiedShare === null ? '–' : percent(hl.certifiedShare)],
+    ['Feature values determined', hl.determinedValueShare === null ? '–' : percent(hl.determinedValueShare)],
+    ['Status', STATUS_WORDS[hl.status] ?? hl.status],
+    ['Method', METHOD_WORDS[hl.method] ?? hl.method],
+    ['Time', hl.status === 'not-run' || hl.status === 'running' ? '–' : duration(hl.seconds)],
+  ];
+  const bar = hl.certifiedShare !== null ? shareBar(hl.certifiedShare, `${percent(hl.certifiedShare)} of the training rows certified`, 'certified') : '';
+  return `<section id="headline" class="card headline claim-${h(hl.claim)} status-${h(hl.status)}${hl.worstSeverity ? ` worst-${h(hl.worstSeverity)}` : ''}" aria-labelledby="headline-title">
+<h2 id="headline-title" class="visually-hidden">Headline</h2>
+<div class="headline-top">
+<p class="headline-figure">${figure}</p>
+<p class="claim" title="${h(CLAIM_HELP[hl.claim])}"><span class="claim-badge">${h(CLAIM_WORDS[hl.claim])}</span></p>
+</div>
+${bar}
+<p class="summary">${h(hl.summary)}</p>
+<p class="claim-help">${h(CLAIM_HELP[hl.claim])}</p>
+<dl class="meta">${meta.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
+${hl.reason ? `<p class="reason"><span class="label">Why:</span> ${h(hl.reason)}</p>` : ''}
+</section>`;
+}
+
+const SEVERITY_WORDS = { error: 'Error', warning: 'Warning', information: 'Info', hint: 'Hint' } as const;
+
+function findingItem(finding: ReportFinding, mode: Mode): string {
+  const where = [
+    finding.line !== undefined ? `line ${count(finding.line)}` : '',
+    finding.tree !== undefined ? `tree ${count(finding.tree)}` : '',
+    finding.node !== undefined ? `node ${count(finding.node)}` : '',
+  ].filter(Boolean);
+  return `<li class="finding sev-${h(finding.severity)}">
+<span class="sev">${h(SEVERITY_WORDS[finding.severity])}</span>
+<div class="finding-body">
+<p class="finding-title">${link(finding.docsUrl, h(finding.title), mode)} <code class="rule">${h(finding.rule)}</code></p>
+<p class="finding-message">${h(finding.message)}</p>
+${where.length ? `<p class="where">${h(where.join(' · '))}</p>` : ''}
+</div>
+</li>`;
+}
+
+export function findings(report: PrivacyReport, mode: Mode): string {
+  const list = report.findings.length
+    ? `<ul class="findings">${report.findings.map((f) => findingItem(f, mode)).join('')}</ul>`
+    : '<p class="empty">No findings.</p>';
+  return `<section id="findings" class="card" aria-labelledby="findings-title">
+<h2 id="findings-title">Findings <span class="count">${h(count(report.findings.length))}</span></h2>
+${list}
+</section>`;
+}
+
+export function features(report: PrivacyReport): string {
+  const body = report.features.length
+    ? `<p class="lede">In how many certified rows the model determines each feature's value. A feature no tree splits on is never determined: the model says nothing about it.</p>
+<div class="chart-box" data-chart="features"><canvas id="chart-features" role="img" aria-label="Bar chart: share of the training rows whose value of each feature is proven; the table below has the same figures"></canvas></div>
+<details class="table-details"${report.features.length <= 30 ? ' open' : ''}><summary>Table (${h(count(report.features.length))} features)</summary>
+<table class="data"><thead><tr><th scope="col">Feature</th><th scope="col">Split on</th><th scope="col" class="num">Rows determined</th><th scope="col">Share of rows</th></tr></thead><tbody>
+${report.features
+  .map(
+    (f) =>
+      `<tr${f.used ? '' : ' class="unused"'}><th scope="row"><code>${h(f.name)}</code></th><td>${f.used ? 'yes' : 'no'}</td><td class="num">${h(count(f.determinedRows))}</td><td class="share">${shareBar(f.determinedShare, percent(f.determinedShare))}<span>${h(percent(f.determinedShare))}</span></td></tr>`,
+  )
+  .join('\n')}
+</tbody></table></details>`
+    : `<p class="empty">${report.headline.claim === 'estimate' ? 'No feature value is proven: the reconstruction is an estimate.' : 'No reconstruction: nothing to show per feature.'}</p>`;
+  return `<section id="features" class="card" aria-labelledby="features-title">
+<h2 id="features-title">Recovery per feature</h2>
+${body}
+</section>`;
+}
+
+export function rows(report: PrivacyReport, mode: Mode, valuesEmbedded: boolean): string {
+  const all = report.rows;
+  if (all.length === 0) {
+    return `<section id="rows" class="card" aria-labelledby="rows-title">
+<h2 id="rows-title">Exposure per row</h2>
+<p class="empty">${report.headline.claim === 'none' ? 'No rows were reconstructed.' : 'The rows of this reconstruction are not part of this report (only its summary was at hand).'}</p>
+</section>`;
+  }
+  const shown = all.slice(0, ROW_TABLE_LIMIT);
+  const certified = all.filter((r) => r.certified).length;
+  const withIndex = all.some((r) => r.trainingIndex !== undefined);
+  const table = `<table class="data"><thead><tr><th scope="col" class="num">Row</th>${withIndex ? '<th scope="col" class="num">Training index</th>' : ''}<th scope="col">Certified</th><th scope="col" class="num">Features determined</th><th scope="col">Share</th></tr></thead><tbody>
+${shown
+  .map((r) => {
+    const share = r.features > 0 ? r.determinedFeatures / r.features : 0;
+    return `<tr class="${r.certified ? 'certified' : 'uncertified'}"><td class="num">${h(count(r.row + 1))}</td>${withIndex ? `<td class="num">${r.trainingIndex === undefined ? '–' : h(count(r.trainingIndex))}</td>` : ''}<td>${r.certified ? '<span class="mark-certified">certified</span>' : '<span class="mark-estimate">estimate</span>'}</td><td class="num">${h(count(r.determinedFeatures))} / ${h(count(r.features))}</td><td class="share">${shareBar(share, percent(share), r.certified ? 'certified' : 'estimate')}</td></tr>`;
+  })
+  .join('\n')}
+</tbody></table>${all.length > shown.length ? `<p class="note">The table lists the first ${h(count(shown.length))} of ${h(count(all.length))} rows; the map above shows all of them.</p>` : ''}`;
+  const revealControls =
+    mode === 'webview' || valuesEmbedded
+      ? `<button type="button" id="reveal-button" class="danger">Reveal reconstructed values</button>`
+      : `<p class="note" id="reveal-unavailable">The values are not in this file. To include them (still hidden until a click), run the CLI with <code>--report-values</code>.</p>`;
+  return `<section id="rows" class="card" aria-labelledby="rows-title">
+<h2 id="rows-title">Exposure per row</h2>
+<p class="lede">${h(count(all.length))} reconstructed rows, ${h(count(certified))} certified. Each square is a row; the stronger its colour, the more of its features the model determines. Certified rows are solid, estimated rows hatched.</p>
+<div class="heatmap-box"><canvas id="row-heatmap" role="img" aria-label="Map of the reconstructed rows by share of features determined; the table below has the same figures"></canvas></div>
+<p class="legend" aria-hidden="true"><span class="swatch swatch-certified"></span> certified <span class="swatch swatch-estimate"></span> estimate <span class="swatch swatch-low"></span> few features determined <span class="swatch swatch-high"></span> all determined</p>
+<details class="table-details"><summary>Table (${h(count(all.length))} rows)</summary>
+${table}
+</details>
+<div class="reveal" id="reveal">
+<h3>Reconstructed values</h3>
+<p class="warning" role="note"><strong>Personal data.</strong> The values below are the training rows of real people, as far as the model determines them. Reveal them only if you are allowed to see the training data; do not copy them into tickets, chats or screenshots.</p>
+${revealControls}
+<div id="revealed-rows" class="revealed" hidden></div>
+</div>
+</section>`;
+}
+
+export function progress(report: PrivacyReport): string {
+  const runs = phaseRuns(report.timeline);
+  const body = report.timeline.length
+    ? `<p class="lede">Rows certified and reconstructed over the run, and the engine's phases. The engine certifies rows at the end of its work, so the curve rises when the answer is in.</p>
+<div class="chart-box" data-chart="progress"><canvas id="chart-progress" role="img" aria-label="Line chart of certified and reconstructed rows over time, with the engine's phases; the table below lists the phases"></canvas></div>
+<div class="chart-box chart-box-short" data-chart="phases"><canvas id="chart-phases" role="img" aria-label="Timeline of the engine's phases"></canvas></div>
+<details class="table-details"><summary>Phases (${h(count(runs.length))})</summary>
+<table class="data"><thead><tr><th scope="col">Phase</th><th scope="col" class="num">From</th><th scope="col" class="num">To</th><th scope="col" class="num">Duration</th></tr></thead><tbody>
+${runs.map((run) => `<tr><th scope="row">${h(PHASE_WORDS[run.phase] ?? run.phase)}</th><td class="num">${h(milliseconds(run.from))}</td><td class="num">${h(milliseconds(run.to))}</td><td class="num">${h(milliseconds(run.to - run.from))}</td></tr>`).join('\n')}
+</tbody></table></details>`
+    : '<p class="empty">No progress was recorded for this reconstruction.</p>';
+  return `<section id="progress" class="card" aria-labelledby="progress-title">
+<h2 id="progress-title">Progress over time</h2>
+${body}
+</section>`;
+}
+
+const TRUTH_WORDS: Record<AdvisorReport['truth'], string> = {
+  'training-data': 'the true training data',
+  'certified-reconstruction': "this model's certified reconstruction (exact, so it is the training set up to undetermined values)",
+  none: 'nothing: only certified rows are compared',
+};
+
+function outcomeRow(o: RemedyOutcome): string {
+  return `<tr class="${o.kind === 'current' ? 'current' : 'scenario'}"><th scope="row">${h(o.label)}${o.simulation ? ' <span class="tag">simulation</span>' : ''}</th><td>${h(STATUS_WORDS[o.status] ?? o.status)}</td><td class="num">${h(count(o.certifiedRows))}</td><td class="num">${h(count(o.reconstructedRows))}</td><td class="num">${h(errorValue(o.error))}</td><td>${o.noBetterThanBaseline === null ? '–' : o.noBetterThanBaseline ? 'no better than guessing' : 'better than guessing'}</td><td>${h(o.description)}</td></tr>`;
+}
+
+export function advisor(report: PrivacyReport): string {
+  const a = report.advisor;
+  if (!a) {
+    return `<section id="advisor" class="card" aria-labelledby="advisor-title">
+<h2 id="advisor-title">What if: remedies</h2>
+<p class="empty">Advisor not run: no what-if simulations for this model yet.</p>
+</section>`;
+  }
+  const outcomes = [a.current, ...a.scenarios];
+  return `<section id="advisor" class="card" aria-labelledby="advisor-title">
+<h2 id="advisor-title">What if: remedies <span class="tag">simulation</span></h2>
+<p class="lede">Each scenario retrains nothing: it simulates the remedy on this model and runs the reconstruction on the result. Errors are scored against ${h(TRUTH_WORDS[a.truth])}${a.baselineError !== null ? `; random guessing scores ${h(errorValue(a.baselineError))}` : ''}. Higher error is better for privacy.</p>
+${a.partial ? '<p class="note">The advisor stopped early (time budget or cancel): some scenarios are missing.</p>' : ''}
+${a.recommendations.length ? `<ul class="recommendations">${a.recommendations.map((r) => `<li>${h(r.text)}</li>`).join('')}</ul>` : ''}
+<div class="chart-box" data-chart="advisor"><canvas id="chart-advisor" role="img" aria-label="Bar chart of the reconstruction error per scenario against the random-guess baseline; the table below has the same figures"></canvas></div>
+<details class="table-details"><summary>Table (${h(count(outcomes.length))} scenarios)</summary>
+<table class="data"><thead><tr><th scope="col">Scenario</th><th scope="col">Status</th><th scope="col" class="num">Certified</th><th scope="col" class="num">Reconstructed</th><th scope="col" class="num">Error</th><th scope="col">Against the baseline</th><th scope="col">How it was simulated</th></tr></thead><tbody>
+${outcomes.map(outcomeRow).join('\n')}
+</tbody></table></details>
+<p class="note">Advisor time: ${h(duration(a.seconds))}.</p>
+</section>`;
+}
+
+export function evaluation(report: PrivacyReport): string {
+  const e = report.evaluation;
+  if (!e) return '';
+  const share = (v: number | null) => (v === null ? '–' : percent(v));
+  const items: [string, string][] = [
+    ['Training data', e.trainingData],
+    ['Columns matched by', e.matchedBy ?? '–'],
+    ['True rows compared', count(e.rowsCompared)],
+    ['Rows reconstructed', count(e.reconstructedRows)],
+    ['Error after matching', errorValue(e.error)],
+    ['Random baseline', errorValue(e.randomBaseline)],
+    ['Perfect rows', share(e.perfectRows)],
+    ['Consistent rows (determined values right)', share(e.consistentRows)],
+    ['Values left undetermined', share(e.undeterminedValues)],
+  ];
+  return `<section id="evaluation" class="card" aria-labelledby="evaluation-title">
+<h2 id="evaluation-title">Evaluation against the true training data</h2>
+<dl class="meta wide">${items.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
+${e.problem ? `<p class="reason"><span class="label">Problem:</span> ${h(e.problem)}</p>` : ''}
+</section>`;
+}
+
+function scriptPath(uri: string): string {
+  try {
+    const url = new URL(uri);
+    return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : uri;
+  } catch {
+    return uri;
+  }
+}
+
+export function scripts(report: PrivacyReport, mode: Mode): string {
+  if (!report.scripts.length) return '';
+  const item = (s: ScriptReference) => {
+    const where = `${scriptPath(s.uri)}${s.cell !== undefined ? ` cell ${s.cell + 1}` : ''}:${s.line + 1}`;
+    return `<li><span class="tag">${s.role === 'save' ? 'saves' : 'builds'}</span> ${link(s.uri, `<code>${h(where)}</code>`, mode, ` data-line="${h(s.line)}"${s.cell !== undefined ? ` data-cell="${h(s.cell)}"` : ''}`)}<pre><code>${h(s.text)}</code></pre></li>`;
+  };
+  return `<section id="scripts" class="card" aria-labelledby="scripts-title">
+<h2 id="scripts-title">Training scripts</h2>
+<ul class="scripts">${report.scripts.map(item).join('')}</ul>
+</section>`;
+}
+
+export function notes(report: PrivacyReport): string {
+  if (!report.notes.length) return '';
+  return `<section id="notes" class="card" aria-labelledby="notes-title">
+<h2 id="notes-title">Notes</h2>
+<ul class="notes">${report.notes.map((n) => `<li>${h(n)}</li>`).join('')}</ul>
+</section>`;
+}
+
+export function footer(report: PrivacyReport): string {
+  return `<footer class="report-footer"><p>${h(report.tool.name)} ${h(report.tool.version)} &middot; generated ${h(report.generatedAt)} &middot; sha256 <code>${h(report.file.contentHash.slice(0, 16) || '–')}</code></p></footer>`;
+}
