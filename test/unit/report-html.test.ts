@@ -12,8 +12,10 @@ import { before, describe, it } from 'node:test';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { contentSecurityPolicy, renderReportHtml, type RenderOptions } from '../../server/src/report/html';
 import { inlineScriptSource, jsonForScript } from '../../server/src/report/html/escape';
+import { buildReport } from '../../server/src/report/build';
 import { loadReportAssets } from '../../server/src/report/html-assets';
-import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
+import type { AdvisorReport, PrivacyReport, RemedyOutcome, RevealedRows } from '../../server/src/report/model';
+import type { FileReport } from '../../server/src/linter';
 import { REPO_ROOT } from '../support/paths';
 import { HOSTILE_CLASSES, HOSTILE_FEATURES, hostileReport } from '../support/hostile-report';
 
@@ -173,6 +175,62 @@ describe('renderReportHtml with hostile feature names and labels', () => {
       assert.throws(() => renderReportHtml(report, { ...WEBVIEW, nonce }), /nonce/);
       assert.throws(() => contentSecurityPolicy({ nonce, mode: 'standalone' }), /nonce/);
     }
+  });
+});
+
+describe('renderReportHtml: estimates and the advisor', () => {
+  const file: FileReport = {
+    path: '/models/m.joblib',
+    format: 'joblib',
+    contentHash: 'ab',
+    model: null,
+    findings: [],
+    notes: [],
+    recoverability: { status: 'bounded', method: 'bounded-search', rows: 50, certifiedRows: 0, reconstructedRows: 50, seconds: 2, determinedFeatures: { a: 0, b: 0 }, groups: { declared: 0, sources: [], problems: [] } },
+  };
+
+  it('an estimate is labelled as one: badge, no proven-feature chart', () => {
+    const html = renderReportHtml(buildReport({ file }), WEBVIEW);
+    assert.match(html, /<span class="claim-badge">Estimate<\/span>/);
+    assert.doesNotMatch(html, /claim-badge">Certified/);
+    assert.match(html, /No feature value is proven: the reconstruction is an estimate\./);
+    assert.ok(!html.includes('id="chart-features"'));
+    assert.match(html, /<p class="summary">Estimate: /);
+  });
+
+  it('the advisor: simulations labelled, recommendations escaped, one table row per scenario', () => {
+    const outcome = (kind: RemedyOutcome['kind'], label: string, error: number): RemedyOutcome => ({
+      kind,
+      label,
+      simulation: kind !== 'current',
+      status: 'bounded',
+      method: 'bootstrap-likelihood',
+      certifiedRows: 0,
+      reconstructedRows: 50,
+      error,
+      noBetterThanBaseline: error >= 0.2,
+      seconds: 1,
+      description: `simulated <${label}>`,
+    });
+    const advisor: AdvisorReport = {
+      truth: 'certified-reconstruction',
+      baselineError: 0.2,
+      current: outcome('current', 'as trained', 0.01),
+      scenarios: [outcome('differential-privacy', 'ε = 1', 0.25), outcome('larger-leaves', 'min_samples_leaf = 5', 0.1)],
+      recommendations: [{ kind: 'differential-privacy', parameter: 1, text: 'Use ε <= 1 & retrain' }],
+      seconds: 3,
+      partial: true,
+    };
+    const html = renderReportHtml(buildReport({ file, advisor }), WEBVIEW);
+    assert.ok(!html.includes('Advisor not run'));
+    assert.match(html, /What if: remedies <span class="tag">simulation<\/span>/);
+    assert.ok(html.includes('<li>Use ε &lt;= 1 &amp; retrain</li>'));
+    assert.ok(html.includes('simulated &lt;min_samples_leaf = 5&gt;'));
+    assert.equal((html.match(/<tr class="(current|scenario)">/g) ?? []).length, 3);
+    assert.equal((html.match(/<span class="tag">simulation<\/span><\/th>/g) ?? []).length, 2, 'every scenario but the current model is marked');
+    assert.match(html, /random guessing scores 0\.200/);
+    assert.match(html, /stopped early/);
+    assert.ok(html.includes('id="chart-advisor"'));
   });
 });
 
