@@ -5,7 +5,8 @@
  * The engine can report thousands of events (one per bounding LP, per enumeration step); a chart
  * needs a few hundred at most, and the report travels over LSP. So the recorder thins as it goes:
  * the first and last point of every phase are always kept (the phase strip needs its boundaries),
- * and in between, whenever the buffer grows past twice the limit, every other point is dropped.
+ * and whenever the buffer grows past twice the limit, the points in between are thinned to an
+ * even spread in time (`thin`).
  * Memory stays O(limit) however long the run.
  *
  * Rows are only known at the end: the engine certifies rows in one step after its last phase, so
@@ -69,8 +70,11 @@ export class TimelineRecorder {
 
 /**
  * At most `max` points: phase boundaries (first and last point of each run of a phase) first,
- * then the points between them evenly. If the boundaries alone exceed `max` (a run that switches
- * phase hundreds of times), every k-th boundary is kept, always with the first and last point.
+ * then the points between them spread evenly in TIME (the first point of each of `room` equal
+ * time slices). Thinning by time rather than by position keeps the result the same whether the
+ * recorder thinned once at the end or many times along the way, and keeps slow phases visible.
+ * If the boundaries alone exceed `max` (a run that switches phase hundreds of times), every k-th
+ * boundary is kept, always with the first and last point.
  */
 export function thin(points: readonly TimelinePoint[], max: number): TimelinePoint[] {
   if (points.length <= max) return points.slice();
@@ -81,22 +85,15 @@ export function thin(points: readonly TimelinePoint[], max: number): TimelinePoi
     const step = (kept.length - 1) / (max - 1);
     return Array.from({ length: max }, (_, k) => kept[Math.round(k * step)]);
   }
-  const inner = points.length - boundaries;
   const room = max - boundaries;
-  // Keep inner points whose running index crosses a multiple of inner/room.
-  const out: TimelinePoint[] = [];
-  let seen = 0;
-  let taken = 0;
-  points.forEach((point, i) => {
-    if (boundary[i]) {
-      out.push(point);
-      return;
-    }
-    seen++;
-    if (taken < room && seen * room >= (taken + 1) * inner) {
-      out.push(point);
-      taken++;
-    }
+  const from = points[0].ms;
+  const span = Math.max(1, points[points.length - 1].ms - from);
+  const slices = new Set<number>();
+  return points.filter((point, i) => {
+    if (boundary[i]) return true;
+    const slice = Math.min(room - 1, Math.floor(((point.ms - from) / span) * room));
+    if (slices.has(slice)) return false;
+    slices.add(slice);
+    return true;
   });
-  return out;
 }

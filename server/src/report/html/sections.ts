@@ -132,7 +132,8 @@ ${list}
 }
 
 export function features(report: PrivacyReport): string {
-  const body = report.features.length
+  const proven = report.features.some((f) => f.determinedRows > 0);
+  const body = proven
     ? `<p class="lede">In how many certified rows the model determines each feature's value. A feature no tree splits on is never determined: the model says nothing about it.</p>
 <div class="chart-box" data-chart="features"><canvas id="chart-features" role="img" aria-label="Bar chart: share of the training rows whose value of each feature is proven; the table below has the same figures"></canvas></div>
 <details class="table-details"${report.features.length <= 30 ? ' open' : ''}><summary>Table (${h(count(report.features.length))} features)</summary>
@@ -144,7 +145,13 @@ ${report.features
   )
   .join('\n')}
 </tbody></table></details>`
-    : `<p class="empty">${report.headline.claim === 'estimate' ? 'No feature value is proven: the reconstruction is an estimate.' : 'No reconstruction: nothing to show per feature.'}</p>`;
+    : `<p class="empty">${
+        report.headline.claim === 'estimate'
+          ? 'No feature value is proven: the reconstruction is an estimate.'
+          : report.features.length
+            ? 'No certified row: no feature value is proven.'
+            : 'No reconstruction: nothing to show per feature.'
+      }</p>`;
   return `<section id="features" class="card" aria-labelledby="features-title">
 <h2 id="features-title">Recovery per feature</h2>
 ${body}
