@@ -9,7 +9,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
 import { reconstructionAccuracy, type FeatureKind } from '../../server/src/evaluate/reconstruction-accuracy';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
@@ -102,6 +104,42 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     for (const [node, [rows, positives]] of counts) {
       assert.deepEqual({ rows, positives }, leafTruth[String(forest.trees[0].boosting?.nodeId?.[node] ?? node)]);
     }
+  });
+
+  it('the true training rows meet every leaf equation within the band the matching allows, which is far tighter than 1e-3', () => {
+    // The equations the matching solves: per leaf of every tree, sum p(1 - p) = cover and
+    // sum (p - y) = -w (cover + lambda), p = sigmoid(base margin + leaf values of earlier trees).
+    // Routing the true rows (XGBoost: x < threshold goes left) must satisfy them within BAND, or the
+    // band would exclude the truth; and the residuals sit well below the old band 1e-3, which
+    // is why tightening it rules out spurious fits without ruling out the real one.
+    const probe = probeFirstTrees(forest);
+    const eta = probe.parameters.eta!.value;
+    const lambda = probe.parameters.lambda?.value ?? 1;
+    const base = forest.boosting!.baseScore[0];
+    const margin = truth.map(() => Math.log(base / (1 - base)));
+    let largest = 0;
+    for (const tree of forest.trees) {
+      const b = tree.boosting!;
+      const leafOf = truth.map((x) => {
+        let node = 0;
+        while (tree.left[node] !== -1) node = x[tree.feature[node]] < tree.threshold[node] ? tree.left[node] : tree.right[node];
+        return node;
+      });
+      const hessians = new Map<number, number>();
+      const gradients = new Map<number, number>();
+      truth.forEach((x, i) => {
+        const p = 1 / (1 + Math.exp(-margin[i]));
+        hessians.set(leafOf[i], (hessians.get(leafOf[i]) ?? 0) + p * (1 - p));
+        gradients.set(leafOf[i], (gradients.get(leafOf[i]) ?? 0) + p - x[F]);
+      });
+      for (const [node, h] of hessians) {
+        const g = -(b.leafValue[node] / eta) * (b.cover![node] + lambda);
+        largest = Math.max(largest, Math.abs(h - b.cover![node]), Math.abs(gradients.get(node)! - g));
+      }
+      truth.forEach((_, i) => (margin[i] += b.leafValue[leafOf[i]]));
+    }
+    assert.ok(largest < BAND, `largest residual of the true rows ${largest} vs band ${BAND}`);
+    assert.ok(BAND < 1e-3 && largest < 1e-3 / 10, `residual ${largest}`);
   });
 
   it('an aborted run answers at once with status timeout and the rows found so far', async () => {
