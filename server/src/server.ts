@@ -6,6 +6,7 @@
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
+  CodeActionKind,
   createConnection,
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
@@ -25,6 +26,7 @@ import { globToRegExp, matchesAny } from './glob';
 import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './package-info';
 import type { Finding } from './rules/types';
+import { ScriptService, FIX_ALL_KIND } from './scripts/service';
 import {
   ANALYZE_FILE_REQUEST,
   ANALYZE_WORKSPACE_REQUEST,
@@ -74,6 +76,17 @@ const background = new BackgroundReconstruction({
   onEvent: (event) => reconstructionStatus(event),
   onStale: (uri) => schedule(uri),
   createProgress: () => connection.window.createWorkDoneProgress(),
+  log: (message) => connection.console.log(message),
+});
+
+/** Training scripts and notebooks: their diagnostics, links from models to them, quick fixes. */
+const scripts = new ScriptService({
+  connection,
+  documents,
+  knownModels: () => [...known.keys()].map((uri) => fileURLToPath(uri)),
+  severity: (rule) => settings.severity[rule],
+  docUrl: (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
+  onLinksChanged: () => { for (const uri of known.keys()) void publish(uri); },
   log: (message) => connection.console.log(message),
 });
 
@@ -143,7 +156,7 @@ async function publish(uri: string): Promise<void> {
   const report = known.get(uri);
   if (!report) return;
   const findings = [...report.findings, ...background.findings(uri)];
-  await connection.sendDiagnostics({ uri, diagnostics: findings.map(toDiagnostic) });
+  await connection.sendDiagnostics({ uri, diagnostics: scripts.decorate(uri, findings.map(toDiagnostic)) });
 }
 
 function isModelPath(path: string): boolean {
@@ -201,6 +214,7 @@ async function scanWorkspace(): Promise<void> {
   connection.console.log(`workspace scan: ${files.length} model file(s)`);
   for (const file of files) schedule(pathToFileURL(file).href);
   if (files.length === 0) idleStatus();
+  await scripts.scan(roots);
 }
 
 async function loadSettings(): Promise<void> {
@@ -217,7 +231,9 @@ connection.onInitialize((params) => {
   folderEvents = Boolean(params.capabilities.workspace?.workspaceFolders);
   return {
     capabilities: {
-      textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.None },
+      // Incremental: quick fixes must apply to the script as it is in the editor.
+      textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.Incremental },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
     },
     serverInfo: { name: 'model-privacy-lint' },
@@ -242,6 +258,7 @@ connection.onDidChangeConfiguration(async () => {
   await loadSettings();
   if (settings.run === 'manual') return;
   for (const uri of known.keys()) schedule(uri);
+  scripts.publishAll();
   if (settings.run === 'always') await scanWorkspace();
 });
 
@@ -253,7 +270,10 @@ function modelsOfSidecar(path: string): string[] {
 connection.onDidChangeWatchedFiles(async ({ changes }) => {
   for (const change of changes) {
     const path = fileURLToPath(change.uri);
-    if (path.endsWith('.privacy.json')) {
+    if (scripts.isScript(path)) {
+      if (change.type === FileChangeType.Deleted) await scripts.deleted(change.uri);
+      else if (settings.run !== 'manual') scripts.changed(change.uri);
+    } else if (path.endsWith('.privacy.json')) {
       if (settings.run !== 'manual') for (const uri of modelsOfSidecar(path)) schedule(uri);
     } else if (change.type === FileChangeType.Deleted) {
       await forget(change.uri);
@@ -268,7 +288,14 @@ documents.onDidOpen(({ document }) => {
 });
 documents.onDidSave(({ document }) => {
   if (settings.run !== 'manual' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+  if (settings.run !== 'manual') void scripts.saved(document.uri);
 });
+// Scripts are checked as they are typed (debounced), and read from disk again when closed.
+documents.onDidChangeContent(({ document }) => {
+  if (settings.run === 'always') scripts.changed(document.uri);
+});
+documents.onDidClose(({ document }) => scripts.changed(document.uri));
+connection.onCodeAction((params) => scripts.codeActions(params));
 
 connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async () => {
   await scanWorkspace();
