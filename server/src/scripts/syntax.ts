@@ -269,7 +269,13 @@ class Parser {
 function dotted(tokens: Token[], from: number, to: number): { name: string; next: number } {
   let name = '';
   let k = from;
-  while (k < to && (tokens[k].kind === 'name' || (tokens[k].kind === 'op' && tokens[k].text === '.'))) name += tokens[k++].text;
+  // name (. name)*, or leading dots of a relative import
+  while (k < to && tokens[k].kind === 'op' && tokens[k].text === '.') name += tokens[k++].text;
+  while (k < to && tokens[k].kind === 'name') {
+    name += tokens[k++].text;
+    if (k + 1 < to && tokens[k].kind === 'op' && tokens[k].text === '.' && tokens[k + 1].kind === 'name') name += tokens[k++].text;
+    else break;
+  }
   return { name, next: k };
 }
 
@@ -366,7 +372,9 @@ function parseOne(tokens: Token[], from: number, to: number, indent: string): St
   }
   if (first.kind === 'name' && first.text === 'for') {
     p.pos++;
-    const target = p.expr();
+    // the target stops at `in` (expr() would read `t in xs` as a comparison)
+    const target = p.unary();
+    while (p.pos < to && !p.isName('in')) p.pos++;
     if (p.isName('in')) p.pos++;
     const value = p.expr();
     return { ...base, kind: 'for', targets: [target], value, exprs: [value] };
