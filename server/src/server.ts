@@ -86,7 +86,7 @@ const scripts = new ScriptService({
   knownModels: () => [...known.keys()].map((uri) => fileURLToPath(uri)),
   severity: (rule) => settings.severity[rule],
   docUrl: (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
-  onLinksChanged: () => { for (const uri of known.keys()) void publish(uri); },
+  onLinksChanged: () => { for (const uri of scripts.stale(known.keys())) void publish(uri); },
   log: (message) => connection.console.log(message),
 });
 

@@ -54,6 +54,8 @@ export interface ScriptServiceOptions {
 export class ScriptService {
   readonly index: ScriptIndex;
   private readonly timers = new Map<string, NodeJS.Timeout>();
+  /** Per model URI, what its last published diagnostics said about scripts (see `stale`). */
+  private readonly published = new Map<string, string>();
 
   constructor(private readonly options: ScriptServiceOptions) {
     this.index = new ScriptIndex(options.knownModels);
@@ -171,6 +173,7 @@ export class ScriptService {
    */
   decorate(modelUri: string, diagnostics: Diagnostic[]): Diagnostic[] {
     if (!modelUri.startsWith('file:')) return diagnostics;
+    this.published.set(modelUri, this.signature(modelUri));
     const links = this.index.links(fileURLToPath(modelUri));
     if (links.length === 0) return diagnostics;
     return diagnostics.map((d) => {
@@ -193,6 +196,24 @@ export class ScriptService {
       }
       return { ...d, message: d.message + suffix, relatedInformation: related };
     });
+  }
+
+  /** What the scripts currently say about a model: its links, their lines and their fixes. */
+  private signature(modelUri: string): string {
+    return JSON.stringify(this.index.links(fileURLToPath(modelUri)).map((link) => [
+      link.entry.path,
+      this.index.label(link.entry, link.save.call.start),
+      link.estimator && this.index.label(link.entry, link.estimator.call.start),
+      this.index.findings(link.entry).filter((f) => f.save === link.save || f.estimator === link.estimator).map((f) => [f.rule, f.fix?.title, this.severityOf(f.rule)]),
+    ]));
+  }
+
+  /**
+   * Models whose published diagnostics no longer say what the scripts say (a script changed its
+   * lines or fixes): only those are published again, with the report they already have.
+   */
+  stale(modelUris: Iterable<string>): string[] {
+    return [...modelUris].filter((uri) => uri.startsWith('file:') && this.published.get(uri) !== this.signature(uri));
   }
 
   references(modelPath: string): ScriptReference[] {
