@@ -30,12 +30,14 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
     debug: { module: serverModule, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6019'] } },
   };
   const globs = modelGlobs();
-  // Sidecars (`<model>.privacy.json`) declare groups the reconstruction depends on.
-  const watchers = [...globs, '**/*.privacy.json'].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
+  // Sidecars (`<model>.privacy.json`) declare groups the reconstruction depends on; training
+  // scripts and notebooks say how the models were trained and saved (quick fixes live there).
+  const watchers = [...globs, '**/*.privacy.json', '**/*.py', '**/*.ipynb'].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
   context.subscriptions.push(...watchers);
   const clientOptions: LanguageClientOptions = {
     // Text model files opened in an editor (binary ones are read from disk through the watchers).
-    documentSelector: globs.map((pattern) => ({ scheme: 'file', pattern })),
+    // Python files are synchronised too: their diagnostics and quick fixes follow the editor's text.
+    documentSelector: [...globs.map((pattern) => ({ scheme: 'file', pattern })), { scheme: 'file', language: 'python' }],
     synchronize: { fileEvents: watchers, configurationSection: SECTION },
     outputChannel: output,
     traceOutputChannel: output,

@@ -6,6 +6,7 @@
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
+  CodeActionKind,
   createConnection,
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
@@ -26,6 +27,7 @@ import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './package-info';
 import type { Finding } from './rules/types';
 import { ReportService, reportCodeActions } from './report-service';
+import { ScriptService, FIX_ALL_KIND } from './scripts/service';
 import {
   ANALYZE_FILE_REQUEST,
   ANALYZE_WORKSPACE_REQUEST,
@@ -97,6 +99,17 @@ function reportChanged(uri: string): void {
   void connection.sendNotification(REPORT_CHANGED_NOTIFICATION, { uri });
 }
 
+/** Training scripts and notebooks: their diagnostics, links from models to them, quick fixes. */
+const scripts = new ScriptService({
+  connection,
+  documents,
+  knownModels: () => [...known.keys()].map((uri) => fileURLToPath(uri)),
+  severity: (rule) => settings.severity[rule],
+  docUrl: (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
+  onLinksChanged: () => { for (const uri of scripts.stale(known.keys())) void publish(uri); },
+  log: (message) => connection.console.log(message),
+});
+
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
   error: DiagnosticSeverity.Error,
   warning: DiagnosticSeverity.Warning,
@@ -163,7 +176,7 @@ async function publish(uri: string): Promise<void> {
   const report = known.get(uri);
   if (!report) return;
   const findings = [...report.findings, ...background.findings(uri)];
-  await connection.sendDiagnostics({ uri, diagnostics: findings.map(toDiagnostic) });
+  await connection.sendDiagnostics({ uri, diagnostics: scripts.decorate(uri, findings.map(toDiagnostic)) });
 }
 
 function isModelPath(path: string): boolean {
@@ -223,6 +236,7 @@ async function scanWorkspace(): Promise<void> {
   connection.console.log(`workspace scan: ${files.length} model file(s)`);
   for (const file of files) schedule(pathToFileURL(file).href);
   if (files.length === 0) idleStatus();
+  await scripts.scan(roots);
 }
 
 async function loadSettings(): Promise<void> {
@@ -239,9 +253,10 @@ connection.onInitialize((params) => {
   folderEvents = Boolean(params.capabilities.workspace?.workspaceFolders);
   return {
     capabilities: {
-      textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.None },
+      // Incremental: quick fixes must apply to the script as it is in the editor.
+      textDocumentSync: { openClose: true, save: { includeText: false }, change: TextDocumentSyncKind.Incremental },
+      codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix, FIX_ALL_KIND] },
       workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
-      codeActionProvider: { codeActionKinds: ['quickfix'] },
     },
     serverInfo: { name: 'model-privacy-lint' },
   };
@@ -265,6 +280,7 @@ connection.onDidChangeConfiguration(async () => {
   await loadSettings();
   if (settings.run === 'manual') return;
   for (const uri of known.keys()) schedule(uri);
+  scripts.publishAll();
   if (settings.run === 'always') await scanWorkspace();
 });
 
@@ -276,7 +292,10 @@ function modelsOfSidecar(path: string): string[] {
 connection.onDidChangeWatchedFiles(async ({ changes }) => {
   for (const change of changes) {
     const path = fileURLToPath(change.uri);
-    if (path.endsWith('.privacy.json')) {
+    if (scripts.isScript(path)) {
+      if (change.type === FileChangeType.Deleted) await scripts.deleted(change.uri);
+      else if (settings.run !== 'manual') scripts.changed(change.uri);
+    } else if (path.endsWith('.privacy.json')) {
       if (settings.run !== 'manual') for (const uri of modelsOfSidecar(path)) schedule(uri);
     } else if (change.type === FileChangeType.Deleted) {
       await forget(change.uri);
@@ -291,7 +310,13 @@ documents.onDidOpen(({ document }) => {
 });
 documents.onDidSave(({ document }) => {
   if (settings.run !== 'manual' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+  if (settings.run !== 'manual') void scripts.saved(document.uri);
 });
+// Scripts are checked as they are typed (debounced), and read from disk again when closed.
+documents.onDidChangeContent(({ document }) => {
+  if (settings.run === 'always') scripts.changed(document.uri);
+});
+documents.onDidClose(({ document }) => scripts.changed(document.uri));
 
 connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async () => {
   await scanWorkspace();
@@ -303,7 +328,8 @@ connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => 
 connection.onRequest(REPORT_REQUEST, (params: ReportParams) => reports.report(params.uri));
 // The reconstructed values: only ever in this reply, never in a notification, diagnostic or log.
 connection.onRequest(REVEAL_ROWS_REQUEST, (params: ReportParams) => reports.revealRows(params.uri));
-connection.onCodeAction((params) => reportCodeActions(params, (uri) => known.has(uri)));
+// One handler (a connection keeps only the last): script fixes, and "open the report" on model files.
+connection.onCodeAction((params) => [...scripts.codeActions(params), ...reportCodeActions(params, (uri) => known.has(uri))]);
 
 connection.onShutdown(() => {
   pool.dispose();

@@ -60,6 +60,32 @@ export const RULES = {
     defaultSeverity: 'warning',
     title: 'Training rows can be rebuilt from the model, and how many of them are proven',
   },
+  // Training-script rules (server/src/scripts/): what a script does that makes its saved model leak.
+  'script-no-bootstrap': {
+    id: 'script-no-bootstrap',
+    defaultSeverity: 'warning',
+    title: 'A training script saves a forest without bootstrap, or a single decision tree',
+  },
+  'script-stored-seeds': {
+    id: 'script-stored-seeds',
+    defaultSeverity: 'warning',
+    title: 'A training script saves a bagged forest with the seeds that replay its samples',
+  },
+  'script-small-leaves': {
+    id: 'script-small-leaves',
+    defaultSeverity: 'information',
+    title: 'A training script saves trees whose leaves may hold a single training row',
+  },
+  'script-dp-epsilon': {
+    id: 'script-dp-epsilon',
+    defaultSeverity: 'warning',
+    title: 'A training script saves a differentially private forest with a high epsilon',
+  },
+  'script-dump-with-stats': {
+    id: 'script-dump-with-stats',
+    defaultSeverity: 'warning',
+    title: 'A training script dumps an XGBoost model with its cover and gain statistics',
+  },
 } as const satisfies Record<string, RuleMeta>;
 
 export type RuleId = keyof typeof RULES;
