@@ -12,7 +12,7 @@ import type { FileReport } from './linter';
 import { SHOW_REPORT_COMMAND, type Settings } from './protocol';
 import type { ReconstructionOutcome } from './reconstruction-job';
 import { buildReport, revealRows } from './report/build';
-import type { AdvisorReport, PrivacyReport, RevealedRows } from './report/model';
+import type { AdvisorReport, PrivacyReport, RevealedRows, ScriptReference } from './report/model';
 
 export interface ReportSources {
   /** The file's latest fast findings; undefined when it was not analysed (or was deleted). */
@@ -23,6 +23,8 @@ export interface ReportSources {
   running(uri: string): boolean;
   /** The advisor's what-if simulations, once they ran (not wired yet: the advisor branch adds them). */
   advisor?(uri: string): AdvisorReport | undefined;
+  /** The training-script lines that build and save this model (scripts/service.ts). */
+  scripts?(uri: string): ScriptReference[];
   settings(): Settings;
 }
 
@@ -44,6 +46,7 @@ export class ReportService {
         ? { features: outcome.features, timeline: outcome.timeline, ...(outcome.result ? { reconstruction: outcome.result } : {}) }
         : { running: this.sources.running(uri) }),
       ...(advisor ? { advisor } : {}),
+      scripts: this.sources.scripts?.(uri) ?? [],
       ...(docsBaseUrl ? { docsBaseUrl } : {}),
     });
   }

@@ -91,6 +91,7 @@ const reports = new ReportService({
   lint: (uri) => known.get(uri),
   outcome: (uri) => background.outcome(uri),
   running: (uri) => background.running(uri),
+  scripts: (uri) => scripts.references(fileURLToPath(uri)),
   settings: () => settings,
 });
 

@@ -10,7 +10,7 @@
  */
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
-import { copyFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -148,4 +148,34 @@ test('"Open privacy report" on a text model file\'s diagnostics', async (t) => {
   });
   assert.deepEqual(none, []);
   assert.deepEqual(await client.connection.sendRequest('textDocument/codeAction', { textDocument: { uri }, range: diagnostics[0].range, context: { diagnostics: [] } }), []);
+});
+
+test('the report names the training-script lines that build and save the model', async (t) => {
+  // examples/train.py saves to os.path.join(HERE, "models", ...): the same layout in a temporary workspace.
+  const workspace = mkdtempSync(join(tmpdir(), 'mpl-report-script-'));
+  mkdirSync(join(workspace, 'models'));
+  copyFileSync(join(EXAMPLES, 'train.py'), join(workspace, 'train.py'));
+  copyFileSync(join(MODELS, COMPAS), join(workspace, 'models', COMPAS));
+  const client = await TestLanguageClient.start(workspace, { reconstruction: { enabled: false } });
+  t.after(async () => {
+    await client.stop();
+    rmSync(workspace, { recursive: true, force: true });
+  });
+  const model = join(workspace, 'models', COMPAS);
+  const uri = pathToFileURL(model).href;
+  const script = pathToFileURL(join(workspace, 'train.py')).href;
+  await client.waitFor('the fast findings', () => client.diagnosticsFor(model));
+  // Scripts are scanned after the models: ask until the links are there.
+  let report: PrivacyReport | undefined;
+  for (let attempt = 0; attempt < 100 && !(report && report.scripts.length >= 2); attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    report = (await client.connection.sendRequest('modelPrivacyLint/report', { uri })) as PrivacyReport;
+  }
+  assert.ok(report, 'a report');
+  const lines = readFileSync(join(EXAMPLES, 'train.py'), 'utf8').split('\n');
+  const estimator = report.scripts.find((s) => s.role === 'estimator');
+  const save = report.scripts.find((s) => s.role === 'save');
+  assert.equal(estimator?.uri, script);
+  assert.match(lines[estimator!.line], /RandomForestClassifier\(/, 'the estimator line constructs the forest');
+  assert.match(lines[save!.line], /joblib\.dump\(compas/, 'the save line dumps this model');
 });
