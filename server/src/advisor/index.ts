@@ -9,6 +9,7 @@
  *   bootstrap-simulation.ts  bootstrap without seeds: a multinomial resample of each tree's counts
  *   larger-leaves.ts         min_samples_leaf = k: small sibling leaves merged bottom-up
  *   dp-simulation.ts         DRAFT-DP's Laplace noise on this model's leaf counts at an epsilon
+ *   refill.ts                a private model's trees refilled with the true rows (the mechanism's start)
  *   truth.ts                 what the scenarios are scored against; the papers' error and baseline
  *   scenarios.ts             one remedy setting: simulate, reconstruct, score
  *   recommendations.ts       the advice, and `advisedEpsilon` for the "lower epsilon" quick fix
@@ -25,7 +26,8 @@ import type { AdvisorReport, RemedyOutcome } from '../report/model';
 import { drawNoise } from './dp-simulation';
 import { recommend } from './recommendations';
 import { bootstrapScenario, currentOutcome, dpScenario, leafScenario, type AdvisorOutcome, type ScenarioRun } from './scenarios';
-import { chooseTruth } from './truth';
+import { refillWithRows } from './refill';
+import { chooseTruth, type AdvisorTruth } from './truth';
 
 export { advisedEpsilon, largestSafeEpsilon } from './recommendations';
 export type { AdvisorOutcome } from './scenarios';
@@ -80,7 +82,8 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   const notes = [truth.note];
   const currentOut = currentOutcome(current, truth);
 
-  const runs = plan(forest, options, notes);
+  const base = simulationBase(forest, truth, notes);
+  const runs = base ? plan(base, options, notes, forest.privacy !== undefined) : [];
   const total = runs.reduce((n, run) => n + run.reconstructions, 0);
   let done = 0;
   const scenarios: (AdvisorOutcome & { partial?: boolean })[] = [];
@@ -120,8 +123,28 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   };
 }
 
+/**
+ * The forest the remedies are simulated on: the model itself, or for a model that is already
+ * differentially private, its trees refilled with the true rows (refill.ts); without the true
+ * rows its noisy counts cannot be simulated at another epsilon, nor would anything be scored.
+ */
+function simulationBase(forest: Forest, truth: AdvisorTruth, notes: string[]): Forest | undefined {
+  if (!forest.privacy) return forest;
+  const refilled = truth.kind === 'training-data' ? refillWithRows(forest, truth.rows) : null;
+  if (refilled) {
+    notes.push(`the model is differentially private (ε = ${forest.privacy.epsilon}): the scenarios refill its trees with the ${truth.rows.length} true rows and apply each setting's noise afresh`);
+    return refilled;
+  }
+  notes.push(
+    truth.kind === 'training-data'
+      ? 'the model is differentially private and the true rows cannot be routed down its trees: no remedy simulated'
+      : 'the model is differentially private: its remedies can only be simulated from the true training rows (CLI --training-data)',
+  );
+  return undefined;
+}
+
 /** The scenarios to run, in order: the epsilons first (the quick fix needs them), then leaf sizes, then bootstrap. */
-function plan(forest: Forest, options: AdvisorOptions, notes: string[]): ScenarioRun[] {
+function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanismTrees: boolean): ScenarioRun[] {
   if (forest.boosting) {
     notes.push('boosted models store hessian sums, not counts: none of the simulated remedies applies to them yet');
     return [];
@@ -137,7 +160,7 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[]): Scenari
   if (epsilons.length) {
     // One set of standard Laplace draws per repeat, shared by every epsilon (common random numbers).
     const draws = Array.from({ length: repeats }, (_, r) => drawNoise(forest, seededRandom(seed * 1000 + r)));
-    for (const epsilon of epsilons) runs.push(dpScenario(forest, epsilon, draws));
+    for (const epsilon of epsilons) runs.push(dpScenario(forest, epsilon, draws, mechanismTrees));
   }
   const sizes = [...new Set(options.leafSizes ?? DEFAULT_LEAF_SIZES)].filter((k) => k >= 2 && Number.isFinite(k)).sort((a, b) => a - b);
   for (const k of sizes) runs.push(leafScenario(forest, k));

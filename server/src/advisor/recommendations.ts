@@ -40,7 +40,8 @@ function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError
     const tested = outcomes.map((o) => o.parameter).filter((p) => p !== undefined).sort((a, b) => a! - b!);
     const why = outcomes.every((o) => o.noBetterThanBaseline === null)
       ? 'none of the simulated reconstructions could be scored against a truth or a baseline'
-      : `even at ε = ${tested[0]} the simulated reconstruction is better than guessing`;
+      : `even at ε = ${tested[0]} the simulated reconstruction is better than guessing` +
+        (dataChosen(outcomes[0]) ? ' (the noise hides the counts, but this model\'s leaves were chosen from the data and reveal much on their own; a DP forest grows random trees)' : '');
     return { kind: 'differential-privacy', text: `Simulated differential privacy (ε tested: ${tested.join(', ')}): ${why}.` };
   }
   const trees = /over (\d+) trees/.exec(safe.description)?.[1];
@@ -51,9 +52,11 @@ function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError
       `Simulated: with ε = ${safe.parameter}${trees ? ` (split over ${trees} trees)` : ''}, the reconstruction is no better than guessing ` +
       `(error ${fmt(safe.error)} vs random baseline ${fmt(baselineError)})` +
       (next ? `; at ε = ${next.parameter} it is better (error ${fmt(next.error)}).` : '; it is the largest ε tested.') +
-      ' The noise was applied to this model\'s own leaves; a differentially private forest also grows its trees without looking at the data.',
+      (dataChosen(safe) ? ' The noise was applied to this model\'s own leaves; a differentially private forest also grows its trees without looking at the data.' : ''),
   };
 }
+
+const dataChosen = (outcome: RemedyOutcome) => outcome.description.includes('data-chosen');
 
 function leafRecommendation(outcomes: readonly RemedyOutcome[], baselineError: number | null): Recommendation | undefined {
   if (outcomes.length === 0) return undefined;

@@ -75,7 +75,8 @@ async function run(forest: Forest, ctx: ScenarioContext): Promise<Reconstruction
   return result;
 }
 
-export function dpScenario(forest: Forest, epsilon: number, draws: readonly NoiseDraws[]): ScenarioRun {
+/** `mechanismTrees`: the trees are a DP forest's own random ones (refilled), not a model's data-chosen ones. */
+export function dpScenario(forest: Forest, epsilon: number, draws: readonly NoiseDraws[], mechanismTrees = false): ScenarioRun {
   const trees = forest.trees.length;
   const label = `ε = ${epsilon}`;
   const setting: Setting = {
@@ -85,8 +86,8 @@ export function dpScenario(forest: Forest, epsilon: number, draws: readonly Nois
     simulation: true,
     description:
       `simulation: Laplace noise of scale ${round(noiseScale(epsilon, trees))} (ε = ${epsilon} split evenly over ${trees} trees, the DRAFT-DP mechanism) ` +
-      `added to each of this model's leaf counts and truncated, error averaged over ${draws.length} noise draw${draws.length === 1 ? '' : 's'}; ` +
-      'a real DP forest also grows random trees, which this model\'s data-chosen leaves are not',
+      `added to each of ${mechanismTrees ? 'the private model\'s leaf counts, recounted from the true rows,' : 'this model\'s leaf counts'} and truncated, error averaged over ${draws.length} noise draw${draws.length === 1 ? '' : 's'}` +
+      (mechanismTrees ? '' : '; a real DP forest also grows random trees, which this model\'s data-chosen leaves are not'),
   };
   return {
     label,
