@@ -56,6 +56,10 @@ Reconstruction (after the findings above, one model at a time):
                              score the reconstruction against the true training rows (error after
                              matching, perfect rows, random baseline); columns are matched to the
                              model's features by name, or by position when the model has no names
+  --advise                   after the reconstruction, simulate the remedies (differential privacy
+                             at several epsilons, larger leaves, bootstrap without seeds), rebuild
+                             the training set from each simulated model and score it against the
+                             truth next to the random baseline; its own budget: twice --budget
   --version, --help
 `;
 
@@ -78,6 +82,7 @@ interface CliOptions {
   emitReconstruction?: string;
   trainingData?: string;
   label?: string;
+  advise: boolean;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -99,6 +104,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       'emit-reconstruction': { type: 'string' },
       'training-data': { type: 'string' },
       label: { type: 'string' },
+      advise: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -154,6 +160,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     emitReconstruction: values['emit-reconstruction'],
     trainingData: values['training-data'],
     label: values.label,
+    advise: values.advise === true,
   };
 }
 
@@ -223,6 +230,7 @@ export async function main(argv: string[]): Promise<number> {
       severities: options.severities,
       emitPath: emitTo?.get(file),
       trainingData,
+      advise: options.advise,
       ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
       log: (message) => {
         progress?.clear();

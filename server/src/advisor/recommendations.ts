@@ -40,7 +40,7 @@ function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError
     const tested = outcomes.map((o) => o.parameter).filter((p) => p !== undefined).sort((a, b) => a! - b!);
     const why = outcomes.every((o) => o.noBetterThanBaseline === null)
       ? 'none of the simulated reconstructions could be scored against a truth or a baseline'
-      : `even at ε = ${tested[0]} the simulated reconstruction is better than guessing` +
+      : `even at ε = ${Math.min(...outcomes.filter((o) => o.noBetterThanBaseline !== null).map((o) => o.parameter!))} the simulated reconstruction is better than guessing` +
         (dataChosen(outcomes[0]) ? ' (the noise hides the counts, but this model\'s leaves were chosen from the data and reveal much on their own; a DP forest grows random trees)' : '');
     return { kind: 'differential-privacy', text: `Simulated differential privacy (ε tested: ${tested.join(', ')}): ${why}.` };
   }
