@@ -10,6 +10,7 @@
  *  - the choice of epsilon on hand-made outcomes; budget and abort are respected (partial answers).
  */
 import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -22,7 +23,7 @@ import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import type { RemedyOutcome } from '../../server/src/report/model';
-import { EXAMPLES, FIXTURES } from '../support/paths';
+import { EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';
 import { readTrainingRows } from '../support/reconstruction-truth';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
@@ -163,5 +164,23 @@ describe('advisor: choice of epsilon, budget and abort', () => {
     assert.equal(cancelled.partial, true);
     assert.equal(cancelled.scenarios.length, 0);
     assert.match(cancelled.notes.join(' '), /cancelled/);
+  });
+});
+
+describe('advisor on the command line (--advise)', () => {
+  it('adds an advisor block to the JSON report and lines to the text', () => {
+    const cli = join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
+    const args = [COMPAS, '--advise', '--budget', '2', '--training-data', COMPAS_DATA, '--label', 'recidivate-within-two-years:1', '--fail-on', 'never'];
+    const json = spawnSync(process.execPath, [cli, ...args, '--format', 'json'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(json.status, 0, json.stderr);
+    const advisor = JSON.parse(json.stdout).files[0].advisor;
+    assert.equal(advisor.truth, 'training-data');
+    assert.equal(advisor.current.status, 'exact');
+    assert.ok(advisor.scenarios.length > 0);
+    assert.ok(advisor.scenarios.every((s: RemedyOutcome) => s.simulation === true));
+    const text = spawnSync(process.execPath, [cli, ...args], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(text.status, 0, text.stderr);
+    assert.match(text.stdout, /what-if advisor \(simulated remedies; random baseline 0\.\d{3}/);
+    assert.match(text.stdout, /as trained +error 0\.016/);
   });
 });
