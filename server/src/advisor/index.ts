@@ -80,7 +80,7 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   const groups = [...(options.groups ?? [])];
   const truth = chooseTruth(current, options.truth, groups, forest.classes);
   const notes = [truth.note];
-  const currentOut = currentOutcome(current, truth);
+  const currentOut = currentOutcome(current, truth, groups);
 
   const base = simulationBase(forest, truth, notes);
   const runs = base ? plan(base, options, notes, forest.privacy !== undefined) : [];

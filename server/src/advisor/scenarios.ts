@@ -40,14 +40,14 @@ export interface ScenarioRun {
   run(ctx: ScenarioContext): Promise<AdvisorOutcome & { partial?: boolean }>;
 }
 
-export function currentOutcome(result: ReconstructionResult, truth: AdvisorTruth): AdvisorOutcome {
-  return fromResult({ kind: 'current', label: 'as trained', simulation: false, description: 'the model as it is' }, result, truth);
+export function currentOutcome(result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[]): AdvisorOutcome {
+  return fromResult({ kind: 'current', label: 'as trained', simulation: false, description: 'the model as it is' }, result, truth, groups);
 }
 
 type Setting = Pick<RemedyOutcome, 'kind' | 'label' | 'simulation' | 'description'> & { parameter?: number };
 
-function fromResult(setting: Setting, result: ReconstructionResult, truth: AdvisorTruth): AdvisorOutcome {
-  const error = scoreAgainst(truth, result.reconstruction);
+function fromResult(setting: Setting, result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[]): AdvisorOutcome {
+  const error = scoreAgainst(truth, result.reconstruction, groups);
   return {
     ...setting,
     status: result.status,
@@ -102,7 +102,7 @@ export function dpScenario(forest: Forest, epsilon: number, draws: readonly Nois
           partial = true;
           break;
         }
-        const outcome = fromResult(setting, await run(privatize(forest, epsilon, noise), ctx), ctx.truth);
+        const outcome = fromResult(setting, await run(privatize(forest, epsilon, noise), ctx), ctx.truth, ctx.groups);
         first ??= outcome;
         errors.push(outcome.error);
         seconds += outcome.seconds;
@@ -136,7 +136,7 @@ export function leafScenario(forest: Forest, minLeafRows: number): ScenarioRun {
         ctx.finished();
         return { ...ctx.current, ...setting, description: `no leaf holds fewer than ${minLeafRows} rows: the model already satisfies min_samples_leaf = ${minLeafRows} (its own reconstruction)` };
       }
-      return fromResult(setting, await run(merged.forest, ctx), ctx.truth);
+      return fromResult(setting, await run(merged.forest, ctx), ctx.truth, ctx.groups);
     },
   };
 }
@@ -153,7 +153,7 @@ export function bootstrapScenario(forest: Forest, random: Random): ScenarioRun {
         ctx.finished();
         return skipped(base, simulated.reason);
       }
-      return fromResult(base, await run(simulated.forest, ctx), ctx.truth);
+      return fromResult(base, await run(simulated.forest, ctx), ctx.truth, ctx.groups);
     },
   };
 }

@@ -12,7 +12,9 @@
  *    than the baseline's guesses, which favours the scenario: its "no better than guessing"
  *    verdicts are conservative.
  */
-import type { ReconstructedRow, ReconstructionResult } from '../attacks/reconstruction/types';
+import { imputeUndetermined } from '../attacks/reconstruction/dp/impute';
+import { UNSET } from '../attacks/reconstruction/groups';
+import type { CategoricalGroup, ReconstructedRow, ReconstructionResult } from '../attacks/reconstruction/types';
 import { baseline as randomBaseline, scoreReconstruction } from '../evaluate/evaluation';
 import type { BaselineGroup, EvaluatedRow } from '../evaluate/metrics';
 import type { AdvisorReport } from '../report/model';
@@ -53,10 +55,25 @@ export function chooseTruth(current: ReconstructionResult, given: readonly Evalu
   return { kind, rows, scorable, baselineError: baseline, note };
 }
 
-/** The papers' error of a reconstruction against the truth; null when there is nothing to score or the matching is too large. */
-export function scoreAgainst(truth: AdvisorTruth, reconstruction: readonly ReconstructedRow[]): number | null {
+/**
+ * The papers' error of a reconstruction against the truth; null when there is nothing to score or
+ * the matching is too large. Values the reconstruction leaves undetermined are first filled the way
+ * `dp-likelihood` fills its own (dp/impute.ts: the value most frequent among the reconstructed rows
+ * that determine it, within the declared groups): otherwise a method that guesses (the likelihood
+ * ones) would be scored against one that leaves blanks (aggregated), which the papers' error counts
+ * as wrong, and a remedy could look better than the model as it is.
+ */
+export function scoreAgainst(truth: AdvisorTruth, reconstruction: readonly ReconstructedRow[], groups: readonly CategoricalGroup[]): number | null {
   if (!truth.scorable || reconstruction.length === 0) return null;
-  return scoreReconstruction(reconstruction.map(toEvaluated), truth.rows).error;
+  return scoreReconstruction(filled(reconstruction, groups), truth.rows).error;
+}
+
+function filled(reconstruction: readonly ReconstructedRow[], groups: readonly CategoricalGroup[]): EvaluatedRow[] {
+  const binary = reconstruction.every((row) => row.values.every((v) => v === null || v === 0 || v === 1));
+  if (!binary || !reconstruction.some((row) => row.values.includes(null))) return reconstruction.map(toEvaluated);
+  const values = reconstruction.map((row) => Int32Array.from(row.values, (v) => (v === null ? UNSET : v)));
+  imputeUndetermined({ values, weights: values.map(() => 1) }, reconstruction[0].values.length, groups);
+  return reconstruction.map((row, i) => ({ values: Array.from(values[i]), label: row.label }));
 }
 
 function toEvaluated(row: ReconstructedRow): EvaluatedRow {
