@@ -68,6 +68,10 @@ Reconstruction (after the findings above, one model at a time):
                              score the reconstruction against the true training rows (error after
                              matching, perfect rows, random baseline); columns are matched to the
                              model's features by name, or by position when the model has no names
+  --advise                   after the reconstruction, simulate the remedies (differential privacy
+                             at several epsilons, larger leaves, bootstrap without seeds), rebuild
+                             the training set from each simulated model and score it against the
+                             truth next to the random baseline; its own budget: twice --budget
   --version, --help
 `;
 
@@ -92,6 +96,7 @@ interface CliOptions {
   trainingData?: string;
   label?: string;
   reportValues: boolean;
+  advise: boolean;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -115,6 +120,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       'training-data': { type: 'string' },
       label: { type: 'string' },
       'report-values': { type: 'boolean', default: false },
+      advise: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -174,6 +180,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     trainingData: values['training-data'],
     label: values.label,
     reportValues: values['report-values'] ?? false,
+    advise: values.advise === true,
   };
 }
 
@@ -260,6 +267,7 @@ export async function main(argv: string[]): Promise<number> {
       emitPath: emitTo?.get(file),
       trainingData,
       forReport: wantsHtml,
+      advise: options.advise,
       ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
       log: (message) => {
         progress?.clear();
@@ -308,6 +316,7 @@ function htmlPage(report: FileReport, kept: Awaited<ReturnType<typeof reconstruc
   const privacyReport = buildReport({
     file: report,
     ...(kept ? { features: kept.features, reconstruction: kept.result, timeline: kept.timeline } : {}),
+    ...(report.advisor ? { advisor: report.advisor } : {}),
     ...(options.docsBaseUrl ? { docsBaseUrl: options.docsBaseUrl } : {}),
   });
   const revealed = options.reportValues && kept && kept.result.reconstruction.length > 0 ? revealRows(kept.features, kept.result) : undefined;

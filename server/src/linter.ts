@@ -13,6 +13,7 @@ import { runModelRules, unreadableFinding, unsafeFinding, type SeverityOverrides
 import type { Finding } from './rules/types';
 import type { Recoverability } from './recoverability/summary';
 import type { Evaluation } from './evaluate/evaluation';
+import type { AdvisorReport } from './report/model';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
@@ -53,6 +54,8 @@ export interface FileReport {
   recoverability?: Recoverability;
   /** The reconstruction scored against the true training data (CLI `--training-data`). */
   evaluation?: Evaluation;
+  /** What-if simulations of the remedies (CLI `--advise`; server/src/advisor/). */
+  advisor?: AdvisorReport;
   /** The completed IR, for analyses that run after the fast findings; not serialised. */
   forest?: Forest;
 }

@@ -384,7 +384,9 @@ export async function readProblemRows(page: Page): Promise<ProblemRow[]> {
   return [...seen.values()]
     .sort((a, b) => a.index - b.index)
     .map(({ resource, ...r }) => {
-      if (r.message === undefined) {
+      // Resource rows are the tree's first level; rows below a marker without a message of their
+      // own are its related information ("trained by train.py:41"), not files.
+      if (r.message === undefined && r.level <= 1) {
         file = resource ?? r.text;
         return { ...r, text: file, file };
       }

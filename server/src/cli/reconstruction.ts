@@ -16,6 +16,7 @@ import type { SeverityOverrides } from '../rules';
 import type { ReconstructionThresholds } from '../rules/reconstructable-training-set';
 import { alignTrainingData, type AlignedTrainingData, type TrainingData } from '../evaluate/training-data';
 import { evaluateAgainstTruth } from '../evaluate/evaluation';
+import { adviseForModel } from './advisor';
 import { DEFAULT_LABEL_COLUMN, reconstructionCsv } from '../report/reconstruction-csv';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse, type FeatureUse } from '../report/build';
@@ -34,6 +35,8 @@ export interface ReconstructionStepOptions {
   onProgress?: (progress: ReconstructionProgress) => void;
   /** Keep what the HTML report needs (`outcome.forReport`): the result, its timeline, the features. */
   forReport?: boolean;
+  /** Run the what-if advisor after the reconstruction (`--advise`), with a budget of its own (twice `budgetMs`, cli/advisor.ts). */
+  advise?: boolean;
   /** Messages for stderr. */
   log: (message: string) => void;
 }
@@ -111,6 +114,11 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
       };
       options.log(`${report.path}: --training-data does not fit this model: ${fit.problem}`);
     }
+  }
+
+  if (options.advise && options.budgetMs > 0) {
+    const declared = await declaredGroupsFor(report.path, forest, extra);
+    report.advisor = await adviseForModel(forest, result, { budgetMs: options.budgetMs, groups: declared.groups, ...(aligned ? { truth: aligned.rows } : {}), log: options.log, path: report.path });
   }
 
   if (options.emitPath) outcome.writeFailed = !(await emit(report, forest, result, options.emitPath, aligned, options));

@@ -82,7 +82,7 @@ function matchRows(reconstructed: readonly EvaluatedRow[], truth: readonly Evalu
   return { match, complete: true };
 }
 
-function scoreReconstruction(reconstructed: readonly EvaluatedRow[], truth: readonly EvaluatedRow[]): Pick<Evaluation, 'error' | 'perfectRows' | 'consistentRows' | 'problem'> {
+export function scoreReconstruction(reconstructed: readonly EvaluatedRow[], truth: readonly EvaluatedRow[]): Pick<Evaluation, 'error' | 'perfectRows' | 'consistentRows' | 'problem'> {
   const { match, complete } = matchRows(reconstructed, truth);
   const n = Math.max(1, truth.length);
   let errorSum = 0;
@@ -113,8 +113,12 @@ function scoreReconstruction(reconstructed: readonly EvaluatedRow[], truth: read
   return { error: errorSum / n, perfectRows: perfect / n, consistentRows: consistent / n };
 }
 
-function baseline(truth: readonly EvaluatedRow[], groups: readonly BaselineGroup[], labels: readonly (string | number | boolean)[]): { value: number | null; runs?: number; problem?: string } {
-  if (!truth.every((row) => row.values.every((v) => v === 0 || v === 1))) {
+/**
+ * The random baseline against `truth` (also used by the advisor, whose truth may be an exact
+ * reconstruction: its null values, never determined, count as wrong for every guess).
+ */
+export function baseline(truth: readonly EvaluatedRow[], groups: readonly BaselineGroup[], labels: readonly (string | number | boolean)[]): { value: number | null; runs?: number; problem?: string } {
+  if (!truth.every((row) => row.values.every((v) => v === 0 || v === 1 || v === null))) {
     return { value: null, problem: 'the random baseline is defined for binary features only' };
   }
   const n = truth.length;

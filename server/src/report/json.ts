@@ -20,6 +20,7 @@ export function toJsonReport(files: FileReport[]): object {
       notes: file.notes,
       ...(file.recoverability ? { recoverability: file.recoverability } : {}),
       ...(file.evaluation ? { evaluation: file.evaluation } : {}),
+      ...(file.advisor ? { advisor: file.advisor } : {}),
     })),
   };
 }

@@ -4,6 +4,7 @@ import { countBySeverity } from './severity';
 import { percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
+import { advisorLines } from '../advisor/text';
 
 /** `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line. */
 export function recoverabilityLine(r: Recoverability): string {
@@ -49,6 +50,7 @@ export function writeText(files: FileReport[]): string {
       for (const problem of problems) lines.push(`  declared groups: ${problem}`);
     }
     if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation)}`);
+    if (file.advisor) lines.push(...advisorLines(file.advisor).map((line) => `  ${line}`));
     lines.push('');
   }
   const counts = countBySeverity(files);

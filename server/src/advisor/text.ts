@@ -1,0 +1,16 @@
+/** The advisor in the CLI's text output: one line per setting, then the advice. */
+import type { AdvisorReport } from '../report/model';
+
+const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
+
+export function advisorLines(report: AdvisorReport & { notes?: string[] }): string[] {
+  const lines = [`what-if advisor (simulated remedies; random baseline ${fmt(report.baselineError)}; ${report.seconds.toFixed(1)} s${report.partial ? ', partial' : ''}):`];
+  const width = Math.max(...[report.current, ...report.scenarios].map((s) => s.label.length));
+  for (const s of [report.current, ...report.scenarios]) {
+    const verdict = s.noBetterThanBaseline === null ? '' : s.noBetterThanBaseline ? '  no better than guessing' : '';
+    lines.push(`  ${s.label.padEnd(width)}  error ${fmt(s.error)}, ${s.certifiedRows} certified, ${s.status}, ${s.method}, ${s.seconds.toFixed(1)} s${verdict}`);
+  }
+  for (const r of report.recommendations) lines.push(`  advice: ${r.text}`);
+  for (const note of report.notes ?? []) lines.push(`  note: ${note}`);
+  return lines;
+}

@@ -1,0 +1,26 @@
+/**
+ * The command line's `--advise` step: after a model's reconstruction, the what-if advisor
+ * (server/src/advisor/) on the same model, with the same declared groups, scored against the
+ * --training-data rows when they fit the model. It gets a budget of its own, twice --budget (it
+ * runs about twenty reconstructions, each on a simulated model; with less, the likelihood
+ * methods stop at rougher estimates), so `--advise` at most triples the time spent per model.
+ */
+import { advise, type AdvisorResult } from '../advisor';
+import type { ReconstructionResult } from '../attacks/reconstruction/types';
+import type { CategoricalGroup } from '../attacks/reconstruction/types';
+import type { EvaluatedRow } from '../evaluate/metrics';
+import type { Forest } from '../forest/schema';
+
+/** The advisor's budget for a reconstruction budget of `budgetMs`. */
+export const advisorBudgetMs = (budgetMs: number) => 2 * budgetMs;
+
+export async function adviseForModel(
+  forest: Forest,
+  current: ReconstructionResult,
+  options: { budgetMs: number; groups: readonly CategoricalGroup[]; truth?: readonly EvaluatedRow[]; log: (message: string) => void; path: string },
+): Promise<AdvisorResult> {
+  const budgetMs = advisorBudgetMs(options.budgetMs);
+  const report = await advise(forest, current, { budgetMs, groups: options.groups, ...(options.truth ? { truth: options.truth } : {}) });
+  if (report.partial) options.log(`${options.path}: the advisor ran out of its budget of ${budgetMs / 1000} s; the scenarios not run are missing (raise --budget)`);
+  return report;
+}
