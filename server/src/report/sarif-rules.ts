@@ -46,6 +46,17 @@ export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   // certified, proven to be real rows. The result's level (error/warning/note) follows how many are
   // proven; estimates come out as notes.
   'reconstructable-training-set': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'reconstruction'], precision: 'very-high', securitySeverity: '7.5' },
+  // Training-script rules (the editor's script analysis; the CLI does not read scripts yet). They
+  // flag the line that WILL produce a leaking model, so they rank a step below the model's own
+  // findings: AV:N/AC:H/PR:N/UI:R/S:U/C:H/I:N/A:N = 5.3 for the settings that let the whole training
+  // set be rebuilt (no bagging, stored seeds, a weak epsilon), 3.1 (C:L) for small leaves and dumped
+  // statistics, which expose counts. Precision medium: the script is read, not run, so a value set
+  // elsewhere (a config file, a variable) can make a finding wrong.
+  'script-no-bootstrap': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'training-script'], precision: 'medium', securitySeverity: '5.3' },
+  'script-stored-seeds': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'training-script'], precision: 'medium', securitySeverity: '5.3' },
+  'script-dp-epsilon': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'training-script'], precision: 'medium', securitySeverity: '5.3' },
+  'script-small-leaves': { tags: [...PRIVACY, 'external/cwe/cwe-200', 'training-script'], precision: 'medium', securitySeverity: '3.1' },
+  'script-dump-with-stats': { tags: [...PRIVACY, 'external/cwe/cwe-200', 'training-script'], precision: 'medium', securitySeverity: '3.1' },
 };
 
 /** For a rule added to the catalog without an entry above (the unit test asks for one). */
