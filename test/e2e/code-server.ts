@@ -482,3 +482,49 @@ export function keepLogs(profile: EditorProfile, server?: RunningCodeServer): vo
     log(`could not keep logs: ${(e as Error).message}`);
   }
 }
+
+/**
+ * One editor for a test file: the packaged extension installed into a fresh profile, code-server
+ * serving `workspace`, and Chromium on its workbench. `open` in `before`, `close` in `after`: on a
+ * failure (`failed`) it keeps a screenshot named `<name>-failure.png` and the logs, and it always
+ * removes the workspace. What `open` started before a failure is still closed.
+ */
+export class EditorSession {
+  profile?: EditorProfile;
+  server?: RunningCodeServer;
+  browser?: Browser;
+  page?: Page;
+  failed = false;
+
+  constructor(
+    private readonly name: string,
+    readonly workspace: string,
+  ) {}
+
+  async open(vsix: string, settings: Record<string, unknown>): Promise<Page> {
+    assertCodeServerReady();
+    if (!fs.existsSync(vsix)) throw new Error(`packaged extension not found: ${vsix}. Build it: npm run package`);
+    // this run's evidence only: drop a failed earlier run's screenshot and logs
+    for (const stale of [`${this.name}-failure.png`, 'logs']) fs.rmSync(path.join(RESULTS_DIR, stale), { recursive: true, force: true });
+    // Start the browser while the vsix installs (2 cores: both are mostly waiting).
+    const browserPromise = launchBrowser();
+    browserPromise.catch(() => undefined);
+    this.profile = await installVsix(vsix, settings);
+    this.server = await startCodeServer(this.profile, this.workspace);
+    this.browser = await browserPromise;
+    this.page = await openWorkbench(this.browser, this.server, this.workspace);
+    return this.page;
+  }
+
+  async close(): Promise<void> {
+    try {
+      if (this.page && this.failed) await screenshot(this.page, `${this.name}-failure`).catch(() => undefined);
+      if (this.profile && this.failed) keepLogs(this.profile, this.server);
+      await this.browser?.close().catch(() => undefined);
+    } finally {
+      await this.server?.stop();
+      this.profile?.dispose();
+      fs.rmSync(this.workspace, { recursive: true, force: true });
+    }
+  }
+}

@@ -13,26 +13,20 @@ import { execFile } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   REPO_ROOT,
   RESULTS_DIR,
   assertCodeServerReady,
   copyToTempWorkspace,
-  installVsix,
-  keepLogs,
-  launchBrowser,
   log,
   openProblemsPanel,
-  openWorkbench,
   pollUntil,
   readProblemRows,
   revealProblemRow,
   screenshot,
-  startCodeServer,
-  type EditorProfile,
   type ProblemRow,
-  type RunningCodeServer,
+  EditorSession,
 } from './code-server';
 
 const SOURCE = 'model-privacy-lint';
@@ -121,9 +115,7 @@ const describeRow = (r: ProblemRow): string =>
   r.message === undefined ? `FILE ${r.text}` : `  ${r.file}: source=${r.source} code=${r.code} icon=${r.icon} message=${normalize(r.message).slice(0, 120)}`;
 
 let workspace: string | undefined;
-let profile: EditorProfile | undefined;
-let server: RunningCodeServer | undefined;
-let browser: Browser | undefined;
+let session: EditorSession | undefined;
 let page: Page | undefined;
 let expected: Expected[] = [];
 let rows: ProblemRow[] = [];
@@ -142,9 +134,6 @@ before(async () => {
   if (!fs.existsSync(EXAMPLES) || fs.readdirSync(EXAMPLES).length === 0) problems.push(`examples folder missing or empty: ${EXAMPLES}`);
   if (problems.length) throw new Error(`e2e prerequisites missing:\n - ${problems.join('\n - ')}`);
 
-  // this run's evidence only: drop a failed earlier run's screenshot and logs
-  for (const stale of ['problems-panel-failure.png', 'logs']) fs.rmSync(path.join(RESULTS_DIR, stale), { recursive: true, force: true });
-
   workspace = copyToTempWorkspace(EXAMPLES);
   log(`workspace: ${workspace}`);
 
@@ -155,26 +144,15 @@ before(async () => {
   for (const f of expected) log(`  expect ${describeFinding(f)}`);
   if (expected.length === 0) throw new Error(`the CLI reported no findings for ${EXAMPLES}; this test needs example models with findings`);
 
-  // Start the browser while the vsix installs (2 cores: both are mostly waiting).
-  const browserPromise = launchBrowser();
-  browserPromise.catch(() => undefined);
-  profile = await installVsix(VSIX, EXTRA_SETTINGS);
-  server = await startCodeServer(profile, workspace);
-  browser = await browserPromise;
-  page = await openWorkbench(browser, server, workspace);
+  session = new EditorSession('problems-panel', workspace);
+  page = await session.open(VSIX, EXTRA_SETTINGS);
   await openProblemsPanel(page);
 }, { timeout: 240_000 });
 
 after(async () => {
-  try {
-    if (page && failed) await screenshot(page, 'problems-panel-failure').catch(() => undefined);
-    if (profile && failed) keepLogs(profile, server);
-    await browser?.close().catch(() => undefined);
-  } finally {
-    await server?.stop();
-    profile?.dispose();
-    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  }
+  if (!session) return;
+  session.failed = failed;
+  await session.close();
 }, { timeout: 30_000 });
 
 test('Problems panel lists every finding the CLI reports (rule id, message, file, source)', { timeout: DIAGNOSTICS_TIMEOUT_MS + 60_000 }, async () => {

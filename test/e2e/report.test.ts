@@ -14,20 +14,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
+import type { FrameLocator, Page } from 'playwright-core';
 import {
   REPO_ROOT,
-  assertCodeServerReady,
-  installVsix,
-  keepLogs,
-  launchBrowser,
   log,
-  openWorkbench,
   pollUntil,
   screenshot,
-  startCodeServer,
-  type EditorProfile,
-  type RunningCodeServer,
+  EditorSession,
 } from './code-server';
 import { lintFile } from '../../server/src/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
@@ -41,9 +34,7 @@ const SETTINGS = { 'modelPrivacyLint.timeBudgetSeconds': BUDGET_SECONDS };
 const REVEAL_WARNING = 'The reconstructed values are personal data of the people in the training set. Show them?';
 
 let workspace: string | undefined;
-let profile: EditorProfile | undefined;
-let server: RunningCodeServer | undefined;
-let browser: Browser | undefined;
+let session: EditorSession | undefined;
 let page: Page | undefined;
 let engine: ReconstructionResult;
 let failed = false;
@@ -54,10 +45,6 @@ function reportFrame(p: Page): FrameLocator {
 }
 
 before(async () => {
-  assertCodeServerReady();
-  if (!fs.existsSync(VSIX)) throw new Error(`packaged extension not found: ${VSIX}. Build it: npm run package`);
-  for (const stale of ['report-failure.png', 'logs']) fs.rmSync(path.join(REPO_ROOT, 'test-results', 'e2e', stale), { recursive: true, force: true });
-
   // What the engine proves from the same file and sidecar, in this process.
   const modelPath = path.join(MODELS, MODEL);
   engine = (await assessRecoverability(modelPath, (await lintFile(modelPath, { keepForest: true })).forest!, { budgetMs: BUDGET_SECONDS * 1000 })).result;
@@ -65,24 +52,14 @@ before(async () => {
 
   workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-e2e-report-'));
   for (const name of [MODEL, 'compas_no_bagging.privacy.json']) fs.copyFileSync(path.join(MODELS, name), path.join(workspace, name));
-  const browserPromise = launchBrowser();
-  browserPromise.catch(() => undefined);
-  profile = await installVsix(VSIX, { ...SETTINGS, 'workbench.colorTheme': 'Default Light Modern' });
-  server = await startCodeServer(profile, workspace);
-  browser = await browserPromise;
-  page = await openWorkbench(browser, server, workspace);
+  session = new EditorSession('report', workspace);
+  page = await session.open(VSIX, { ...SETTINGS, 'workbench.colorTheme': 'Default Light Modern' });
 }, { timeout: 240_000 });
 
 after(async () => {
-  try {
-    if (page && failed) await screenshot(page, 'report-failure').catch(() => undefined);
-    if (profile && failed) keepLogs(profile, server);
-    await browser?.close().catch(() => undefined);
-  } finally {
-    await server?.stop();
-    profile?.dispose();
-    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  }
+  if (!session) return;
+  session.failed = failed;
+  await session.close();
 }, { timeout: 30_000 });
 
 test('opening a binary model shows its privacy report; reveal after confirmation shows the engine\'s rows; light and dark themes', { timeout: 300_000 }, async () => {

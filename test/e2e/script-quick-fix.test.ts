@@ -9,25 +9,17 @@ import assert from 'node:assert/strict';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   REPO_ROOT,
-  RESULTS_DIR,
-  assertCodeServerReady,
   copyToTempWorkspace,
-  installVsix,
-  keepLogs,
-  launchBrowser,
   log,
   openProblemsPanel,
-  openWorkbench,
   pollUntil,
   readProblemRows,
   screenshot,
-  startCodeServer,
   waitForProblemTexts,
-  type EditorProfile,
-  type RunningCodeServer,
+  EditorSession,
 } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
@@ -35,38 +27,23 @@ const EXAMPLES = path.join(REPO_ROOT, 'examples');
 const TIMEOUT_MS = 90_000;
 
 let workspace: string | undefined;
-let profile: EditorProfile | undefined;
-let server: RunningCodeServer | undefined;
-let browser: Browser | undefined;
+let session: EditorSession | undefined;
 let page: Page | undefined;
 let failed = false;
 
 before(async () => {
-  assertCodeServerReady();
-  if (!fs.existsSync(VSIX)) throw new Error(`packaged extension not found: ${VSIX}. Build it: npm run package`);
-  for (const stale of ['script-quick-fix-failure.png', 'logs']) fs.rmSync(path.join(RESULTS_DIR, stale), { recursive: true, force: true });
   workspace = copyToTempWorkspace(EXAMPLES, 'mpl-e2e-fix-');
   log(`workspace: ${workspace}`);
-  const browserPromise = launchBrowser();
-  browserPromise.catch(() => undefined);
+  session = new EditorSession('script-quick-fix', workspace);
   // the model findings are what this test reads: the background reconstruction would only add one
-  profile = await installVsix(VSIX, { 'modelPrivacyLint.reconstruction.enabled': false });
-  server = await startCodeServer(profile, workspace);
-  browser = await browserPromise;
-  page = await openWorkbench(browser, server, workspace);
+  page = await session.open(VSIX, { 'modelPrivacyLint.reconstruction.enabled': false });
   await openProblemsPanel(page);
 }, { timeout: 240_000 });
 
 after(async () => {
-  try {
-    if (page && failed) await screenshot(page, 'script-quick-fix-failure').catch(() => undefined);
-    if (profile && failed) keepLogs(profile, server);
-    await browser?.close().catch(() => undefined);
-  } finally {
-    await server?.stop();
-    profile?.dispose();
-    if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
-  }
+  if (!session) return;
+  session.failed = failed;
+  await session.close();
 }, { timeout: 30_000 });
 
 test('the quick fix on train.py, applied from the Quick Fix menu, adds bootstrap=True; the model diagnostic named it', { timeout: 4 * TIMEOUT_MS }, async () => {
