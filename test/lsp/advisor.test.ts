@@ -7,6 +7,7 @@
  *    this process), with the headline unchanged, and the script's "raise min_samples_leaf" fix
  *    takes the advisor's value;
  *  - with `modelPrivacyLint.advisor.enabled: false` it never runs;
+ *  - cancelled from its progress, it stops; the reconstruction's answer stays;
  *  - a rewrite of the model during the advisor run stops it and drops its advice: the report shows
  *    no advisor until the new file's own.
  * A short time budget (5 s, so 10 s for the advisor) keeps the runs short; timings are those of a
@@ -54,6 +55,18 @@ function doneEvents(client: TestLanguageClient, uri: string): ReconstructionStat
     .filter((r): r is ReconstructionStatusParams => r?.uri === uri && r.state === 'done');
 }
 
+/** The token of the work-done progress that began with `title`. */
+function progressToken(client: TestLanguageClient, title: string): string | number | undefined {
+  const begin = client.notifications.find((n) => n.method === '$/progress' && (n.params as { value: { kind: string; title?: string } }).value.title === title);
+  return (begin?.params as { token: string | number } | undefined)?.token;
+}
+
+const logged = (client: TestLanguageClient, pattern: RegExp) =>
+  client.notifications.some((n) => n.method === 'window/logMessage' && pattern.test((n.params as { message: string }).message));
+
+const reportChanges = (client: TestLanguageClient, uri: string) =>
+  client.notifications.filter((n) => n.method === 'modelPrivacyLint/reportChanged' && (n.params as { uri: string }).uri === uri).length;
+
 /** Titles of the work-done progress the server began. */
 function progressTitles(client: TestLanguageClient): string[] {
   return client.notifications
@@ -87,12 +100,14 @@ test('after the reconstruction the advisor runs: the report gets its section, th
   await client.waitFor('the end of the reconstruction', () => doneEvents(client, uri)[0], 120_000);
   const before = await report(client, uri);
   assert.equal(before.headline.status, 'exact');
+  const changesBefore = reportChanges(client, uri);
   // Before the advisor, the script fix for the COMPAS forest (train.py line 72) proposes the default.
   const defaultFix = await client.waitFor('the script\'s small-leaves finding', () => smallLeaves(client, workspace));
   assert.match(defaultFix, /Raise it to 5 \(the documented default/);
 
   const after = await reportWithAdvisor(client, uri, 90_000);
   assert.ok(progressTitles(client).includes('What-if advisor'), 'the advisor showed its progress');
+  assert.ok(reportChanges(client, uri) > changesBefore, 'an open report was told to refresh');
   assert.deepEqual(after.headline, before.headline, 'the advisor does not change the headline');
   const advisor = after.advisor!;
   // What advise() in this process makes of the same model and sidecar (the model as it is needs
@@ -128,15 +143,29 @@ test('with advisor.enabled false the advisor never runs', async (t) => {
   assert.ok(progressTitles(client).includes('Reconstructing training rows'), 'the reconstruction showed its progress');
 });
 
+test('cancelled from its progress, the advisor stops and the reconstruction\'s answer stays', async (t) => {
+  const { client, uri } = await serve(t, SETTINGS);
+  const token = await client.waitFor('the advisor\'s progress', () => progressToken(client, 'What-if advisor'), 120_000);
+  await client.connection.sendNotification('window/workDoneProgress/cancel', { token });
+  await client.waitFor('the cancel in the log', () => (logged(client, /what-if advisor cancelled/) ? true : undefined));
+  const ended = () => client.notifications.some((n) => n.method === '$/progress' && (n.params as { token: unknown; value: { kind: string } }).token === token && (n.params as { value: { kind: string } }).value.kind === 'end');
+  await client.waitFor('its progress to end', () => (ended() ? true : undefined));
+  // Longer than the advisor's whole budget (10 s): a run that went on would have answered by now.
+  await new Promise((resolve) => setTimeout(resolve, 12_000));
+  const r = await report(client, uri);
+  assert.equal(r.advisor, undefined, 'no advice from a cancelled run');
+  assert.equal(r.headline.status, 'exact', 'the reconstruction\'s answer stays');
+  assert.equal(r.headline.certifiedRows, 100);
+  assert.ok(!logged(client, /what-if advisor: \d+ scenario/), 'the advisor never answered');
+});
+
 test('a rewrite of the model during the advisor run drops its advice until the new file\'s own', async (t) => {
   const { client, model, uri } = await serve(t, SETTINGS);
   await client.waitFor('the advisor to start', () => (progressTitles(client).includes('What-if advisor') ? true : undefined), 120_000);
   // Another model under the same name (200 rows, where COMPAS has 100).
   copyFileSync(join(MODELS, 'diabetes_no_bagging.joblib'), model);
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
-  const stopped = () =>
-    client.notifications.some((n) => n.method === 'window/logMessage' && /what-if advisor stopped, its answer would be stale/.test((n.params as { message: string }).message));
-  await client.waitFor('the stale advisor run to stop', () => (stopped() ? true : undefined));
+  await client.waitFor('the stale advisor run to stop', () => (logged(client, /what-if advisor stopped, its answer would be stale/) ? true : undefined));
   const seen: PrivacyReport[] = [];
   const after = await reportWithAdvisor(client, uri, 120_000, (r) => seen.push(r));
   for (const r of seen) if (r.advisor) assert.equal(r.advisor.current.reconstructedRows, 200, 'never the old model\'s advice');
