@@ -19,7 +19,7 @@ import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
 import type { AdvisorResult } from './advisor';
-import { advisorBudgetMs } from './cli/advisor';
+import { advisorBudgetMs } from './advisor/budget';
 import type { FileReport } from './linter';
 import type { ReconstructionStatusParams, Settings } from './protocol';
 import { GroupDeclarationSchema, type GroupDeclaration } from './recoverability/declared-groups';
