@@ -6,16 +6,27 @@
  * finding. Every file has a generation number, bumped on each change: an answer is used only if
  * its file's generation has not moved since it was asked for, so a stale answer never follows the
  * fast findings of a newer file.
+ *
+ * Then the what-if advisor (issue 5): once a reconstruction is accepted, and if
+ * `modelPrivacyLint.advisor.enabled`, a second job for the same file runs the advisor on that
+ * result (reconstruction-worker.ts), within twice the time budget (as the CLI's `--advise`), with
+ * its own cancellable progress. It shares the file's queue slot and generation, so whatever stops
+ * a stale reconstruction (a change, deletion, settings change) stops it and drops its answer. Its
+ * answer is kept for the bytes it was about (content hash), recorded for the script quick fixes
+ * (scripts/advice.ts), and announced with `onAdvice`.
  */
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import type { AdvisorResult } from './advisor';
+import { advisorBudgetMs } from './advisor/budget';
 import type { FileReport } from './linter';
 import type { ReconstructionStatusParams, Settings } from './protocol';
 import { GroupDeclarationSchema, type GroupDeclaration } from './recoverability/declared-groups';
 import { reconstructionKey, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { ReconstructionPool } from './reconstruction-pool';
 import { ProgressDisplay } from './reconstruction-progress';
+import { recordAdvice } from './scripts/advice';
 
 export interface BackgroundReconstructionOptions {
   workerScript: string;
@@ -27,6 +38,8 @@ export interface BackgroundReconstructionOptions {
   onEvent: (event: ReconstructionStatusParams) => void;
   /** The worker found other bytes than the fast findings were about: the file must be analysed again. */
   onStale: (uri: string) => void;
+  /** The file's advisor answer arrived, or its answer was dropped (the file changed): the report and the script fixes changed. */
+  onAdvice: (uri: string) => void;
   createProgress: () => Promise<WorkDoneProgressServerReporter>;
   log: (message: string) => void;
 }
@@ -38,6 +51,10 @@ export class BackgroundReconstruction {
   private readonly progress = new Map<string, ProgressDisplay>();
   /** Files between `schedule` and their answer (or its cancellation). */
   private readonly pending = new Set<string>();
+  /** The advisor's answer per file, with the hash of the model bytes it simulated. */
+  private readonly advice = new Map<string, { contentHash: string; advisor: AdvisorResult }>();
+  /** Files whose advisor job is queued or running. */
+  private readonly advising = new Set<string>();
 
   constructor(private readonly options: BackgroundReconstructionOptions) {
     this.pool = new ReconstructionPool({ workerScript: options.workerScript, memoryMb: options.memoryMb, log: options.log });
@@ -60,6 +77,12 @@ export class BackgroundReconstruction {
     return this.outcomes.get(uri);
   }
 
+  /** The advisor's simulations for the file, if they ran on the bytes whose hash is `contentHash`. */
+  advisor(uri: string, contentHash: string | undefined): AdvisorResult | undefined {
+    const entry = this.advice.get(uri);
+    return entry && entry.contentHash === contentHash ? entry.advisor : undefined;
+  }
+
   /** Whether the file's reconstruction is queued or running. */
   running(uri: string): boolean {
     return this.pending.has(uri);
@@ -69,7 +92,9 @@ export class BackgroundReconstruction {
   invalidate(uri: string): void {
     this.generations.set(uri, (this.generations.get(uri) ?? 0) + 1);
     this.outcomes.delete(uri);
-    if (this.stop(uri)) this.options.log(`${fileURLToPath(uri)}: reconstruction stopped, its answer would be stale (the file or the settings changed)`);
+    const advising = this.advising.has(uri);
+    if (this.stop(uri)) this.options.log(`${fileURLToPath(uri)}: ${advising ? 'what-if advisor' : 'reconstruction'} stopped, its answer would be stale (the file or the settings changed)`);
+    this.forgetAdvice(uri);
   }
 
   /** Starts the reconstruction of the file whose fast findings are `report` (just published). */
@@ -113,12 +138,69 @@ export class BackgroundReconstruction {
       if (outcome.findings.length > 0) await this.options.publish(uri);
       this.pending.delete(uri);
       this.options.onEvent({ uri, state: 'done', recoverability: brief(recoverability) });
+      this.advise(uri, outcome, request, current);
     };
     run()
       .catch((error: unknown) => this.options.log(`${path}: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
         if (current()) this.pending.delete(uri);
       });
+  }
+
+  /**
+   * Runs the advisor on the file's accepted reconstruction. Not for a failed or skipped one: the
+   * advisor scores remedies against what this model gives away, and there is nothing to score.
+   */
+  private advise(uri: string, outcome: ReconstructionOutcome, request: ReconstructionRequest, current: () => boolean): void {
+    const { result } = outcome;
+    if (!this.options.settings().advisor.enabled || !result || result.status === 'failed' || result.status === 'skipped') return;
+    const path = fileURLToPath(uri);
+    this.advising.add(uri);
+    const adviseRequest: ReconstructionRequest = { ...request, budgetMs: advisorBudgetMs(request.budgetMs), advise: { current: result } };
+    const run = async () => {
+      // No key: an advisor answer is never cached (the pool keeps reconstructions only).
+      const answer = await this.pool.run(path, adviseRequest, undefined, {
+        onStart: () => {
+          this.endProgress(uri);
+          const display = new ProgressDisplay(this.options.createProgress, 'What-if advisor', basename(path), () => this.cancelAdvisorByUser(uri));
+          this.progress.set(uri, display);
+        },
+        onProgress: (progress) => this.progress.get(uri)?.report(progress),
+      });
+      if (!answer || !current()) return;
+      this.endProgress(uri);
+      this.advising.delete(uri);
+      if (!answer.advisor) {
+        this.options.log(`${path}: what-if advisor failed: ${answer.recoverability.reason}`);
+        return;
+      }
+      // Other bytes than the reconstruction's: a newer version is on its way (its own change event).
+      if (answer.contentHash !== outcome.contentHash) return;
+      const { advisor } = answer;
+      this.options.log(`${path}: what-if advisor: ${advisor.scenarios.length} scenario(s) in ${advisor.seconds} s${advisor.partial ? ' (partial: the budget ran out)' : ''}`);
+      this.advice.set(uri, { contentHash: answer.contentHash, advisor });
+      recordAdvice(path, advisor.recommendations);
+      this.options.onAdvice(uri);
+    };
+    run()
+      .catch((error: unknown) => this.options.log(`${path}: ${(error as Error)?.stack ?? String(error)}`))
+      .finally(() => {
+        if (current()) this.advising.delete(uri);
+      });
+  }
+
+  /** Drops the file's advice (its model changed): the report and the quick fixes stop using it. */
+  private forgetAdvice(uri: string): void {
+    if (!this.advice.delete(uri)) return;
+    recordAdvice(fileURLToPath(uri), []);
+    this.options.onAdvice(uri);
+  }
+
+  /** The user cancelled the advisor: the reconstruction's answer stays; only the simulations are dropped. */
+  private cancelAdvisorByUser(uri: string): void {
+    if (!this.advising.has(uri)) return;
+    this.stop(uri);
+    this.options.log(`${fileURLToPath(uri)}: what-if advisor cancelled`);
   }
 
   dispose(): void {
@@ -161,6 +243,7 @@ export class BackgroundReconstruction {
     const wasRunning = this.pool.cancel(fileURLToPath(uri));
     this.endProgress(uri);
     this.pending.delete(uri);
+    this.advising.delete(uri);
     return wasRunning;
   }
 

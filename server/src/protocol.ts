@@ -19,6 +19,15 @@ export interface Settings {
   maxFileSizeMB: number;
   docsBaseUrl: string;
   reconstruction: ReconstructionSettings;
+  advisor: AdvisorSettings;
+}
+
+/**
+ * `modelPrivacyLint.advisor.*`: the what-if advisor after a file's reconstruction (its remedies
+ * simulated within twice `timeBudgetSeconds`), for the report and the quick fixes' values.
+ */
+export interface AdvisorSettings {
+  enabled: boolean;
 }
 
 /** `modelPrivacyLint.reconstruction.*`: the background reconstruction after the fast findings. */
@@ -40,6 +49,7 @@ export const DEFAULT_SETTINGS: Settings = {
   maxFileSizeMB: 1024,
   docsBaseUrl: '',
   reconstruction: { enabled: true, groups: [], errorShare: 0.1, warningRows: 1 },
+  advisor: { enabled: true },
 };
 
 /** Server -> client: what the server is doing, for the language status item. */

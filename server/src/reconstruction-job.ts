@@ -9,6 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
+import type { AdvisorResult } from './advisor';
 import type { ReconstructionProgress, ReconstructionResult } from './attacks/reconstruction/types';
 import type { FeatureUse } from './report/build';
 import type { TimelinePoint } from './report/model';
@@ -26,6 +27,12 @@ export interface ReconstructionRequest {
   groups: GroupDeclaration[];
   thresholds: ReconstructionThresholds;
   severities: SeverityOverrides;
+  /**
+   * Set for a what-if advisor job (after the file's reconstruction was accepted): the worker skips
+   * the reconstruction and runs the advisor on this result, within `budgetMs` (the advisor's own
+   * budget, see background-reconstruction.ts). Never cached: `key` is ''.
+   */
+  advise?: { current: ReconstructionResult };
 }
 
 export interface ReconstructionOutcome {
@@ -42,9 +49,24 @@ export interface ReconstructionOutcome {
   result: ReconstructionResult | null;
   /** The engine's progress over time, for the report's chart (phases, not values). */
   timeline: TimelinePoint[];
+  /** An advisor job's answer (absent from reconstruction jobs, and when the advisor job failed). */
+  advisor?: AdvisorResult;
 }
 
 export type { ReconstructionProgress };
+
+/** An advisor job's progress: simulations done of those planned, and the one now running. */
+export interface AdvisorJobProgress {
+  phase: 'advisor';
+  elapsedMs: number;
+  done: number;
+  total: number;
+  /** The scenario now running, e.g. "ε = 2". */
+  label: string;
+}
+
+/** What the reconstruction worker posts while a job runs. */
+export type JobProgress = ReconstructionProgress | AdvisorJobProgress;
 
 /** A summary for a run that never reached the engine (unreadable model, worker fault). */
 /** An outcome for a run that never reached the engine: no rows, no timeline. */

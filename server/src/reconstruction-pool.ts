@@ -6,7 +6,7 @@
  * their inputs (model hash, sidecar, settings: `reconstructionKey`), so saving an unchanged model
  * or switching a setting back costs nothing.
  */
-import { outcomeWithout, type ReconstructionOutcome, type ReconstructionProgress, type ReconstructionRequest } from './reconstruction-job';
+import { outcomeWithout, type JobProgress, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { WorkerQueue, type JobHooks } from './worker-queue';
 
 export interface ReconstructionPoolOptions {
@@ -16,7 +16,8 @@ export interface ReconstructionPoolOptions {
   /**
    * Milliseconds a job may run beyond its budget before the worker is stopped. The engine stops
    * itself when the budget runs out (HiGHS gets the remaining time as its own limit); this only
-   * catches a solve that does not return, and leaves time to read a large model.
+   * catches a solve that does not return, and leaves time to read a large model. An advisor job's
+   * `budgetMs` is the advisor's own (twice the reconstruction's), so its limit follows from it too.
    */
   graceMs?: number;
   /** Answers kept in the cache. */
@@ -28,7 +29,7 @@ const DEFAULT_GRACE_MS = 60_000;
 const DEFAULT_CACHE_ENTRIES = 64;
 
 export class ReconstructionPool {
-  private readonly queue: WorkerQueue<ReconstructionRequest, ReconstructionOutcome, ReconstructionProgress>;
+  private readonly queue: WorkerQueue<ReconstructionRequest, ReconstructionOutcome, JobProgress>;
   private readonly cache = new Map<string, ReconstructionOutcome>();
   private readonly cacheEntries: number;
 
@@ -51,7 +52,7 @@ export class ReconstructionPool {
    * already known, else from the worker. Resolves `undefined` when a newer request for the file or
    * `cancel` replaced it. Any request replaces the file's queued or running one.
    */
-  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<ReconstructionProgress> = {}): Promise<ReconstructionOutcome | undefined> {
+  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<JobProgress> = {}): Promise<ReconstructionOutcome | undefined> {
     const hit = key ? this.cache.get(key) : undefined;
     if (hit) {
       this.queue.cancel(path);

@@ -1,24 +1,26 @@
 /**
- * One running reconstruction shown as LSP work-done progress (server-initiated: VS Code shows it in
+ * One running reconstruction (or what-if advisor run) shown as LSP work-done progress (server-initiated: VS Code shows it in
  * the status bar, with a cancel button). Creating the progress is a request to the client, so
  * reports that come before the reply are held, and an end before the reply still ends it.
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
-import type { ReconstructionProgress } from './reconstruction-job';
+import type { JobProgress } from './reconstruction-job';
 
-const PHASE_WORDS: Record<ReconstructionProgress['phase'], string> = {
+const PHASE_WORDS: Record<JobProgress['phase'], string> = {
   cells: 'finding the cells of feature space',
   formulation: 'building the integer program',
   propagation: 'propagating the leaf counts',
   milp: 'solving the integer program (HiGHS)',
   certify: 'certifying rows',
   search: 'searching',
+  advisor: 'simulating remedies',
 };
 
 /** The message and percentage VS Code shows for a progress report of the engine. */
-export function describeProgress(progress: ReconstructionProgress): { message: string; percentage?: number } {
+export function describeProgress(progress: JobProgress): { message: string; percentage?: number } {
   let message = PHASE_WORDS[progress.phase];
-  if (progress.cells !== undefined) message += ` (${progress.cells.toLocaleString('en-US')} found)`;
+  if (progress.phase === 'advisor' && progress.label !== 'done') message += ` (${progress.label})`;
+  if ('cells' in progress && progress.cells !== undefined) message += ` (${progress.cells.toLocaleString('en-US')} found)`;
   if (progress.done !== undefined && progress.total !== undefined && progress.total > 0) {
     message += ` ${progress.done}/${progress.total}`;
     return { message, percentage: Math.min(100, Math.floor((100 * progress.done) / progress.total)) };
@@ -55,7 +57,7 @@ export class ProgressDisplay {
     );
   }
 
-  report(progress: ReconstructionProgress): void {
+  report(progress: JobProgress): void {
     const { message, percentage } = describeProgress(progress);
     if (percentage !== undefined) this.percentage = Math.max(this.percentage, percentage);
     if (!this.reporter) {

@@ -5,16 +5,23 @@
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
  * The reconstructed rows go back to the server with the summary, for the privacy report's explicit
  * reveal; the server keeps them in memory only (never in diagnostics, notifications or logs).
+ * A job whose request carries `advise` runs the what-if advisor (advisor/) on the reconstruction
+ * the server already accepted, instead of reconstructing: the same thread, so it is cancelled,
+ * replaced and watched over like a reconstruction.
  */
 import { basename } from 'node:path';
 import { parentPort } from 'node:worker_threads';
+import { advise } from './advisor';
+import type { Forest } from './forest/schema';
 import { lintFile } from './linter';
 import { assessRecoverability } from './recoverability/assess';
+import { declaredGroupsFor } from './recoverability/declared-groups';
 import { TimelineRecorder } from './report/timeline';
 import { featureUse } from './report/build';
 import {
   outcomeWithout,
   reconstructionKey,
+  type JobProgress,
   type ReconstructionOutcome,
   type ReconstructionProgress,
   type ReconstructionRequest,
@@ -52,17 +59,13 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     return outcomeWithout(path, report.contentHash, 'skipped', reason);
   }
   injectFault(path);
+  const post = throttledPoster(job.id);
+  if (options.advise) return runAdvisor(path, report.contentHash, report.forest, options, post);
   const key = await reconstructionKey(path, report.contentHash, options);
-  let lastPhase = '';
-  let lastPost = 0;
   const timeline = new TimelineRecorder();
   const onProgress = (progress: ReconstructionProgress) => {
     timeline.record(progress);
-    const now = Date.now();
-    if (progress.phase === lastPhase && now - lastPost < PROGRESS_INTERVAL_MS) return;
-    lastPhase = progress.phase;
-    lastPost = now;
-    parentPort!.postMessage({ id: job.id, progress });
+    post(progress);
   };
   const { recoverability, findings, result } = await assessRecoverability(path, report.forest, {
     budgetMs: options.budgetMs,
@@ -81,6 +84,35 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     result,
     timeline: timeline.finish(result),
   };
+}
+
+/** Posts progress to the pool: a new phase at once, the same phase at most every PROGRESS_INTERVAL_MS. */
+function throttledPoster(id: number): (progress: JobProgress) => void {
+  let lastPhase = '';
+  let lastPost = 0;
+  return (progress) => {
+    const now = Date.now();
+    if (progress.phase === lastPhase && now - lastPost < PROGRESS_INTERVAL_MS) return;
+    lastPhase = progress.phase;
+    lastPost = now;
+    parentPort!.postMessage({ id, progress });
+  };
+}
+
+/**
+ * The advisor on the file as read now, with the groups its reconstruction had (sidecar + settings).
+ * The outcome carries the hash of the bytes read: the server drops the advice if they are not the
+ * bytes its reconstruction was about. Its summary says `skipped`: this job reconstructs nothing.
+ */
+async function runAdvisor(path: string, contentHash: string, forest: Forest, options: ReconstructionRequest, post: (progress: JobProgress) => void): Promise<ReconstructionOutcome> {
+  const extra = options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [];
+  const declared = await declaredGroupsFor(path, forest, extra);
+  const advisor = await advise(forest, options.advise!.current, {
+    budgetMs: options.budgetMs,
+    groups: declared.groups,
+    onProgress: ({ done, total, label, elapsedMs }) => post({ phase: 'advisor', done, total, label, elapsedMs }),
+  });
+  return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };
 }
 
 parentPort?.on('message', (job: Job) => {

@@ -21,7 +21,7 @@ export interface ReportSources {
   outcome(uri: string): ReconstructionOutcome | undefined;
   /** Whether the file's reconstruction is queued or running. */
   running(uri: string): boolean;
-  /** The advisor's what-if simulations, once they ran (not wired yet: the advisor branch adds them). */
+  /** The advisor's what-if simulations, once they ran on the file's current version (background-reconstruction.ts). */
   advisor?(uri: string): AdvisorReport | undefined;
   /** The training-script lines that build and save this model (scripts/service.ts). */
   scripts?(uri: string): ScriptReference[];

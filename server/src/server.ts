@@ -83,6 +83,12 @@ const background = new BackgroundReconstruction({
     reportChanged(event.uri);
   },
   onStale: (uri) => schedule(uri),
+  // The advisor's answer came or went: the report shows it, and the scripts' fixes take its values.
+  onAdvice: (uri) => {
+    reportChanged(uri);
+    scripts.publishAll();
+    for (const stale of scripts.stale(known.keys())) void publish(stale);
+  },
   createProgress: () => connection.window.createWorkDoneProgress(),
   log: (message) => connection.console.log(message),
 });
@@ -91,6 +97,7 @@ const reports = new ReportService({
   lint: (uri) => known.get(uri),
   outcome: (uri) => background.outcome(uri),
   running: (uri) => background.running(uri),
+  advisor: (uri) => background.advisor(uri, known.get(uri)?.contentHash),
   scripts: (uri) => scripts.references(fileURLToPath(uri)),
   settings: () => settings,
 });
@@ -245,6 +252,7 @@ async function loadSettings(): Promise<void> {
   const section = (await connection.workspace.getConfiguration('modelPrivacyLint')) as Partial<Settings> | null;
   settings = { ...DEFAULT_SETTINGS, ...(section ?? {}) };
   settings.reconstruction = { ...DEFAULT_SETTINGS.reconstruction, ...(section?.reconstruction ?? {}) };
+  settings.advisor = { ...DEFAULT_SETTINGS.advisor, ...(section?.advisor ?? {}) };
   fileGlobs = settings.files.map(globToRegExp);
 }
 

@@ -10,9 +10,10 @@ import type { ReconstructionResult } from '../attacks/reconstruction/types';
 import type { CategoricalGroup } from '../attacks/reconstruction/types';
 import type { EvaluatedRow } from '../evaluate/metrics';
 import type { Forest } from '../forest/schema';
+import { advisorBudgetMs } from '../advisor/budget';
 
-/** The advisor's budget for a reconstruction budget of `budgetMs`. */
-export const advisorBudgetMs = (budgetMs: number) => 2 * budgetMs;
+/** The advisor's budget for a reconstruction budget of `budgetMs` (advisor/budget.ts). */
+export { advisorBudgetMs };
 
 export async function adviseForModel(
   forest: Forest,
