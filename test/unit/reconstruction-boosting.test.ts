@@ -12,6 +12,7 @@ import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
+import { featureAxes, representative } from '../../server/src/attacks/reconstruction/feature-axes';
 import { reconstructionAccuracy, type FeatureKind } from '../../server/src/evaluate/reconstruction-accuracy';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
@@ -157,5 +158,77 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     assert.equal(result.method, 'boosting-counts');
     const multi = await reconstruct(forestOf('multi_iris.json'), { budgetMs: 5_000 });
     assert.equal(multi.method, 'boosting-counts');
+  });
+});
+
+describe('XGBoost intervals are [lower, upper): x < threshold goes left (feature-axes.ts)', () => {
+  /** The leaf a row reaches in one tree, by its values (the model's own comparison, float32 values and thresholds). */
+  const leafByValue = (tree: Forest['trees'][number], values: (number | null)[]) => {
+    let node = 0;
+    while (tree.left[node] !== -1) {
+      const v = values[tree.feature[node]];
+      if (v === null) return -1;
+      node = Math.fround(v) < Math.fround(tree.threshold[node]) ? tree.left[node] : tree.right[node];
+    }
+    return node;
+  };
+  /** The leaf the row's intervals say: left when the whole interval [lower, upper) lies below the threshold. */
+  const leafByInterval = (tree: Forest['trees'][number], intervals: ([number, number] | null)[]) => {
+    let node = 0;
+    while (tree.left[node] !== -1) {
+      const interval = intervals[tree.feature[node]];
+      if (!interval) return -2;
+      const [lower, upper] = interval;
+      if (upper <= tree.threshold[node]) node = tree.left[node];
+      else if (lower >= tree.threshold[node]) node = tree.right[node];
+      else return -3;
+    }
+    return node;
+  };
+
+  for (const file of ['bin_pima.json', 'bin_pima_hist.json']) {
+    it(`${file}: every reconstructed point reaches, in every tree, the leaf its intervals name`, async () => {
+      const model = forestOf(file);
+      assert.equal(model.splitRule, 'less');
+      const result = await reconstruct(model, { budgetMs: 20_000 });
+      assert.equal(result.method, 'boosting-hessians');
+      assert.equal(result.stats.treesMatched, model.trees.length, result.reason);
+      let checked = 0;
+      for (const row of result.reconstruction) {
+        for (const tree of model.trees) {
+          const named = leafByInterval(tree, row.intervals!);
+          assert.ok(named >= 0, `the intervals do not decide a split (${named})`);
+          assert.equal(leafByValue(tree, row.values), named, `row ${JSON.stringify(row.values)} in ${JSON.stringify(row.intervals)}`);
+          checked++;
+        }
+      }
+      assert.equal(checked, result.reconstruction.length * model.trees.length);
+    });
+  }
+
+  it('a representative lies on the side of a threshold XGBoost sends it, an integer for integer-valued features', () => {
+    // "below 28": 28 itself goes right under x < 28.
+    assert.equal(representative(-Infinity, 28, true, 'less'), 27);
+    assert.equal(representative(-Infinity, 28, true, 'less-or-equal'), 28);
+    const below = representative(-Infinity, 28, false, 'less')!;
+    assert.ok(below < 28 && Math.fround(below) === below, `${below}`);
+    // "at least 27.5": 27.5 itself goes right; the integers of [27.5, 28.5) are {28}.
+    assert.equal(representative(27.5, Infinity, false, 'less'), 27.5);
+    assert.equal(representative(27.5, 28.5, true, 'less'), 28);
+    assert.equal(representative(27, 29, true, 'less'), 27);
+    assert.equal(representative(27, 29, true, 'less-or-equal'), 28);
+    // A float32 threshold written in decimal: the value cast to float32 stays below it.
+    const t = 0.12650001;
+    const v = representative(-Infinity, t, false, 'less')!;
+    assert.ok(Math.fround(v) < Math.fround(t), `${v} vs ${t}`);
+  });
+
+  it('integer-valued under x < t: thresholds at k or k + 0.5 (exact and hist methods)', () => {
+    const axes = featureAxes(forestOf('bin_pima_hist.json'));
+    assert.ok(axes.ok);
+    assert.equal(axes.axes.splitRule, 'less');
+    // Pima's Pregnancies (feature 0) is a count: the hist method splits at its integer values.
+    assert.ok(Array.from(axes.axes.thresholds[0]).every((t) => Number.isInteger(2 * t)));
+    assert.equal(axes.axes.integral[0], 1);
   });
 });
