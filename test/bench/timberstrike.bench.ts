@@ -17,7 +17,7 @@
  * timings are noisy, and time-limited HiGHS solves make the accuracy vary slightly from run to run.
  *
  *   TS_ONLY=pima-d3,stroke-d8 node out/test/bench/timberstrike.bench.js    some models
- *   TS_LOCAL_SEARCH=0 ...    the window matching alone, no local search after it (its budget share, default 0.3)
+ *   TS_LOCAL_SEARCH=0.3 ...    a local search over all trees after the window matching, with that share of the budget (default 0: off)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
