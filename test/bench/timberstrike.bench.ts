@@ -16,7 +16,8 @@
  * sound), so the paper's scoring gives 100% there: it rewards vagueness, hence the point figures. Budget per model: TS_BUDGET_MS (default 60 s). The machine is shared:
  * timings are noisy, and time-limited HiGHS solves make the accuracy vary slightly from run to run.
  *
- *   TS_ONLY=pima-d3 node out/test/bench/timberstrike.bench.js    one model
+ *   TS_ONLY=pima-d3,stroke-d8 node out/test/bench/timberstrike.bench.js    some models
+ *   TS_LOCAL_SEARCH=0.3 ...    a local search over all trees after the window matching, with that share of the budget (default 0: off)
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -25,12 +26,15 @@ import { reconstruct, type ReconstructedRow } from '../../server/src/attacks/rec
 import { reconstructionAccuracy, type FeatureKind, type ReconstructedValue } from '../../server/src/evaluate/reconstruction-accuracy';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
+import { LOCAL_SEARCH } from '../../server/src/attacks/reconstruction/boosting-hessians';
 import { readModel } from '../../server/src/formats';
 import { REPO_ROOT } from '../support/paths';
 
 const OUT = join(REPO_ROOT, '.cache/bench/timberstrike');
 const DATA = existsSync(join(REPO_ROOT, '../shared/data/pima_diabetes.csv')) ? join(REPO_ROOT, '../shared/data') : '/work/shared/data';
 const BUDGET_MS = Number(process.env.TS_BUDGET_MS ?? 60_000);
+if (process.env.TS_LOCAL_SEARCH !== undefined) LOCAL_SEARCH.share = Number(process.env.TS_LOCAL_SEARCH);
+const ONLY = process.env.TS_ONLY?.split(',');
 const PAPER: Record<string, string> = { pima: '54-73%', stroke: '73-87%' };
 const CATEGORICAL = new Set(['gender', 'hypertension', 'heart_disease', 'ever_married', 'work_type', 'Residence_type', 'smoking_status', 'label']);
 
@@ -72,7 +76,7 @@ async function main(): Promise<void> {
     const score = (rows: ReconstructedRow[], guess: number[]) => (rows.length ? `${pct(ranges(rows))} / ${pct(points(rows))} / ${pct(filled(rows, guess))}` : '-');
     const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
     for (let depth = 3; depth <= 8; depth++) {
-      if (process.env.TS_ONLY && process.env.TS_ONLY !== `${data}-d${depth}`) continue;
+      if (ONLY && !ONLY.includes(`${data}-d${depth}`)) continue;
       const forest = load(join(OUT, `ts-${data}-d${depth}.json`));
       const guess = thresholdMedians(forest, kinds);
       const probeOnly = await reconstruct(forest, { budgetMs: 0 });

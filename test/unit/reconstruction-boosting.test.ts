@@ -11,7 +11,9 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import { BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
+import { BAND, boostedLeafEquations, LOCAL_SEARCH } from '../../server/src/attacks/reconstruction/boosting-hessians';
+import { improveAssignment, leafEquationError, type Assignment } from '../../server/src/attacks/reconstruction/boosting-local-search';
+import { featureAxes, representative } from '../../server/src/attacks/reconstruction/feature-axes';
 import { reconstructionAccuracy, type FeatureKind } from '../../server/src/evaluate/reconstruction-accuracy';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
@@ -157,5 +159,168 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     assert.equal(result.method, 'boosting-counts');
     const multi = await reconstruct(forestOf('multi_iris.json'), { budgetMs: 5_000 });
     assert.equal(multi.method, 'boosting-counts');
+  });
+});
+
+describe('XGBoost intervals are [lower, upper): x < threshold goes left (feature-axes.ts)', () => {
+  /** The leaf a row reaches in one tree, by its values (the model's own comparison, float32 values and thresholds). */
+  const leafByValue = (tree: Forest['trees'][number], values: (number | null)[]) => {
+    let node = 0;
+    while (tree.left[node] !== -1) {
+      const v = values[tree.feature[node]];
+      if (v === null) return -1;
+      node = Math.fround(v) < Math.fround(tree.threshold[node]) ? tree.left[node] : tree.right[node];
+    }
+    return node;
+  };
+  /** The leaf the row's intervals say: left when the whole interval [lower, upper) lies below the threshold. */
+  const leafByInterval = (tree: Forest['trees'][number], intervals: ([number, number] | null)[]) => {
+    let node = 0;
+    while (tree.left[node] !== -1) {
+      const interval = intervals[tree.feature[node]];
+      if (!interval) return -2;
+      const [lower, upper] = interval;
+      if (upper <= tree.threshold[node]) node = tree.left[node];
+      else if (lower >= tree.threshold[node]) node = tree.right[node];
+      else return -3;
+    }
+    return node;
+  };
+
+  for (const file of ['bin_pima.json', 'bin_pima_hist.json']) {
+    it(`${file}: every reconstructed point reaches, in every tree, the leaf its intervals name`, async () => {
+      const model = forestOf(file);
+      assert.equal(model.splitRule, 'less');
+      const result = await reconstruct(model, { budgetMs: 20_000 });
+      assert.equal(result.method, 'boosting-hessians');
+      assert.equal(result.stats.treesMatched, model.trees.length, result.reason);
+      let checked = 0;
+      for (const row of result.reconstruction) {
+        for (const tree of model.trees) {
+          const named = leafByInterval(tree, row.intervals!);
+          assert.ok(named >= 0, `the intervals do not decide a split (${named})`);
+          assert.equal(leafByValue(tree, row.values), named, `row ${JSON.stringify(row.values)} in ${JSON.stringify(row.intervals)}`);
+          checked++;
+        }
+      }
+      assert.equal(checked, result.reconstruction.length * model.trees.length);
+    });
+  }
+
+  it('a representative lies on the side of a threshold XGBoost sends it, an integer for integer-valued features', () => {
+    // "below 28": 28 itself goes right under x < 28.
+    assert.equal(representative(-Infinity, 28, true, 'less'), 27);
+    assert.equal(representative(-Infinity, 28, true, 'less-or-equal'), 28);
+    const below = representative(-Infinity, 28, false, 'less')!;
+    assert.ok(below < 28 && Math.fround(below) === below, `${below}`);
+    // "at least 27.5": 27.5 itself goes right; the integers of [27.5, 28.5) are {28}.
+    assert.equal(representative(27.5, Infinity, false, 'less'), 27.5);
+    assert.equal(representative(27.5, 28.5, true, 'less'), 28);
+    assert.equal(representative(27, 29, true, 'less'), 27);
+    assert.equal(representative(27, 29, true, 'less-or-equal'), 28);
+    // A float32 threshold written in decimal: the value cast to float32 stays below it.
+    const t = 0.12650001;
+    const v = representative(-Infinity, t, false, 'less')!;
+    assert.ok(Math.fround(v) < Math.fround(t), `${v} vs ${t}`);
+  });
+
+  it('integer-valued under x < t: thresholds at k or k + 0.5 (exact and hist methods)', () => {
+    const axes = featureAxes(forestOf('bin_pima_hist.json'));
+    assert.ok(axes.ok);
+    assert.equal(axes.axes.splitRule, 'less');
+    // Pima's Pregnancies (feature 0) is a count: the hist method splits at its integer values.
+    assert.ok(Array.from(axes.axes.thresholds[0]).every((t) => Number.isInteger(2 * t)));
+    assert.equal(axes.axes.integral[0], 1);
+  });
+});
+
+describe('local search over the row-to-leaf assignment (boosting-local-search.ts)', () => {
+  const model = forestOf('bin_pima.json');
+  const equations = boostedLeafEquations(model)!;
+  const T = model.trees.length;
+  const trees = equations.trees.map((t) => t.leaves);
+  /** Rows (values, label) as an assignment: each routed through every tree by XGBoost's x < t. */
+  const assignmentOf = (rows: { values: (number | null)[]; label: unknown }[]): Assignment => {
+    const paths = new Int32Array(rows.length * T);
+    rows.forEach((row, r) =>
+      model.trees.forEach((tree, t) => {
+        let node = 0;
+        while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]] ?? NaN) < Math.fround(tree.threshold[node]) ? tree.left[node] : tree.right[node];
+        paths[r * T + t] = equations.trees[t].nodes.indexOf(node);
+      }),
+    );
+    return { paths, labels: Uint8Array.from(rows, (row) => Number(row.label)) };
+  };
+  /** Per tree-0 leaf: rows and positives (what first-tree probing proved). */
+  const treeZeroCounts = (a: Assignment) => {
+    const counts = new Map<number, [number, number]>();
+    a.labels.forEach((y, r) => {
+      const c = counts.get(a.paths[r * T]) ?? [0, 0];
+      c[0]++;
+      c[1] += y;
+      counts.set(a.paths[r * T], c);
+    });
+    return [...counts.entries()].sort((x, y) => x[0] - y[0]);
+  };
+  const boxesNonEmpty = (a: Assignment) =>
+    a.labels.every((_, r) => {
+      const F = trees[0][0].low.length;
+      for (let f = 0; f < F; f++) {
+        let lo = -Infinity;
+        let hi = Infinity;
+        for (let t = 0; t < T; t++) {
+          const leaf = trees[t][a.paths[r * T + t]];
+          lo = Math.max(lo, leaf.low[f]);
+          hi = Math.min(hi, leaf.high[f]);
+        }
+        if (lo > hi) return false;
+      }
+      return true;
+    });
+
+  it('starting from the window matching alone, lowers the whole model leaf-equation error and keeps every row a real region and tree 0 exact', async () => {
+    const share = LOCAL_SEARCH.share;
+    LOCAL_SEARCH.share = 0;
+    let matched;
+    try {
+      matched = await reconstruct(model, { budgetMs: 20_000 });
+    } finally {
+      LOCAL_SEARCH.share = share;
+    }
+    const start = assignmentOf(matched.reconstruction);
+    assert.ok(start.paths.every((l) => l >= 0), 'a reconstructed point reaches a leaf its interval does not name');
+    const startError = leafEquationError(trees, equations.baseMargin, start);
+    // The objective is the matching's own measure (tree 0 fits exactly, so it adds nothing).
+    assert.ok(Math.abs(startError - matched.stats.leafEquationError!) < 1e-6 * Math.max(1, startError), `${startError} vs ${matched.stats.leafEquationError}`);
+    const result = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 3_000, shouldStop: () => false, seed: 7 });
+    assert.equal(result.startError, startError);
+    assert.ok(result.tried > 1000, `${result.tried} moves tried`);
+    // Measured on bin_pima (10 trees, depth 3): about 19 down to about 16 in 3 s.
+    assert.ok(result.error < startError, `error ${result.error} vs start ${startError}`);
+    assert.ok(Math.abs(leafEquationError(trees, equations.baseMargin, result.assignment) - result.error) < 1e-9);
+    assert.ok(boxesNonEmpty(result.assignment));
+    assert.deepEqual(treeZeroCounts(result.assignment), treeZeroCounts(start));
+  });
+
+  it('never returns an assignment worse than its start, even from the true rows (whose error is near 0)', async () => {
+    const start = assignmentOf(truth.map((x) => ({ values: x.slice(0, F), label: x[F] })));
+    const startError = leafEquationError(trees, equations.baseMargin, start);
+    assert.ok(startError < 1e-2, `true rows' error ${startError}`);
+    for (const seed of [1, 2, 3]) {
+      const result = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 500, shouldStop: () => false, seed, startTemperature: 0.5 });
+      assert.ok(result.error <= startError, `seed ${seed}: ${result.error} > ${startError}`);
+      assert.ok(leafEquationError(trees, equations.baseMargin, result.assignment) <= startError);
+    }
+  });
+
+  it('keeps to its deadline and stops when told to, answering the start', async () => {
+    const start = assignmentOf(truth.map((x) => ({ values: x.slice(0, F), label: x[F] })));
+    const began = Date.now();
+    await improveAssignment(trees, equations.baseMargin, start, { deadline: began + 300, shouldStop: () => false });
+    assert.ok(Date.now() - began < 1_500, `took ${Date.now() - began} ms for a 300 ms deadline`);
+    let asked = 0;
+    const stopped = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 20_000, shouldStop: () => ++asked > 2 });
+    assert.ok(stopped.tried < 2_000, `${stopped.tried} moves after the stop`);
+    assert.ok(stopped.error <= stopped.startError);
   });
 });

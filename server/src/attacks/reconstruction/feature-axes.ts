@@ -2,11 +2,14 @@
  * How the reconstruction cuts each feature's axis into intervals, and how an interval becomes the
  * bounds and the representative value of a reconstructed row.
  *
- * A forest only ever asks `x[f] <= threshold` (scikit-learn sends that branch left), so all it can
- * tell about a feature is on which side of each of its thresholds a value lies. Sorting the
- * distinct thresholds T[0] < ... < T[k-1] of feature f over the whole forest cuts its axis into
- * k + 1 intervals, interval i being (T[i-1], T[i]] (T[-1] = -Infinity, T[k] = +Infinity): lower end
- * exclusive, upper end inclusive, as `x <= threshold` goes left.
+ * A forest only ever asks `x[f] <= threshold` (scikit-learn sends that branch left) or
+ * `x[f] < threshold` (XGBoost; the forest's `splitRule`), so all it can tell about a feature is on
+ * which side of each of its thresholds a value lies. Sorting the distinct thresholds
+ * T[0] < ... < T[k-1] of feature f over the whole forest cuts its axis into k + 1 intervals
+ * (T[-1] = -Infinity, T[k] = +Infinity): interval i is (T[i-1], T[i]] under `<=` (lower end
+ * exclusive, upper end inclusive) and [T[i-1], T[i]) under `<` (a value equal to a threshold goes
+ * right). The interval indices mean the same under both rules; only which end is closed differs,
+ * and with it which points may stand for an interval (`representative`).
  *
  * A feature is read as binary (two intervals, indices 0 and 1 standing for the values 0 and 1)
  * under the rule the binary engine always used: every threshold strictly between 0 and 1, and
@@ -28,9 +31,14 @@ export interface FeatureAxes {
   /**
    * Per feature: 1 when every threshold is a half-integer (k + 0.5), as scikit-learn puts them
    * between two integer values: the feature is then most likely integer-valued (an ordinal or a
-   * count) and representatives are taken among the integers of an interval.
+   * count) and representatives are taken among the integers of an interval. XGBoost's exact
+   * method also splits halfway between two values, but its hist method splits at a value itself,
+   * and halfway between two integers an even gap apart is an integer: under `<`, every threshold
+   * a multiple of 0.5 (k or k + 0.5) marks the feature integer-valued.
    */
   integral: Uint8Array;
+  /** The forest's split rule: which end of an interval is closed (see above). */
+  splitRule: 'less-or-equal' | 'less';
 }
 
 export type FeatureAxesResult = { ok: true; axes: FeatureAxes } | { ok: false; reason: string };
@@ -53,6 +61,7 @@ export function featureAxes(forest: Forest): FeatureAxesResult {
   const intervals = new Int32Array(features);
   const integral = new Uint8Array(features);
   const thresholds = seen.map((set) => Float64Array.from(set).sort());
+  const splitRule = forest.splitRule ?? 'less-or-equal';
   for (let f = 0; f < features; f++) {
     const cuts = thresholds[f];
     const kind = forest.features[f].kind;
@@ -60,9 +69,9 @@ export function featureAxes(forest: Forest): FeatureAxesResult {
     const splitAsBinary = cuts.length === 0 || (inUnitInterval && (cuts.length === 1 || kind === 'binary'));
     binary[f] = kind !== 'numeric' && kind !== 'categorical' && splitAsBinary ? 1 : 0;
     intervals[f] = binary[f] ? 2 : cuts.length + 1;
-    integral[f] = cuts.length > 0 && cuts.every((t) => Number.isInteger(t - 0.5)) ? 1 : 0;
+    integral[f] = cuts.length > 0 && cuts.every(splitRule === 'less' ? (t) => Number.isInteger(2 * t) : (t) => Number.isInteger(t - 0.5)) ? 1 : 0;
   }
-  return { ok: true, axes: { binary, intervals, thresholds, integral } };
+  return { ok: true, axes: { binary, intervals, thresholds, integral, splitRule } };
 }
 
 /** Index of an exact threshold of feature f (thresholds come from the same forest, so they match exactly). */
@@ -98,8 +107,8 @@ export function cutIndexOfSplit(axes: FeatureAxes, f: number, threshold: number)
 }
 
 /**
- * The values interval indices low..high of feature f stand for: (lower, upper], lower exclusive
- * and upper inclusive, either end infinite. A binary feature's 0 is (-Infinity, smallest
+ * The values interval indices low..high of feature f stand for: (lower, upper] under `<=`, lower
+ * exclusive and upper inclusive, [lower, upper) under `<` (axes.splitRule), either end infinite. A binary feature's 0 is (-Infinity, smallest
  * threshold] and its 1 is (largest threshold, +Infinity).
  */
 export function intervalBounds(axes: FeatureAxes, f: number, low: number, high: number): [number, number] {
@@ -110,45 +119,61 @@ export function intervalBounds(axes: FeatureAxes, f: number, low: number, high: 
 }
 
 /**
- * One point to stand for a row whose value lies in (lower, upper]: null when both ends are open
- * (the model says nothing about the value). For an integer-valued feature (see `integral`), the
- * middle integer of the interval, or the integer nearest the finite end; otherwise the midpoint,
- * or the finite end itself. The midpoint minimises the worst-case error when nothing else is known;
- * toward an open side there is no scale, and scikit-learn puts every threshold halfway between two
- * training values, so the finite end is within half a gap of a value some training row holds.
- * It is a guess, not a certified value: only the interval is what the model proves. The value is
- * returned as a float32 inside the interval (see `insideAsFloat32`).
+ * One point to stand for a row whose value lies in the interval between lower and upper: (lower,
+ * upper] under `<=` (scikit-learn), [lower, upper) under `<` (XGBoost). Null when both ends are
+ * open (the model says nothing about the value). For an integer-valued feature (see `integral`),
+ * the middle integer of the interval, or the integer nearest the finite end; otherwise the
+ * midpoint, or the finite end itself when the interval holds it (`<=`: the upper end; `<`: the
+ * lower end), else the float32 just inside it. The midpoint minimises the worst-case error when
+ * nothing else is known; toward an open side there is no scale, and both libraries put thresholds
+ * halfway between two training values (or at one, XGBoost's hist), so the finite end is within
+ * half a gap of a value some training row holds. It is a guess, not a certified value: only the
+ * interval is what the model proves. The value is returned as a float32 inside the interval, on
+ * the side of every threshold the model's own comparison puts it (see `insideAsFloat32`).
  */
-export function representative(lower: number, upper: number, integral: boolean): number | null {
+export function representative(lower: number, upper: number, integral: boolean, splitRule: 'less-or-equal' | 'less' = 'less-or-equal'): number | null {
   const openBelow = lower === -Infinity;
   const openAbove = upper === Infinity;
   if (openBelow && openAbove) return null;
+  const less = splitRule === 'less';
+  // The integers the interval holds: (lower, upper] under `<=`, [lower, upper) under `<`.
+  const first = less ? Math.ceil(lower) : Math.floor(lower) + 1;
+  const last = less ? Math.ceil(upper) - 1 : Math.floor(upper);
   let guess: number;
-  if (integral && Math.floor(lower) + 1 <= Math.floor(upper)) {
-    // Integers in (lower, upper]: floor(lower) + 1 .. floor(upper).
-    const first = Math.floor(lower) + 1;
-    const last = Math.floor(upper);
-    guess = openBelow ? last : openAbove ? first : Math.floor((first + last) / 2);
-  } else guess = openBelow ? upper : openAbove ? lower : (lower + upper) / 2;
-  return insideAsFloat32(guess, lower, upper);
+  if (integral && first <= last) guess = openBelow ? last : openAbove ? first : Math.floor((first + last) / 2);
+  else guess = openBelow ? upper : openAbove ? lower : (lower + upper) / 2;
+  return insideAsFloat32(guess, lower, upper, less);
 }
 
 /**
- * scikit-learn compares a feature cast to float32 with a float64 threshold: the value given must
- * still fall in (lower, upper] after that cast, so that it reaches the leaves its row claims (the
- * open end `lower` itself does not: the next float32 above it is taken).
+ * Both libraries compare the feature cast to float32: scikit-learn with a float64 threshold, XGBoost
+ * with a float32 one (its JSON writes float32 values in decimal, so the threshold read is cast to
+ * float32 for the comparison). The value given must still fall inside the interval after that cast,
+ * so that it reaches the leaves its row claims; an excluded end itself does not, and the next
+ * float32 inside is taken.
  */
-function insideAsFloat32(value: number, lower: number, upper: number): number {
-  const inside = (v: number) => v > lower && v <= upper;
+function insideAsFloat32(value: number, lower: number, upper: number, less: boolean): number {
+  const inside = less
+    ? (v: number) => Math.fround(v) >= Math.fround(lower) && Math.fround(v) < Math.fround(upper)
+    : (v: number) => v > lower && v <= upper;
   const cast = Math.fround(value);
   if (inside(cast)) return cast;
-  // Only above a finite lower end: above -Infinity that would be -FLT_MAX, far from the guess
+  // Only next to a finite end: beyond an infinite one that would be -FLT_MAX, far from the guess
   // (it happened with an XGBoost threshold written in decimal, whose float32 cast lies above it).
-  if (lower !== -Infinity) {
+  if (!less && lower !== -Infinity) {
     const above = nextFloat32Above(lower);
     if (inside(above)) return above;
   }
+  if (less && upper !== Infinity) {
+    const below = nextFloat32Below(Math.fround(upper));
+    if (inside(below)) return below;
+  }
   return value;
+}
+
+/** The largest float32 below a float32 value. */
+function nextFloat32Below(cast: number): number {
+  return -nextFloat32Above(-cast);
 }
 
 function nextFloat32Above(value: number): number {

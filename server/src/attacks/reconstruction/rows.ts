@@ -58,7 +58,7 @@ export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayL
     }
     const bounds = intervalBounds(axes, f, low[f], high[f]);
     intervals.push(bounds);
-    values.push(axes.binary[f] ? low[f] : representative(bounds[0], bounds[1], axes.integral[f] === 1));
+    values.push(axes.binary[f] ? low[f] : representative(bounds[0], bounds[1], axes.integral[f] === 1, axes.splitRule));
   }
   return { values, intervals };
 }

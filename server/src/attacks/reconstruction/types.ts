@@ -79,9 +79,10 @@ export interface ReconstructedRow {
   values: (number | null)[];
   /**
    * Only on forests with numeric features: per feature, the interval [lower, upper] the value lies
-   * in, lower exclusive and upper inclusive (scikit-learn sends `x <= threshold` left), either end
-   * possibly infinite (JSON writes those as null); null where the model does not constrain the
-   * feature. For scikit-learn the value compared is the feature cast to float32.
+   * in, by the forest's `splitRule`: lower exclusive and upper inclusive when `x <= threshold` goes
+   * left (scikit-learn), lower inclusive and upper exclusive when `x < threshold` does (XGBoost);
+   * either end possibly infinite (JSON writes those as null); null where the model does not
+   * constrain the feature. The value compared is the feature cast to float32.
    */
   intervals?: ([number, number] | null)[];
   label: string | number | boolean;
