@@ -3,7 +3,7 @@
 // (examples/models/compas_no_bagging.joblib, with its sidecar) shows the report's custom editor,
 // whose headline states the rows the engine certifies in this process; "reveal" asks for a modal
 // confirmation and then shows exactly the engine's rows; screenshots in a light and a dark theme
-// (test-results/e2e/report-light.png, report-dark.png).
+// (test-results/e2e/report-light.png, report-dark.png, report-high-contrast.png).
 //
 // Prerequisites (missing ones FAIL the test, they never skip it):
 //   bash scripts/setup-code-server.sh   (cached code-server, chromium; or CODE_SERVER_CACHE=...)
@@ -143,6 +143,20 @@ test('opening a binary model shows its privacy report; reveal after confirmation
     await shown.first().waitFor({ state: 'visible', timeout: 5000 });
     await frame.locator('#headline').scrollIntoViewIfNeeded();
     await screenshot(p, 'report-dark');
+
+    // High contrast: the page's own high-contrast rules (borders instead of mixed colours) apply.
+    await p.locator('.part.editor .tab.active').click();
+    await p.keyboard.press('Control+K');
+    await p.keyboard.press('Control+T');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await p.locator('.quick-input-widget input').fill('Dark High Contrast');
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().click();
+    await pollUntil('the high-contrast theme in the report', async () => (/vscode-high-contrast/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'not high contrast yet'), 30_000);
+    // Cards are not set off by a mixed colour there: their background is the page's, borders carry the structure.
+    const [card, body] = await frame.locator('#headline').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(document.body).backgroundColor]);
+    assert.equal(card, body, 'the headline card takes the page background in high contrast');
+    await frame.locator('#headline').scrollIntoViewIfNeeded();
+    await screenshot(p, 'report-high-contrast');
   } catch (e) {
     failed = true;
     throw e;
