@@ -8,7 +8,7 @@ import type { Forest, Tree } from '../../server/src/forest/schema';
 import { seededRandom } from '../../server/src/evaluate/seeded-random';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
 import { leafOf, readTrainingRows, type FixtureEntry, type TrainingRow } from './reconstruction-truth';
-import { syntheticForest } from './random-forests';
+import { growRandomTree, syntheticForest } from './random-forests';
 
 export interface NumericFixtureEntry extends FixtureEntry {
   population: { rows: number; mean: number[]; std: number[]; min: number[]; max: number[] };
@@ -71,33 +71,14 @@ export function randomIntegerForest(setup: IntegerSetup, seed: number): { forest
   return { forest, rows };
 }
 
+/** Random splits at midpoints between the node's distinct values of any feature. */
 function growTree(rows: readonly TrainingRow[], setup: IntegerSetup, random: () => number): Tree {
-  const left: number[] = [];
-  const right: number[] = [];
-  const feature: number[] = [];
-  const threshold: number[] = [];
-  const classWeights: number[] = [];
-  const grow = (subset: readonly TrainingRow[], depth: number): number => {
-    const id = left.length;
-    left.push(-1);
-    right.push(-1);
-    feature.push(-2);
-    threshold.push(-2);
-    for (let c = 0; c < setup.classes; c++) classWeights.push(subset.filter((r) => r.label === c).length);
-    if (depth >= setup.maxDepth || subset.length < 2) return id;
+  return growRandomTree(rows, setup, random, (subset) => {
     const splits: [number, number][] = [];
     for (let f = 0; f < setup.features; f++) {
       const values = [...new Set(subset.map((r) => r.values[f]))].sort((a, b) => a - b);
       for (let k = 1; k < values.length; k++) splits.push([f, (values[k - 1] + values[k]) / 2]);
     }
-    if (splits.length === 0) return id;
-    const [f, t] = splits[Math.floor(random() * splits.length)];
-    feature[id] = f;
-    threshold[id] = t;
-    left[id] = grow(subset.filter((r) => r.values[f] <= t), depth + 1);
-    right[id] = grow(subset.filter((r) => r.values[f] > t), depth + 1);
-    return id;
-  };
-  grow(rows, 0);
-  return { left, right, feature, threshold, classWeights, training: {} };
+    return splits;
+  });
 }

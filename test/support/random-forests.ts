@@ -34,8 +34,16 @@ export function randomRows(setup: RandomSetup, random: () => number): TrainingRo
   });
 }
 
-/** A tree with random splits on features that separate the node's rows, down to `maxDepth`. */
-export function randomTree(rows: readonly TrainingRow[], setup: RandomSetup, random: () => number): Tree {
+/**
+ * A tree grown down to `setup.maxDepth` by a split drawn uniformly from `candidates(subset)` at each
+ * node (feature, threshold; rows with `value <= threshold` go left), with exact class counts.
+ */
+export function growRandomTree(
+  rows: readonly TrainingRow[],
+  setup: { classes: number; maxDepth: number },
+  random: () => number,
+  candidates: (subset: readonly TrainingRow[]) => [number, number][],
+): Tree {
   const left: number[] = [];
   const right: number[] = [];
   const feature: number[] = [];
@@ -49,20 +57,29 @@ export function randomTree(rows: readonly TrainingRow[], setup: RandomSetup, ran
     threshold.push(-2);
     for (let c = 0; c < setup.classes; c++) classWeights.push(subset.filter((r) => r.label === c).length);
     if (depth >= setup.maxDepth || subset.length < 2) return id;
-    const splitting = Array.from({ length: setup.features }, (_, f) => f).filter((f) => {
-      const ones = subset.filter((r) => r.values[f] === 1).length;
-      return ones > 0 && ones < subset.length;
-    });
-    if (splitting.length === 0) return id;
-    const f = splitting[Math.floor(random() * splitting.length)];
+    const splits = candidates(subset);
+    if (splits.length === 0) return id;
+    const [f, t] = splits[Math.floor(random() * splits.length)];
     feature[id] = f;
-    threshold[id] = 0.5;
-    left[id] = grow(subset.filter((r) => r.values[f] === 0), depth + 1);
-    right[id] = grow(subset.filter((r) => r.values[f] === 1), depth + 1);
+    threshold[id] = t;
+    left[id] = grow(subset.filter((r) => r.values[f] <= t), depth + 1);
+    right[id] = grow(subset.filter((r) => r.values[f] > t), depth + 1);
     return id;
   };
   grow(rows, 0);
   return { left, right, feature, threshold, classWeights, training: {} };
+}
+
+/** A tree with random splits on binary features that separate the node's rows, down to `maxDepth`. */
+export function randomTree(rows: readonly TrainingRow[], setup: RandomSetup, random: () => number): Tree {
+  return growRandomTree(rows, setup, random, (subset) =>
+    Array.from({ length: setup.features }, (_, f) => f)
+      .filter((f) => {
+        const ones = subset.filter((r) => r.values[f] === 1).length;
+        return ones > 0 && ones < subset.length;
+      })
+      .map((f): [number, number] => [f, 0.5]),
+  );
 }
 
 /** A classification forest of `trees` over `setup.features` unnamed features and `setup.classes` classes, no bootstrap. */
