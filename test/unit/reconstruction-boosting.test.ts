@@ -11,8 +11,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import { BAND, boostedLeafEquations, LOCAL_SEARCH } from '../../server/src/attacks/reconstruction/boosting-hessians';
-import { improveAssignment, leafEquationError, type Assignment } from '../../server/src/attacks/reconstruction/boosting-local-search';
+import { BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
 import { featureAxes, representative } from '../../server/src/attacks/reconstruction/feature-axes';
 import { reconstructionAccuracy, type FeatureKind } from '../../server/src/evaluate/reconstruction-accuracy';
 import { completeForest } from '../../server/src/forest/complete';
@@ -231,96 +230,5 @@ describe('XGBoost intervals are [lower, upper): x < threshold goes left (feature
     // Pima's Pregnancies (feature 0) is a count: the hist method splits at its integer values.
     assert.ok(Array.from(axes.axes.thresholds[0]).every((t) => Number.isInteger(2 * t)));
     assert.equal(axes.axes.integral[0], 1);
-  });
-});
-
-describe('local search over the row-to-leaf assignment (boosting-local-search.ts)', () => {
-  const model = forestOf('bin_pima.json');
-  const equations = boostedLeafEquations(model)!;
-  const T = model.trees.length;
-  const trees = equations.trees.map((t) => t.leaves);
-  /** Rows (values, label) as an assignment: each routed through every tree by XGBoost's x < t. */
-  const assignmentOf = (rows: { values: (number | null)[]; label: unknown }[]): Assignment => {
-    const paths = new Int32Array(rows.length * T);
-    rows.forEach((row, r) =>
-      model.trees.forEach((tree, t) => {
-        let node = 0;
-        while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]] ?? NaN) < Math.fround(tree.threshold[node]) ? tree.left[node] : tree.right[node];
-        paths[r * T + t] = equations.trees[t].nodes.indexOf(node);
-      }),
-    );
-    return { paths, labels: Uint8Array.from(rows, (row) => Number(row.label)) };
-  };
-  /** Per tree-0 leaf: rows and positives (what first-tree probing proved). */
-  const treeZeroCounts = (a: Assignment) => {
-    const counts = new Map<number, [number, number]>();
-    a.labels.forEach((y, r) => {
-      const c = counts.get(a.paths[r * T]) ?? [0, 0];
-      c[0]++;
-      c[1] += y;
-      counts.set(a.paths[r * T], c);
-    });
-    return [...counts.entries()].sort((x, y) => x[0] - y[0]);
-  };
-  const boxesNonEmpty = (a: Assignment) =>
-    a.labels.every((_, r) => {
-      const F = trees[0][0].low.length;
-      for (let f = 0; f < F; f++) {
-        let lo = -Infinity;
-        let hi = Infinity;
-        for (let t = 0; t < T; t++) {
-          const leaf = trees[t][a.paths[r * T + t]];
-          lo = Math.max(lo, leaf.low[f]);
-          hi = Math.min(hi, leaf.high[f]);
-        }
-        if (lo > hi) return false;
-      }
-      return true;
-    });
-
-  it('starting from the window matching alone, lowers the whole model leaf-equation error and keeps every row a real region and tree 0 exact', async () => {
-    const share = LOCAL_SEARCH.share;
-    LOCAL_SEARCH.share = 0;
-    let matched;
-    try {
-      matched = await reconstruct(model, { budgetMs: 20_000 });
-    } finally {
-      LOCAL_SEARCH.share = share;
-    }
-    const start = assignmentOf(matched.reconstruction);
-    assert.ok(start.paths.every((l) => l >= 0), 'a reconstructed point reaches a leaf its interval does not name');
-    const startError = leafEquationError(trees, equations.baseMargin, start);
-    // The objective is the matching's own measure (tree 0 fits exactly, so it adds nothing).
-    assert.ok(Math.abs(startError - matched.stats.leafEquationError!) < 1e-6 * Math.max(1, startError), `${startError} vs ${matched.stats.leafEquationError}`);
-    const result = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 3_000, shouldStop: () => false, seed: 7 });
-    assert.equal(result.startError, startError);
-    assert.ok(result.tried > 1000, `${result.tried} moves tried`);
-    // Measured on bin_pima (10 trees, depth 3): about 19 down to about 16 in 3 s.
-    assert.ok(result.error < startError, `error ${result.error} vs start ${startError}`);
-    assert.ok(Math.abs(leafEquationError(trees, equations.baseMargin, result.assignment) - result.error) < 1e-9);
-    assert.ok(boxesNonEmpty(result.assignment));
-    assert.deepEqual(treeZeroCounts(result.assignment), treeZeroCounts(start));
-  });
-
-  it('never returns an assignment worse than its start, even from the true rows (whose error is near 0)', async () => {
-    const start = assignmentOf(truth.map((x) => ({ values: x.slice(0, F), label: x[F] })));
-    const startError = leafEquationError(trees, equations.baseMargin, start);
-    assert.ok(startError < 1e-2, `true rows' error ${startError}`);
-    for (const seed of [1, 2, 3]) {
-      const result = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 500, shouldStop: () => false, seed, startTemperature: 0.5 });
-      assert.ok(result.error <= startError, `seed ${seed}: ${result.error} > ${startError}`);
-      assert.ok(leafEquationError(trees, equations.baseMargin, result.assignment) <= startError);
-    }
-  });
-
-  it('keeps to its deadline and stops when told to, answering the start', async () => {
-    const start = assignmentOf(truth.map((x) => ({ values: x.slice(0, F), label: x[F] })));
-    const began = Date.now();
-    await improveAssignment(trees, equations.baseMargin, start, { deadline: began + 300, shouldStop: () => false });
-    assert.ok(Date.now() - began < 1_500, `took ${Date.now() - began} ms for a 300 ms deadline`);
-    let asked = 0;
-    const stopped = await improveAssignment(trees, equations.baseMargin, start, { deadline: Date.now() + 20_000, shouldStop: () => ++asked > 2 });
-    assert.ok(stopped.tried < 2_000, `${stopped.tried} moves after the stop`);
-    assert.ok(stopped.error <= stopped.startError);
   });
 });

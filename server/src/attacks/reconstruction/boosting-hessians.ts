@@ -24,7 +24,6 @@ import { probeFirstTrees } from '../first-tree-probe';
 import { yieldToEventLoop, type RunContext } from './context';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 import { loadHighs, solveMilpFromStart, type SparseMilp } from './highs';
-import { improveAssignment, type Assignment } from './boosting-local-search';
 import { boxToRow } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -317,76 +316,6 @@ export function groupsToRows(forest: Forest, axes: FeatureAxes, groups: RowGroup
   return rows;
 }
 
-/**
- * Share of the budget kept for the local search over the whole assignment
- * (boosting-local-search.ts) after the windows are matched; the windows split the rest. Off (0) by
- * default: on the TimberStrike bench (Pima and Stroke, depths 3-8, 30 s, share 0.3) it lowered the
- * leaf-equation error by a quarter to a half, yet the reconstruction accuracy did not rise beyond
- * the run-to-run noise (Stroke lost 1-4 points at depths 6-8): fits of lower error are not
- * closer to the true rows. Mutable so that the bench can switch it on (TS_LOCAL_SEARCH=0.3).
- */
-export const LOCAL_SEARCH: { share: number; startTemperature?: number; endTemperature?: number } = { share: 0 };
-
-/**
- * Every tree's leaves as equations (in the order of `forEachLeaf`, with their node ids) and the
- * base margin: what the local search works on. Undefined when the method does not apply.
- */
-export function boostedLeafEquations(forest: Forest): { trees: { nodes: number[]; leaves: BoostedLeaf[] }[]; baseMargin: number } | undefined {
-  const app = applicability(forest);
-  const cut = featureAxes(forest);
-  if (!app.ok || !cut.ok) return undefined;
-  const trees = forest.trees.map((_, t) => {
-    const leaves = leavesOf(forest, t, cut.axes, app.eta, app.lambda, app.gradients);
-    return { nodes: [...leaves.keys()], leaves: [...leaves.values()] };
-  });
-  const base = forest.boosting!.baseScore[0];
-  return { trees, baseMargin: Math.log(base / (1 - base)) };
-}
-
-/** Each group's rows as paths (the one leaf of every tree its box lies in) and labels. */
-function groupsToAssignment(groups: RowGroup[], leaves: BoostedLeaf[][]): Assignment {
-  const T = leaves.length;
-  const n = groups.reduce((total, g) => total + g.count, 0);
-  const paths = new Int32Array(n * T);
-  const labels = new Uint8Array(n);
-  let r = 0;
-  for (const g of groups) {
-    // The box was cut to one leaf of every matched tree, so exactly one leaf per tree meets it.
-    const path = leaves.map((tree) => tree.findIndex((leaf) => intersectsBox(g.low, g.high, leaf)));
-    for (let i = 0; i < g.count; i++, r++) {
-      paths.set(path, r * T);
-      labels[r] = g.label;
-    }
-  }
-  return { paths, labels };
-}
-
-/** Paths and labels back to groups: the box is the intersection of the path's leaves. */
-function assignmentToGroups(assignment: Assignment, leaves: BoostedLeaf[][], baseMargin: number): RowGroup[] {
-  const T = leaves.length;
-  const into = new Map<string, RowGroup>();
-  for (let r = 0; r < assignment.labels.length; r++) {
-    const first = leaves[0][assignment.paths[r * T]];
-    const low = Int32Array.from(first.low);
-    const high = Int32Array.from(first.high);
-    let margin = baseMargin;
-    for (let t = 0; t < T; t++) {
-      const leaf = leaves[t][assignment.paths[r * T + t]];
-      for (let f = 0; f < low.length; f++) {
-        low[f] = Math.max(low[f], leaf.low[f]);
-        high[f] = Math.min(high[f], leaf.high[f]);
-      }
-      margin += leaf.value;
-    }
-    const label = assignment.labels[r] as 0 | 1;
-    const key = `${label}|${low.join(',')}|${high.join(',')}`;
-    const known = into.get(key);
-    if (known) known.count++;
-    else into.set(key, { low, high, label, margin, count: 1 });
-  }
-  return [...into.values()];
-}
-
 export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const app = applicability(forest);
   if (!app.ok) return ctx.answer({ status: 'skipped', reason: app.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
@@ -403,8 +332,6 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   let unfitted = 0;
   const started = Date.now();
   const leavesOfTree = (t: number) => [...leavesOf(forest, t, axes, app.eta, app.lambda, app.gradients).values()];
-  // The windows stop early enough to leave the local search its share of the budget.
-  const matchDeadline = ctx.deadline - LOCAL_SEARCH.share * (ctx.deadline - ctx.started);
   for (let t = 1; t < trees; ) {
     if (ctx.stopped()) break;
     ctx.progress('milp', { done: t, total: trees });
@@ -419,7 +346,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       paths = more;
     }
     // Each remaining tree gets an equal share of what is left of the budget.
-    const deadline = Date.now() + (Math.max(0, matchDeadline - Date.now()) * window.length) / (trees - t);
+    const deadline = Date.now() + (Math.max(0, ctx.deadline - Date.now()) * window.length) / (trees - t);
     const result = matchWindow(highs, groups, window, paths, deadline, () => ctx.aborted);
     if (!result) return ctx.answer({ status: 'failed', reason: `trees ${t}..${t + window.length - 1}: some rows reach no leaf, so the model is not read as XGBoost built it`, rows, certifiedRows: 0 });
     groups = result.groups;
@@ -431,25 +358,12 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     await yieldToEventLoop();
   }
   ctx.stats.milpMs = Date.now() - started;
-  let searchNote = '';
-  if (matched === trees && LOCAL_SEARCH.share > 0 && !ctx.stopped()) {
-    ctx.progress('milp', { done: trees, total: trees });
-    const leaves = Array.from({ length: trees }, (_, t) => leavesOfTree(t));
-    const base = forest.boosting!.baseScore[0];
-    const baseMargin = Math.log(base / (1 - base));
-    const searched = await improveAssignment(leaves, baseMargin, groupsToAssignment(groups, leaves), { deadline: ctx.deadline, shouldStop: () => ctx.aborted, seed: 1, startTemperature: LOCAL_SEARCH.startTemperature, endTemperature: LOCAL_SEARCH.endTemperature });
-    if (searched.error < searched.startError) {
-      groups = assignmentToGroups(searched.assignment, leaves, baseMargin);
-      searchNote = `; a local search (${searched.tried} moves tried, ${searched.accepted} taken) over all trees lowered the leaf-equation error from ${searched.startError.toPrecision(3)} to ${searched.error.toPrecision(3)}`;
-      error = searched.error;
-    }
-  }
   ctx.stats.cells = groups.length;
   ctx.stats.mergedCells = groups.length;
   ctx.stats.leafEquationError = error;
   ctx.stats.treesMatched = matched;
   const reconstruction = groupsToRows(forest, axes, groups);
-  const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`) + searchNote;
+  const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`);
   if (matched < trees) {
     return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}`, rows, certifiedRows: 0, reconstruction });
   }
