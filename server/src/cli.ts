@@ -66,7 +66,8 @@ Reconstruction (after the findings above, one model at a time):
                              several model files: FILE.<model file name>.csv for each
   --training-data FILE.csv --label COLUMN
                              score the reconstruction against the true training rows (error after
-                             matching, perfect rows, random baseline); columns are matched to the
+                             matching, perfect rows, random baseline, TimberStrike's reconstruction
+                             accuracy on all and on the top features); columns are matched to the
                              model's features by name, or by position when the model has no names
   --advise                   after the reconstruction, simulate the remedies (differential privacy
                              at several epsilons, larger leaves, bootstrap without seeds), rebuild

@@ -49,7 +49,7 @@ describe('advisor on COMPAS (scikit-learn, no bagging)', () => {
     const report = await advise(forest, current, { groups, truth, epsilons: [30], leafSizes: [2, 20], dpRepeats: 1, budgetMs: 40_000 });
     assert.equal(report.truth, 'training-data');
     assert.equal(report.partial, false);
-    const evaluation = evaluateAgainstTruth(COMPAS_DATA, 'name', current.reconstruction, truth, groups, forest.classes);
+    const evaluation = evaluateAgainstTruth(forest, COMPAS_DATA, 'name', current.reconstruction, truth, groups, forest.classes);
     assert.ok(report.baselineError! > 0.15 && report.baselineError! < 0.3, `baseline ${report.baselineError}`);
     assert.equal(report.baselineError, evaluation.randomBaseline, 'the baseline is the evaluation\'s');
 

@@ -71,6 +71,7 @@ interface JsonFile {
     undeterminedValues: number | null;
     randomBaseline: number | null;
     baselineRuns?: number;
+    accuracy?: { all: number; top: { features: string[]; accuracy: number }; categorical: string[]; tolerance: number } | null;
     problem?: string;
   };
 }

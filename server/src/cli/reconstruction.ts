@@ -99,7 +99,7 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     if (fit.ok) {
       aligned = fit.aligned;
       const declared = await declaredGroupsFor(report.path, forest, extra);
-      report.evaluation = evaluateAgainstTruth(options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes);
+      report.evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes);
     } else {
       report.evaluation = {
         trainingData: options.trainingData.path,

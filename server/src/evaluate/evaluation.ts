@@ -1,8 +1,9 @@
 /**
  * The `evaluation` block of a file's report (`--training-data`): the reconstruction scored against
- * the true training rows with the papers' measures (metrics.ts): error after a minimum-cost
- * matching on Manhattan distance, share of perfectly reconstructed rows, and the random baseline
- * an adversary without the model reaches.
+ * the true training rows with the papers' measures: DRAFT's (metrics.ts) error after a
+ * minimum-cost matching on Manhattan distance, share of perfectly reconstructed rows, and the
+ * random baseline an adversary without the model reaches, defined for binary features; and
+ * TimberStrike's reconstruction accuracy (timberstrike-evaluation.ts), defined for any features.
  *
  * The matching is O(n^3). Rows reconstructed exactly (no undetermined value, same label) are
  * paired with their true copies first, which leaves the cubic work to the rows that
@@ -12,6 +13,8 @@
  * reason) rather than left running for hours.
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import type { Forest } from '../forest/schema';
+import { timberstrikeAccuracy, type AccuracyFigures } from './timberstrike-evaluation';
 import { differingFeatures, evaluateReconstruction, randomBaselineError, type BaselineGroup, type EvaluatedRow } from './metrics';
 
 /** Rows left after pairing identical ones that are still matched optimally (about 1e9 steps). */
@@ -28,7 +31,11 @@ export interface Evaluation {
   /** True rows the reconstruction was compared with. */
   rowsCompared: number;
   reconstructedRows: number;
-  /** The papers' error: mean fraction of wrong features over the true rows after matching; an empty (undetermined) value counts as wrong. */
+  /**
+   * DRAFT's error: mean fraction of wrong features over the true rows after matching; an empty
+   * (undetermined) value counts as wrong. Binary features only (on numbers the Manhattan distance
+   * it sums is not a fraction): null otherwise, and `accuracy` is the measure.
+   */
   error: number | null;
   /** The papers' perfect rows: share of true rows whose match has every feature and the label right (no empty value). */
   perfectRows: number | null;
@@ -44,6 +51,8 @@ export interface Evaluation {
   randomBaseline: number | null;
   /** Random guesses the baseline averages. */
   baselineRuns?: number;
+  /** TimberStrike's reconstruction accuracy, over every feature and over the most important ones (null: see problem). */
+  accuracy?: AccuracyFigures | null;
   /** Why a figure is missing. */
   problem?: string;
 }
@@ -113,12 +122,14 @@ export function scoreReconstruction(reconstructed: readonly EvaluatedRow[], trut
   return { error: errorSum / n, perfectRows: perfect / n, consistentRows: consistent / n };
 }
 
+const isBinary = (rows: readonly EvaluatedRow[]) => rows.every((row) => row.values.every((v) => v === 0 || v === 1 || v === null));
+
 /**
  * The random baseline against `truth` (also used by the advisor, whose truth may be an exact
  * reconstruction: its null values, never determined, count as wrong for every guess).
  */
 export function baseline(truth: readonly EvaluatedRow[], groups: readonly BaselineGroup[], labels: readonly (string | number | boolean)[]): { value: number | null; runs?: number; problem?: string } {
-  if (!truth.every((row) => row.values.every((v) => v === 0 || v === 1 || v === null))) {
+  if (!isBinary(truth)) {
     return { value: null, problem: 'the random baseline is defined for binary features only' };
   }
   const n = truth.length;
@@ -128,6 +139,7 @@ export function baseline(truth: readonly EvaluatedRow[], groups: readonly Baseli
 }
 
 export function evaluateAgainstTruth(
+  forest: Forest,
   trainingData: string,
   matchedBy: Evaluation['matchedBy'],
   reconstruction: readonly ReconstructedRow[],
@@ -140,6 +152,12 @@ export function evaluateAgainstTruth(
   if (reconstruction.length === 0) problems.push('there is no reconstruction to evaluate');
   else score = scoreReconstruction(reconstruction, truth);
   if (score.problem) problems.push(score.problem);
+  if (score.error !== null && !isBinary(truth)) {
+    score = { ...score, error: null };
+    problems.push("the papers' error is a share of wrong binary values; on numeric features see the reconstruction accuracy");
+  }
+  const ra = reconstruction.length ? timberstrikeAccuracy(forest, reconstruction, truth) : undefined;
+  if (ra && 'problem' in ra) problems.push(ra.problem);
   const values = reconstruction.reduce((total, row) => total + row.values.length, 0);
   const empty = reconstruction.reduce((total, row) => total + row.values.filter((v) => v === null).length, 0);
   const random = baseline(truth, groups, labels);
@@ -155,6 +173,7 @@ export function evaluateAgainstTruth(
     undeterminedValues: values > 0 ? empty / values : null,
     randomBaseline: random.value,
     ...(random.runs !== undefined ? { baselineRuns: random.runs } : {}),
+    accuracy: ra && 'figures' in ra ? ra.figures : null,
     ...(problems.length ? { problem: problems.join('; ') } : {}),
   };
 }

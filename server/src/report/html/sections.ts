@@ -259,6 +259,8 @@ export function evaluation(report: PrivacyReport): string {
     ['Rows reconstructed', count(e.reconstructedRows)],
     ['Error after matching', errorValue(e.error)],
     ['Random baseline', errorValue(e.randomBaseline)],
+    ['Reconstruction accuracy (TimberStrike)', e.accuracy ? percent(e.accuracy.all) : '–'],
+    [`Accuracy on the top features${e.accuracy ? ` (${e.accuracy.top.features.join(', ')}, label)` : ''}`, e.accuracy ? percent(e.accuracy.top.accuracy) : '–'],
     ['Perfect rows', share(e.perfectRows)],
     ['Consistent rows (determined values right)', share(e.consistentRows)],
     ['Values left undetermined', share(e.undeterminedValues)],
