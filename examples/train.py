@@ -1,11 +1,13 @@
 """Trains the example models that `npm start` and the editor tests analyse.
 
-Run with Debian's scikit-learn (python3-sklearn 1.2.1):  /usr/bin/python3 examples/train.py
+Run with Debian's scikit-learn and XGBoost (python3-sklearn 1.2.1, python3-xgboost 1.7.4):
+    /usr/bin/python3 examples/train.py
 The models are typical of what gets published: a default random forest (bootstrap on, and the
 seeds that replay it stored in the file), a forest without bootstrap, and a single decision tree,
 all on numeric Pima data; and a forest without bootstrap on 100 rows of the binarised COMPAS data
 (data/compas_100.csv), whose training set the reconstruction rebuilds. Its categorical groups
 (age and priors are one-hot encoded) are declared in models/compas_no_bagging.privacy.json.
+Last, an XGBoost model on the Pima data, saved as JSON and dumped as text with its statistics.
 """
 import csv
 import os
@@ -13,6 +15,7 @@ import pickle
 
 import joblib
 import numpy as np
+import xgboost as xgb
 from sklearn.ensemble import RandomForestClassifier
 from sklearn.tree import DecisionTreeClassifier
 
@@ -72,3 +75,12 @@ compas_y = np.array([int(row[-1]) for row in compas_body])
 compas = RandomForestClassifier(n_estimators=10, bootstrap=False, random_state=1).fit(compas_X, compas_y)
 compas.feature_names_in_ = np.array(compas_header[:-1], dtype=object)
 joblib.dump(compas, os.path.join(HERE, "models", "compas_no_bagging.joblib"))
+
+# Gradient boosting (Debian's python3-xgboost 1.7.4): tree 0's hessian sums count the rows and
+# positives of every leaf, and later trees' sums tie each row to its leaves. The text dump with
+# statistics repeats those sums next to every node.
+
+booster = xgb.train({"objective": "binary:logistic", "max_depth": 3, "eta": 0.3, "tree_method": "exact", "nthread": 1, "seed": 0},
+                    xgb.DMatrix(X, label=y, feature_names=features), num_boost_round=20)
+booster.save_model(os.path.join(HERE, "models", "diabetes_xgb.json"))
+booster.dump_model(os.path.join(HERE, "models", "diabetes_xgb.dump.txt"), with_stats=True)

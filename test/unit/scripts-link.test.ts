@@ -1,6 +1,6 @@
 /**
  * Links from model files to the script lines that build and save them: examples/train.py and its
- * four models, a notebook whose cells share imports, and model diagnostics decorated with the
+ * six models (four scikit-learn, an XGBoost model and its dump), a notebook whose cells share imports, and model diagnostics decorated with the
  * script lines and the fix.
  */
 import { test } from 'node:test';
@@ -24,6 +24,8 @@ test('each example model links to the lines of examples/train.py that build and 
     'diabetes_no_bagging.joblib': ['no_bagging = RandomForestClassifier(', 'joblib.dump(no_bagging,'],
     'diabetes_tree.pkl': ['tree = DecisionTreeClassifier(', 'pickle.dump(tree, f'],
     'compas_no_bagging.joblib': ['compas = RandomForestClassifier(', 'joblib.dump(compas,'],
+    'diabetes_xgb.json': ['booster = xgb.train(', 'booster.save_model('],
+    'diabetes_xgb.dump.txt': ['booster = xgb.train(', 'booster.dump_model('],
   };
   for (const [name, [ctor, save]] of Object.entries(expected)) {
     const refs = index.references(model(name));
