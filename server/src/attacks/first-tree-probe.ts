@@ -22,7 +22,7 @@
 import type { Forest, Tree } from '../forest/schema';
 import { nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
-import { mixedMissingFeatures } from './missing-values';
+import { missingValueReading, missingValueRouting, mixedMissingFeatures } from './missing-values';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
 
@@ -269,7 +269,10 @@ function solve3(M: number[][], b: number[]): number[] | undefined {
   return [A[0][3] / A[0][0], A[1][3] / A[1][1], A[2][3] / A[2][2]];
 }
 
-/** A |w| that several nodes share exactly and that bounds every |w|: the max_delta_step clip. */
+/**
+ * A |w| that several nodes share exactly and that bounds every |w|: a candidate max_delta_step
+ * clip (see sharedMaximumIsPure for when it is not one).
+ */
 function inferClip(trees: Tree[]): number | undefined {
   let max = 0;
   let count = 0;
@@ -283,6 +286,33 @@ function inferClip(trees: Tree[]): number | undefined {
     }
   }
   return count >= 2 ? max : undefined;
+}
+
+/**
+ * Whether every node whose |w| is the shared maximum is pure (all its rows one class) when read
+ * without a clip, under lambda and alpha. Such a node was not clipped: for a node of n rows the
+ * unclipped |w| is largest when the node is pure (|G| is then largest, H is fixed), so a clip
+ * that bit would have left its |w| below the pure value, not at it. The case this settles: with
+ * lambda = 0 a pure node's w is (y - p) / h whatever its size (+-2 at p = 0.5), so pure leaves
+ * share the largest |w| exactly, as a clip would make them. Regression has no such bound.
+ */
+function sharedMaximumIsPure(trees: Tree[], max: number, hyp: Hypothesis, spw: number, lambda: number, alpha: number): boolean {
+  if (hyp.kind === 'regression') return false;
+  for (const tree of trees) {
+    const w = tree.boosting!.baseWeight!;
+    const cover = tree.boosting!.cover!;
+    for (let n = 0; n < w.length; n++) {
+      if (Math.abs(w[n]) !== max) continue;
+      const a = cover[n] / hyp.h;
+      // The probe's own reading of G and the positives (probeWith), without a clip.
+      const g = -w[n] * (cover[n] + lambda) + (w[n] < 0 ? alpha : -alpha);
+      const positives = (a * hyp.p - g) / spw;
+      const rows = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
+      const tolerance = Math.max(0.02, 2e-6 * a);
+      if (!(Math.abs(positives) <= tolerance || Math.abs(positives - rows) <= tolerance)) return false;
+    }
+  }
+  return true;
 }
 
 /**
@@ -336,6 +366,34 @@ function inferLambdaAlpha(trees: Tree[], clip: number | undefined): Additivity {
     if (lambda > -1e-4 && alpha > -1e-4 && fits(lambda, alpha)) return { kind: 'fit', lambda: Math.max(0, lambda), alpha: Math.max(0, alpha) };
   }
   return fits(1, 0) ? { kind: 'defaults-consistent' } : { kind: 'contradiction' };
+}
+
+/**
+ * The max_delta_step clip (stated, or inferred from a shared largest |w|) and lambda and alpha
+ * from additivity (when the file does not state both). A shared largest |w| is read as a clip
+ * unless lambda and alpha, stated or fitted without the clip, explain it by pure nodes
+ * (sharedMaximumIsPure); assumed defaults do not clear a clip.
+ */
+function clipAndAdditivity(
+  trees: Tree[],
+  hyp: Hypothesis,
+  stated: { lambda?: number; alpha?: number; maxDeltaStep?: number },
+  spw: number,
+): { clip?: number; additivity?: Additivity } {
+  const needFit = stated.lambda === undefined || stated.alpha === undefined;
+  const fitWith = (clip: number | undefined) => (needFit ? inferLambdaAlpha(trees, clip) : undefined);
+  if (stated.maxDeltaStep !== undefined) {
+    const clip = stated.maxDeltaStep > 0 ? stated.maxDeltaStep : undefined;
+    return { clip, additivity: fitWith(clip) };
+  }
+  const candidate = inferClip(trees);
+  if (candidate === undefined) return { additivity: fitWith(undefined) };
+  const unclipped = fitWith(undefined);
+  const fitted = unclipped?.kind === 'fit' ? unclipped : undefined;
+  const lambda = stated.lambda ?? fitted?.lambda;
+  const alpha = stated.alpha ?? fitted?.alpha;
+  if (lambda !== undefined && alpha !== undefined && sharedMaximumIsPure(trees, candidate, hyp, spw, lambda, alpha)) return { additivity: unclipped };
+  return { clip: candidate, additivity: fitWith(candidate) };
 }
 
 /** Rounds inferred values that are round numbers up to float32 noise (1.0000003 -> 1). */
@@ -465,8 +523,12 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     eta: numberParam(forest, 'eta'),
     lambda: numberParam(forest, 'lambda'),
     alpha: numberParam(forest, 'alpha'),
-    maxDeltaStep: numberParam(forest, 'max_delta_step'),
+    // save_model itself never records max_delta_step (checked with 1.7.4); the scikit-learn
+    // wrapper's metadata does, as null when it was not set: XGBoost's default 0, no clip, for
+    // every objective probed here (only count:poisson defaults to 0.7).
+    maxDeltaStep: numberParam(forest, 'max_delta_step') ?? (forest.hyperParameters.max_delta_step === null ? 0 : undefined),
   };
+  const spw = numberParam(forest, 'scale_pos_weight') ?? 1;
   let lastReason = 'the file stores no hessian sums (cover) for the first tree';
   for (const hyp of hyps) {
     const firsts = firstTrees(forest, hyp.groups, hyp.assumed);
@@ -489,17 +551,14 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     if (model) {
       let eta = stated.eta ?? inferEta(probed);
       let effective = eta !== undefined ? probed.map((t) => withLeafWeights(t, eta!)) : probed;
-      const clipOf = (trees: Tree[]) => (stated.maxDeltaStep !== undefined && stated.maxDeltaStep > 0 ? stated.maxDeltaStep : stated.maxDeltaStep === undefined ? inferClip(trees) : undefined);
-      let clip = clipOf(effective);
-      let additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+      let { clip, additivity } = clipAndAdditivity(effective, hyp, stated, hyp.kind === 'binary' ? spw : 1);
       if (stated.eta === undefined && eta !== undefined && Math.abs(eta - 1) < 1e-6 && additivity?.kind !== 'fit') {
         // Leaf weights equal leaf values: the hist updater stored eta x w; find eta from the internal nodes.
         const solved = inferEtaFromAdditivity(probed);
         if (solved !== undefined) {
           eta = solved;
           effective = probed.map((t) => withLeafWeights(t, solved));
-          clip = clipOf(effective);
-          additivity = stated.lambda === undefined || stated.alpha === undefined ? inferLambdaAlpha(effective, clip) : undefined;
+          ({ clip, additivity } = clipAndAdditivity(effective, hyp, stated, hyp.kind === 'binary' ? spw : 1));
         }
       }
       firsts.forEach((t, i) => (view.trees[t] = effective[i]));
@@ -555,6 +614,14 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   const missing = mixedMissingFeatures(forest);
   if (missing.length > 0) {
     caveats.push(`the model was trained with missing values of ${missing.join(', ')} (its splits send them left at some nodes and right at others): a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts stay exact.`);
+  } else {
+    // One way per feature, but not the same way for all: an updater sets one direction on every
+    // feature it saw complete, so the others had missing values; a leaf's end interval holds them.
+    const { routes } = missingValueRouting(forest);
+    const reading = missingValueReading(forest);
+    if (routes.includes('left') && routes.includes('right') && reading.ok && reading.note) {
+      caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${reading.note}; a leaf's region holds its rows missing a value there. The counts stay exact.`);
+    }
   }
   if (probe.objectiveAssumed) {
     caveats.push(`the dump states neither objective nor base score; ${probe.objective} with base score ${forest.boosting!.baseScore[0]} is assumed, and every leaf came out whole, which supports it.`);

@@ -12,8 +12,13 @@ export interface Recoverability {
   method: ReconstructionMethod;
   /** Training rows N the model states; null when unknown. */
   rows: number | null;
-  /** Rows proven, from the model alone, to be in the training data. */
+  /** Rows proven, from the model alone, to be in the training data (with their label). */
   certifiedRows: number;
+  /**
+   * Rows proven to be in the training data with their feature intervals, whose label is only an
+   * estimate (regression, `boosting-counts`); not in `certifiedRows`. Absent when none.
+   */
+  certifiedWithoutLabel?: number;
   /** Rows of the reconstruction (certified or not). */
   reconstructedRows: number;
   seconds: number;
@@ -47,6 +52,7 @@ export function summarizeReconstruction(
     method: result.method,
     rows: result.rows,
     certifiedRows: result.certifiedRows,
+    ...(result.certifiedWithoutLabel ? { certifiedWithoutLabel: result.certifiedWithoutLabel } : {}),
     reconstructedRows: result.reconstructedRows,
     seconds: Math.round(result.seconds * 1000) / 1000,
     ...(result.reason ? { reason: result.reason } : {}),

@@ -5,7 +5,7 @@
  *
  * The headline's claim is the honesty rule of the whole product: `certified` only when rows are
  * PROVEN from the model alone, which only the methods that certify can do (`aggregated`,
- * `replayed-bootstrap`). Every other method's rows are a best reconstruction, labelled `estimate`,
+ * `replayed-bootstrap`, `boosting-counts`, whose certificate is aggregated's). Every other method's rows are a best reconstruction, labelled `estimate`,
  * even if a future method reported certified rows by mistake.
  *
  * The rows' values never enter the report; `revealRows` makes them on explicit request.
@@ -31,7 +31,7 @@ import {
 } from './model';
 
 /** The methods whose certified rows are proofs; the others only estimate. */
-export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap'];
+export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts'];
 
 /** A feature of the model and whether any tree splits on it. */
 export interface FeatureUse {
@@ -136,7 +136,9 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
   }
   const { status, method, certifiedRows, reconstructedRows } = recoverability;
   const rows = recoverability.rows ?? rowsStated;
-  const proven = certifiedRows > 0 && CERTIFYING_METHODS.includes(method);
+  // Rows certified without their label (regression) are proven to be in the training data too.
+  const withoutLabel = recoverability.certifiedWithoutLabel ?? 0;
+  const proven = certifiedRows + withoutLabel > 0 && CERTIFYING_METHODS.includes(method);
   const claim = proven ? 'certified' : reconstructedRows > 0 ? 'estimate' : 'none';
   const featureCount = Object.keys(recoverability.determinedFeatures).length;
   const determined = Object.values(recoverability.determinedFeatures).reduce((a, b) => a + b, 0);
@@ -144,6 +146,7 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
     rows,
     // An estimate proves nothing: its rows are not counted as certified anywhere in the report.
     certifiedRows: proven ? certifiedRows : 0,
+    ...(proven && withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstructedRows,
     certifiedShare: rows && rows > 0 && status !== 'skipped' ? (proven ? certifiedRows : 0) / rows : null,
     determinedValueShare: rows && rows > 0 && featureCount > 0 && status !== 'skipped' ? (proven ? determined : 0) / (rows * featureCount) : null,
@@ -160,8 +163,14 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
 /** One honest sentence: proven vs estimated, and out of how many. */
-export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'reconstructedRows' | 'reason'>, rows: number | null): string {
+export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason'>, rows: number | null): string {
   const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
+  const withoutLabel = r.certifiedWithoutLabel ?? 0;
+  if (claim === 'certified' && withoutLabel > 0) {
+    const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
+    const whole = r.certifiedRows > 0 ? `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven recoverable from the model alone, label included; ${plural(withoutLabel, 'more row')}` : outOf(withoutLabel);
+    return `${whole} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated${when}.`;
+  }
   if (claim === 'certified') {
     if (r.status === 'exact' && rows !== null && r.certifiedRows === rows) {
       return `All ${plural(rows, 'training row')} are proven recoverable from the model alone: it determines its whole training set, up to the values no tree looks at.`;

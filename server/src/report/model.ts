@@ -54,6 +54,8 @@ export interface ReportHeadline {
   rows: number | null;
   /** Rows proven from the model alone to be in the training data. */
   certifiedRows: number;
+  /** Rows proven to be in the training data whose label is only estimated (regression); absent when none. */
+  certifiedWithoutLabel?: number;
   /** Rows of the reconstruction (certified or not). */
   reconstructedRows: number;
   /**

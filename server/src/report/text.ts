@@ -12,8 +12,11 @@ export function recoverabilityLine(r: Recoverability): string {
   if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
   const n = r.rows ?? r.reconstructedRows;
   const certified = `${r.certifiedRows} of ${plural(n, 'training row')} certified (${percent(r.certifiedRows, n)})`;
-  const estimate = r.reconstructedRows > r.certifiedRows ? `, ${r.reconstructedRows - r.certifiedRows} more reconstructed as an estimate` : '';
-  return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  const withoutLabel = r.certifiedWithoutLabel ?? 0;
+  const noLabel = withoutLabel > 0 ? `, ${withoutLabel} more certified without their label (feature intervals proven, label estimated)` : '';
+  const rest = r.reconstructedRows - r.certifiedRows - withoutLabel;
+  const estimate = rest > 0 ? `, ${rest} more reconstructed as an estimate` : '';
+  return `recoverability: ${r.status}, ${certified}${noLabel}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
 }
 
 export function evaluationLine(e: Evaluation): string {

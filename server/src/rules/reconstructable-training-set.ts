@@ -1,9 +1,11 @@
 /**
  * `reconstructable-training-set`: the reconstruction's verdict as a finding. Unlike the other
  * rules it runs after the (slower) reconstruction, on its summary, not on the model alone.
- * Its severity follows how much is proven, with thresholds users can set:
- *   error        certified rows >= errorShare x N
- *   warning      certified rows >= warningRows
+ * Its severity follows how much is proven, with thresholds users can set ("proven rows": the
+ * certified rows plus the regression rows certified without their label, which are proven to be in
+ * the training data all the same):
+ *   error        proven rows >= errorShare x N
+ *   warning      proven rows >= warningRows
  *   information  otherwise, when there is a reconstruction (estimated, or partly certified)
  * A skipped or failed reconstruction is not a finding (the report and notes say why).
  */
@@ -42,8 +44,10 @@ export function reconstructionDraft(
   if (status === 'skipped' || status === 'failed') return undefined;
   if (certifiedRows === 0 && reconstructedRows === 0) return undefined;
   const n = rows ?? reconstructedRows;
+  const withoutLabel = recoverability.certifiedWithoutLabel ?? 0;
+  const proven = certifiedRows + withoutLabel;
   const severity: Exclude<Severity, 'off'> =
-    certifiedRows > 0 && certifiedRows >= thresholds.errorShare * n ? 'error' : certifiedRows >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
+    proven > 0 && proven >= thresholds.errorShare * n ? 'error' : proven >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
   const how = `${METHOD_WORDS[method]}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
@@ -57,14 +61,20 @@ export function reconstructionDraft(
         : ` Their labels and ${percent(values, certifiedRows * forest.features.length)} of their feature values are determined` +
           ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
       : '';
+  const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
+  const noLabel =
+    withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   let message: string;
   if (status === 'exact') {
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
-    const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
     message =
       `At least ${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are uniquely determined by this model, ` +
-      `certified from the model alone (${how}${bounded}).${features}`;
+      `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
+  } else if (withoutLabel > 0) {
+    message =
+      `At least ${plural(withoutLabel, 'training row')} of ${n} (${percent(withoutLabel, n)}) are proven, from the model alone, to be in the training data ` +
+      `with their feature intervals (${how}${bounded}); their labels are only estimated.`;
   } else {
     message =
       `A training set of ${plural(reconstructedRows, 'row')} consistent with this model was reconstructed (${how}); ` +
@@ -79,6 +89,7 @@ export function reconstructionDraft(
         method,
         rows,
         certifiedRows,
+        ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
         reconstructedRows,
         seconds,
         determinedFeatures: Object.fromEntries(determined),

@@ -128,6 +128,7 @@ function labelRegressionRows(
   const unique = answer.status === 'exact';
   const rows: ReconstructedRow[] = [];
   let certified = 0;
+  let withoutLabel = 0;
   let determinedRows = 0;
   cells.forEach((cell, c) => {
     if (counts[c] === 0) return;
@@ -138,6 +139,7 @@ function labelRegressionRows(
       const valuesProven = k < proven[c];
       const whole = unique && labelKnown && valuesProven;
       if (whole) certified++;
+      else if (valuesProven) withoutLabel++;
       if (labelKnown) determinedRows++;
       rows.push({
         values: box.values.slice(),
@@ -161,6 +163,7 @@ function labelRegressionRows(
     ...answer,
     status,
     certifiedRows: certified,
+    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction: rows,
     reconstructedRows: rows.length,
     reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${featureRows} rows' feature intervals certified, ${labelText}; a row is certified when its label is too`),

@@ -17,10 +17,16 @@
  * in `stats.leafEquationError` says how well), built greedily window after window, never proven
  * unique: status `bounded` and no certified rows. Trees left when the budget runs out are not used
  * (status `timeout`, with the rows found so far).
+ *
+ * Missing values (../missing-values.ts), as boosting-counts reads them: a feature whose splits send
+ * a missing value left at some nodes and right at others makes the model skipped (such a row's
+ * path is no box); when every split of a feature sends it one way, a missing value reads as that
+ * end's interval, and the reason says so.
  */
 import type { Forest } from '../../forest/schema';
 import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
+import { missingValueReading } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 import { loadHighs, solveMilpFromStart, type SparseMilp } from './highs';
@@ -28,7 +34,7 @@ import { boxToRow } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /** One leaf of a boosted tree: its box (interval indices), what it adds to the margin, its sums. */
-interface BoostedLeaf {
+export interface BoostedLeaf {
   low: Int32Array;
   high: Int32Array;
   value: number;
@@ -50,7 +56,7 @@ export interface RowGroup {
 const sigmoid = (m: number) => 1 / (1 + Math.exp(-m));
 
 /** Why this method does not apply, or what it needs: eta, lambda, and whether G is usable. */
-function applicability(forest: Forest): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees> } {
+function applicability(forest: Forest): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; note?: string } {
   const b = forest.boosting;
   if (!b) return { ok: false, reason: 'not a boosted model' };
   if (b.objective !== 'binary:logistic' || b.outputGroups !== 1) return { ok: false, reason: `the hessian reconstruction handles binary:logistic models; this one is ${b.objective}` };
@@ -58,6 +64,8 @@ function applicability(forest: Forest): { ok: false; reason: string } | { ok: tr
   const subsample = forest.hyperParameters.subsample;
   if (typeof subsample === 'number' && subsample < 1) return { ok: false, reason: `subsample=${subsample}: each tree saw a different draw of the rows` };
   if (forest.trees.some((t) => !t.boosting?.cover)) return { ok: false, reason: 'the file stores no hessian sums (cover) for every tree' };
+  const missing = missingValueReading(forest);
+  if (!missing.ok) return missing;
   const probe = probeFirstTrees(forest);
   if (probe.status !== 'exact' || !probe.trees[0] || probe.trees[0].tree !== 0) {
     return { ok: false, reason: `first-tree probing did not give exact counts (${probe.status}${probe.reason ? `: ${probe.reason}` : ''})` };
@@ -67,7 +75,7 @@ function applicability(forest: Forest): { ok: false; reason: string } | { ok: tr
   if (eta === undefined || !(eta > 0)) return { ok: false, reason: 'the learning rate could not be read or inferred' };
   // L1 alpha and max_delta_step change the weight's relation to G: keep the hessian equations only.
   const gradients = !(probe.parameters.alpha && probe.parameters.alpha.value > 0) && !(probe.parameters.maxDeltaStep && probe.parameters.maxDeltaStep.value > 0);
-  return { ok: true, eta, lambda, gradients, probe };
+  return { ok: true, eta, lambda, gradients, probe, ...(missing.note ? { note: missing.note } : {}) };
 }
 
 function leavesOf(forest: Forest, t: number, axes: FeatureAxes, eta: number, lambda: number, gradients: boolean): Map<number, BoostedLeaf> {
@@ -316,6 +324,23 @@ export function groupsToRows(forest: Forest, axes: FeatureAxes, groups: RowGroup
   return rows;
 }
 
+/**
+ * Every tree's leaves as the equations the matching uses (in the order of `forEachLeaf`, with
+ * their node ids) and the base margin: for tests and inspection. Undefined when the method does
+ * not apply.
+ */
+export function boostedLeafEquations(forest: Forest): { trees: { nodes: number[]; leaves: BoostedLeaf[] }[]; baseMargin: number } | undefined {
+  const app = applicability(forest);
+  const cut = featureAxes(forest);
+  if (!app.ok || !cut.ok) return undefined;
+  const trees = forest.trees.map((_, t) => {
+    const leaves = leavesOf(forest, t, cut.axes, app.eta, app.lambda, app.gradients);
+    return { nodes: [...leaves.keys()], leaves: [...leaves.values()] };
+  });
+  const base = forest.boosting!.baseScore[0];
+  return { trees, baseMargin: Math.log(base / (1 - base)) };
+}
+
 export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const app = applicability(forest);
   if (!app.ok) return ctx.answer({ status: 'skipped', reason: app.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
@@ -363,7 +388,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   ctx.stats.leafEquationError = error;
   ctx.stats.treesMatched = matched;
   const reconstruction = groupsToRows(forest, axes, groups);
-  const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`);
+  const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`) + (app.note ? `; ${app.note}` : '');
   if (matched < trees) {
     return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}`, rows, certifiedRows: 0, reconstruction });
   }

@@ -92,7 +92,8 @@ export interface ReconstructedRow {
   index?: number;
   /**
    * Per feature, for a row that is not certified as a whole: whether this value is proven to be the
-   * real row's (same in every training set that fits the model). Replayed bootstrap only.
+   * real row's (same in every training set that fits the model). Replayed bootstrap, and
+   * `boosting-counts` regression rows whose intervals are certified but whose label is estimated.
    */
   certifiedValues?: boolean[];
 }
@@ -144,6 +145,12 @@ export interface ReconstructionResult {
   rows: number | null;
   /** Rows proven to be in the real training data (sum of the certified lower bounds). */
   certifiedRows: number;
+  /**
+   * `boosting-counts` regression only: rows proven to be in the real training data with their
+   * feature intervals, whose label the model does not pin (it is estimated). Not in
+   * `certifiedRows`, which always includes the label; absent when there are none.
+   */
+  certifiedWithoutLabel?: number;
   /** Rows in `reconstruction`. */
   reconstructedRows: number;
   seconds: number;

@@ -77,7 +77,7 @@ export function headline(report: PrivacyReport): string {
   const hl = report.headline;
   const figure =
     hl.claim === 'certified'
-      ? `<span class="big">${h(count(hl.certifiedRows))}</span><span class="of">${hl.rows !== null ? `of ${h(count(hl.rows))} training rows certified` : 'training rows certified'}</span>`
+      ? `<span class="big">${h(count(hl.certifiedRows))}</span><span class="of">${hl.rows !== null ? `of ${h(count(hl.rows))} training rows certified` : 'training rows certified'}${hl.certifiedWithoutLabel ? `, ${h(count(hl.certifiedWithoutLabel))} more without their label` : ''}</span>`
       : hl.claim === 'estimate'
         ? `<span class="big">${h(count(hl.reconstructedRows))}</span><span class="of">rows reconstructed${hl.rows !== null ? ` for ${h(count(hl.rows))} training rows` : ''}, 0 certified</span>`
         : `<span class="big">&ndash;</span><span class="of">${hl.rows !== null ? `${h(count(hl.rows))} training rows` : 'no training rows'} reconstructed</span>`;
