@@ -10,7 +10,8 @@ import { createCellEnumerator, enumerateInSlices } from './cells';
 import { certify } from './certify';
 import { sum, yieldToEventLoop, type RunContext } from './context';
 import { buildFormulation, satisfiesAll, type Formulation } from './formulation';
-import { discardHighs, loadHighs, solveIntegerFeasibility } from './highs';
+import { columnsOf } from './dual-bounds';
+import { solveMilp, withHighs } from './highs';
 import type { LeafTable } from './leaves';
 import { mergeBySignature, type MergedCell } from './merge';
 import { initialBounds, propagate } from './propagation';
@@ -108,22 +109,19 @@ export async function reconstructAggregated(
   if (ctx.stopped()) return partialAnswer(bounds.lower, undefined, 'after bound propagation');
 
   // 3. One integer solution, then the certificate.
-  let highs: Highs;
-  try {
-    highs = await loadHighs();
-  } catch (error) {
-    return ctx.answer({ status: 'failed', reason: `HiGHS could not be loaded: ${(error as Error).message}`, rows, certifiedRows: 0 });
-  }
-  try {
+  return withHighs(solveAndCertify, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
+
+  async function solveAndCertify(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveIntegerFeasibility(highs, formulation, bounds, { deadline });
+    // Any integer point (no objective); one found but not proven by the deadline is not used.
+    const milp = solveMilp(highs, columnsOf(formulation), bounds, { deadline });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') {
       return ctx.answer({ status: 'failed', reason: 'no integer training set fits every leaf count (the model is not what it seems: e.g. features that are not binary)', rows, certifiedRows: 0 });
     }
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
-    const solution = milp.status === 'solved' ? milp.values : undefined;
+    const solution = milp.status === 'optimal' ? Int32Array.from(milp.colValue, (v) => Math.round(v)) : undefined;
     if (solution && !satisfiesAll(formulation, solution)) {
       return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
     }
@@ -148,11 +146,6 @@ export async function reconstructAggregated(
       certifiedRows,
       reconstruction: fromBounds(certificate.lower, solution),
     });
-  } catch (error) {
-    // A fault inside WebAssembly (abort, out of memory) can leave the runtime unusable, and a
-    // reload costs tens of milliseconds: start from a fresh one next time.
-    discardHighs();
-    return ctx.answer({ status: 'failed', reason: `the solver failed: ${(error as Error).message}`, rows, certifiedRows: 0 });
   }
 
   /** Status `timeout` with the bounds proven so far and the solution, if one was found. */

@@ -23,13 +23,14 @@
  * path is no box); when every split of a feature sends it one way, a missing value reads as that
  * end's interval, and the reason says so.
  */
+import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
-import { loadHighs, solveMilpFromStart, type SparseMilp } from './highs';
+import { solveMilp, withHighs, type SparseProblem } from './highs';
 import { boxToRow } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -176,7 +177,7 @@ function enumeratePaths(groups: RowGroup[], window: BoostedLeaf[][], limit: numb
  * not fit; undefined when some group's box reaches no leaf (the model is not read as built).
  */
 function matchWindow(
-  highs: Awaited<ReturnType<typeof loadHighs>>,
+  highs: Highs,
   groups: RowGroup[],
   window: BoostedLeaf[][],
   paths: Path[],
@@ -251,14 +252,13 @@ function matchWindow(
     const gap = rowTarget[groups.length + r] - activity[groups.length + r];
     start[paths.length + 2 * r + (gap >= 0 ? 0 : 1)] = Math.abs(gap);
   }
-  const milp: SparseMilp = {
-    numCols, numRows, cost, colLower: new Float64Array(numCols), colUpper,
+  const problem: SparseProblem = {
+    numCols, numRows, rowRhs: rowTarget, cost, integer,
     rowLower: Float64Array.from(rowTarget, (v, i) => (i < groups.length ? v : v - BAND)),
     rowUpper: Float64Array.from(rowTarget, (v, i) => (i < groups.length ? v : v + BAND)),
-    starts, indices: Int32Array.from(indices), values: Float64Array.from(values), integer,
+    colStart: starts, colRow: Int32Array.from(indices), colCoef: Float64Array.from(values),
   };
-  const outcome = solveMilpFromStart(highs, milp, start, { deadline, shouldStop });
-  const x = outcome.status === 'none' ? start : outcome.values;
+  const x = solveMilp(highs, problem, { lower: new Float64Array(numCols), upper: colUpper }, { deadline, start, shouldStop }).colValue ?? start;
   const next = new Map<string, RowGroup>();
   const used = new Float64Array(groups.length);
   const sums = new Float64Array(numRows);
@@ -350,53 +350,56 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   const axes = cut.axes;
   const rows = app.probe.rows!;
   let groups = probedGroups(forest, axes, app.probe, app.eta, app.lambda);
-  const highs = await loadHighs();
-  const trees = forest.trees.length;
-  let matched = 1;
-  let error = 0;
-  let unfitted = 0;
-  const started = Date.now();
-  const leavesOfTree = (t: number) => [...leavesOf(forest, t, axes, app.eta, app.lambda, app.gradients).values()];
-  for (let t = 1; t < trees; ) {
-    if (ctx.stopped()) break;
-    ctx.progress('milp', { done: t, total: trees });
-    // The widest window (up to MAX_WINDOW trees) whose paths stay within PATH_LIMIT; always one tree.
-    let window = [leavesOfTree(t)];
-    let paths = enumeratePaths(groups, window, Number.MAX_SAFE_INTEGER)!;
-    while (t + window.length < trees && window.length < MAX_WINDOW) {
-      const wider = [...window, leavesOfTree(t + window.length)];
-      const more = enumeratePaths(groups, wider, PATH_LIMIT);
-      if (!more) break;
-      window = wider;
-      paths = more;
+  /** Trees 1.. matched to the groups window by window, then the answer. */
+  const matchAndAnswer = async (highs: Highs): Promise<ReconstructionResult> => {
+    const trees = forest.trees.length;
+    let matched = 1;
+    let error = 0;
+    let unfitted = 0;
+    const started = Date.now();
+    const leavesOfTree = (t: number) => [...leavesOf(forest, t, axes, app.eta, app.lambda, app.gradients).values()];
+    for (let t = 1; t < trees; ) {
+      if (ctx.stopped()) break;
+      ctx.progress('milp', { done: t, total: trees });
+      // The widest window (up to MAX_WINDOW trees) whose paths stay within PATH_LIMIT; always one tree.
+      let window = [leavesOfTree(t)];
+      let paths = enumeratePaths(groups, window, Number.MAX_SAFE_INTEGER)!;
+      while (t + window.length < trees && window.length < MAX_WINDOW) {
+        const wider = [...window, leavesOfTree(t + window.length)];
+        const more = enumeratePaths(groups, wider, PATH_LIMIT);
+        if (!more) break;
+        window = wider;
+        paths = more;
+      }
+      // Each remaining tree gets an equal share of what is left of the budget.
+      const deadline = Date.now() + (Math.max(0, ctx.deadline - Date.now()) * window.length) / (trees - t);
+      const result = matchWindow(highs, groups, window, paths, deadline, () => ctx.aborted);
+      if (!result) return ctx.answer({ status: 'failed', reason: `trees ${t}..${t + window.length - 1}: some rows reach no leaf, so the model is not read as XGBoost built it`, rows, certifiedRows: 0 });
+      groups = result.groups;
+      error += result.error;
+      unfitted += result.unfitted;
+      matched += window.length;
+      t += window.length;
+      ctx.stats.columns = Math.max(ctx.stats.columns, paths.length);
+      await yieldToEventLoop();
     }
-    // Each remaining tree gets an equal share of what is left of the budget.
-    const deadline = Date.now() + (Math.max(0, ctx.deadline - Date.now()) * window.length) / (trees - t);
-    const result = matchWindow(highs, groups, window, paths, deadline, () => ctx.aborted);
-    if (!result) return ctx.answer({ status: 'failed', reason: `trees ${t}..${t + window.length - 1}: some rows reach no leaf, so the model is not read as XGBoost built it`, rows, certifiedRows: 0 });
-    groups = result.groups;
-    error += result.error;
-    unfitted += result.unfitted;
-    matched += window.length;
-    t += window.length;
-    ctx.stats.columns = Math.max(ctx.stats.columns, paths.length);
-    await yieldToEventLoop();
-  }
-  ctx.stats.milpMs = Date.now() - started;
-  ctx.stats.cells = groups.length;
-  ctx.stats.mergedCells = groups.length;
-  ctx.stats.leafEquationError = error;
-  ctx.stats.treesMatched = matched;
-  const reconstruction = groupsToRows(forest, axes, groups);
-  const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`) + (app.note ? `; ${app.note}` : '');
-  if (matched < trees) {
-    return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}`, rows, certifiedRows: 0, reconstruction });
-  }
-  return ctx.answer({
-    status: 'bounded',
-    reason: `tree 0's counts exact, trees 1..${trees - 1} matched through their hessians, up to ${MAX_WINDOW} at a time: ${fitNote}; not proven unique, nothing certified`,
-    rows,
-    certifiedRows: 0,
-    reconstruction,
-  });
+    ctx.stats.milpMs = Date.now() - started;
+    ctx.stats.cells = groups.length;
+    ctx.stats.mergedCells = groups.length;
+    ctx.stats.leafEquationError = error;
+    ctx.stats.treesMatched = matched;
+    const reconstruction = groupsToRows(forest, axes, groups);
+    const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`) + (app.note ? `; ${app.note}` : '');
+    if (matched < trees) {
+      return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}`, rows, certifiedRows: 0, reconstruction });
+    }
+    return ctx.answer({
+      status: 'bounded',
+      reason: `tree 0's counts exact, trees 1..${trees - 1} matched through their hessians, up to ${MAX_WINDOW} at a time: ${fitNote}; not proven unique, nothing certified`,
+      rows,
+      certifiedRows: 0,
+      reconstruction,
+    });
+  };
+  return withHighs(matchAndAnswer, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
 }

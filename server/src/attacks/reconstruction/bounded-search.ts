@@ -23,7 +23,7 @@ import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { seededRandom } from '../../evaluate/seeded-random';
 import { yieldToEventLoop, type RunContext } from './context';
-import { discardHighs, loadHighs, solveMilpFromStart, type SparseMilp } from './highs';
+import { solveMilp, withHighs, type SparseProblem } from './highs';
 import type { LeafTable } from './leaves';
 import { freshRemaining, pathTo, walkForest, walkRow, type WalkForest, type WalkedRow } from './row-walk';
 import { boxToRow } from './rows';
@@ -90,37 +90,30 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
   if (!best) return timeoutAnswer();
 
   // 2-3. Restricted MILP, then columns through the leaves left short.
-  let highs: Highs | undefined;
-  if (best.error > 0 && !ctx.stopped()) {
-    try {
-      highs = await loadHighs();
-    } catch {
-      highs = undefined;
-    }
-  }
-  try {
-    while (highs && best.error > 0 && Date.now() < ctx.deadline - MARGIN_MS && !ctx.aborted) {
+  if (best.error === 0 || ctx.stopped()) return finish('');
+  return withHighs(improveByMilp, (reason) => finish(`; ${reason}, the best greedy pass is given`));
+
+  /** MILP rounds from the best greedy pass (`best` is set: the greedy passes ran at least once). */
+  async function improveByMilp(highs: Highs): Promise<ReconstructionResult> {
+    while (best!.error > 0 && Date.now() < ctx.deadline - MARGIN_MS && !ctx.aborted) {
       ctx.progress('milp', { done: milpRounds });
       const milpStart = Date.now();
       // A solve is synchronous: an abort (a timer, a message) is only seen between slices, so
       // each round gets at most MILP_SLICE_MS and the next round starts from the best answer.
       const sliceEnd = Math.min(ctx.deadline - MARGIN_MS, milpStart + MILP_SLICE_MS);
-      const solved = solveRestricted(highs, walk, table, pool, best, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
+      const solved = solveRestricted(highs, walk, table, pool, best!, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
       const cutBySlice = sliceEnd < ctx.deadline - MARGIN_MS && Date.now() >= sliceEnd;
       ctx.stats.milpMs += Date.now() - milpStart;
       milpRounds++;
-      if (solved && solved.error < best.error) best = solved;
-      if (best.error === 0 || ctx.stopped()) break;
+      if (solved && solved.error < best!.error) best = solved;
+      if (best!.error === 0 || ctx.stopped()) break;
       await yieldToEventLoop();
       const before = pool.length;
-      generateThroughShortLeaves(walk, pool, best, random, addColumn);
+      generateThroughShortLeaves(walk, pool, best!, random, addColumn);
       if (pool.length === before && !cutBySlice) break;
     }
-  } catch (error) {
-    discardHighs();
-    return finish(`; the solver failed (${(error as Error).message}), the best greedy pass is given`);
+    return finish('');
   }
-  return finish('');
 
   function finish(note: string): ReconstructionResult {
     const answer = best!;
@@ -284,20 +277,17 @@ function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool:
       starts[col + 1] = indices.length;
     }
   }
-  const rowValues = Float64Array.from([...rhs, table.rows]);
-  const milp: SparseMilp = {
+  const problem: SparseProblem = {
     numCols,
     numRows,
+    rowRhs: Float64Array.from([...rhs, table.rows]),
+    colStart: starts,
+    colRow: Int32Array.from(indices),
+    colCoef: Float64Array.from(values),
     cost: Float64Array.from({ length: numCols }, (_, j) => (j < pool.length ? 0 : 1)),
-    colLower: new Float64Array(numCols),
-    colUpper: new Float64Array(numCols).fill(table.rows),
-    rowLower: rowValues,
-    rowUpper: rowValues,
-    starts,
-    indices: Int32Array.from(indices),
-    values: Float64Array.from(values),
     integer: Uint8Array.from({ length: numCols }, (_, j) => (j < pool.length ? 1 : 0)),
   };
+  const bounds = { lower: new Float64Array(numCols), upper: new Float64Array(numCols).fill(table.rows) };
   // The start: the answer's multiplicities and the deviations they leave.
   const x = new Float64Array(numCols);
   const activity = new Float64Array(leafRows);
@@ -309,12 +299,12 @@ function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool:
     const gap = rhs[r] - activity[r];
     x[pool.length + 2 * r + (gap > 0 ? 0 : 1)] = Math.abs(gap);
   }
-  const outcome = solveMilpFromStart(highs, milp, x, limits);
-  if (outcome.status === 'none') return undefined;
+  const outcome = solveMilp(highs, problem, bounds, { ...limits, start: x }).colValue;
+  if (!outcome) return undefined;
   const counts = new Map<number, number>();
   let placed = 0;
   for (let j = 0; j < pool.length; j++) {
-    const v = Math.round(outcome.values[j]);
+    const v = Math.round(outcome[j]);
     if (v > 0) {
       counts.set(j, v);
       placed += v;

@@ -27,8 +27,8 @@
  */
 import type { Highs } from 'highs';
 import type { Formulation } from './formulation';
-import { DualBounds } from './dual-bounds';
-import { ColumnMinimizer, type ColumnMinimum, type SolveLimits } from './highs';
+import { columnsOf, DualBounds } from './dual-bounds';
+import { ColumnMinimizer, type LpMinimum, type SolveLimits } from './highs';
 import { probe, propagate, type Bounds } from './propagation';
 
 export interface Certificate {
@@ -76,11 +76,11 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
   const witnesses: Float64Array[] = solution ? [Float64Array.from(solution)] : [];
   const witnessed = (j: number) => witnesses.some((point) => point[j] <= lower[j] + SKIP_TOLERANCE);
   const support = solution ? Array.from(solution.keys()).filter((j) => solution[j] > 0) : undefined;
-  const minimizer = new ColumnMinimizer(highs, formulation, { lower, upper }, support);
+  const minimizer = new ColumnMinimizer(highs, columnsOf(formulation), { lower, upper }, support);
   let lpSolves = 0;
   let complete = true;
   /** Keeps an LP optimum as a witness and raises every open bound its duals prove. False when the LP gave no optimum. */
-  const learn = (minimum: ColumnMinimum): boolean => {
+  const learn = (minimum: LpMinimum): boolean => {
     lpSolves++;
     if (minimum.status !== 'optimal') {
       complete = false;
@@ -92,7 +92,7 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
       const proven = Math.min(upper[column], duals.forColumn(column));
       if (proven <= lower[column]) continue;
       lower[column] = proven;
-      minimizer.raiseLower(column, proven);
+      minimizer.restrict(column, proven, upper[column]);
       for (let w = witnesses.length - 1; w >= (solution ? 1 : 0); w--) {
         if (witnesses[w][column] < proven - SKIP_TOLERANCE) witnesses.splice(w, 1);
       }
@@ -118,7 +118,7 @@ export function certify(highs: Highs, formulation: Formulation, propagated: Boun
       const j = open[i];
       if (target(j) <= lower[j] || witnessed(j)) continue;
       const minimum = minimizer.minimize([j], 'interior-point', options);
-      if (!learn(minimum) && minimum.status === 'timeout') break;
+      if (!learn(minimum) && minimum.status === 'stopped') break;
     }
   } finally {
     minimizer.dispose();

@@ -29,7 +29,7 @@ export interface SparseColumns {
 const asColumns = new WeakMap<Formulation, SparseColumns>();
 
 /** The aggregated formulation seen as a sparse system (computed once per formulation). */
-function columnsOf(system: Formulation | SparseColumns): SparseColumns {
+export function columnsOf(system: Formulation | SparseColumns): SparseColumns {
   if ('colStart' in system) return system;
   let columns = asColumns.get(system);
   if (!columns) {

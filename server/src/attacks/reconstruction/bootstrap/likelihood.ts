@@ -9,11 +9,12 @@
  * out of a tree may sit in a leaf holding none of its class), merged by signature; then one MILP
  * whose best point at the deadline is the answer.
  */
+import type { Highs } from 'highs';
 import type { Forest } from '../../../forest/schema';
 import { createCellEnumerator, NODES_PER_SLICE } from '../cells';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { UNSET } from '../groups';
-import { discardHighs, loadHighs, solveSparseMilp } from '../highs';
+import { solveMilp, withHighs } from '../highs';
 import type { LeafTable } from '../leaves';
 import { mergeBySignature } from '../merge';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
@@ -74,31 +75,29 @@ export async function reconstructByLikelihood(forest: Forest, table: LeafTable, 
   await yieldToEventLoop();
   if (ctx.stopped()) return ctx.answer({ status: 'timeout', reason: `${whyNotReplayed}; ${ctx.stopReason()} before the likelihood MILP could start`, rows: statedRows, certifiedRows: 0 });
   const upper = new Float64Array(problem.numCols).fill(rows);
-  try {
-    const highs = await loadHighs();
+  return withHighs(solveLikelihood, (reason) => ctx.answer({ status: 'failed', reason: `${whyNotReplayed}; ${reason}`, rows: statedRows, certifiedRows: 0 }));
+
+  function solveLikelihood(highs: Highs): ReconstructionResult {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveSparseMilp(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline });
+    const milp = solveMilp(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline });
     stats.milpMs = Date.now() - milpStart;
     const partial = complete ? '' : ` (the cell enumeration was cut short at ${stats.cells} cells to leave the solver time)`;
     if (milp.status === 'infeasible') {
       return ctx.answer({ status: 'failed', reason: `${whyNotReplayed}; no training set fits the leaf counts within ${'at most 7 draws per row and tree'}${partial}`, rows: statedRows, certifiedRows: 0 });
     }
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: `${whyNotReplayed}; ${milp.detail}`, rows: statedRows, certifiedRows: 0 });
-    if (milp.status === 'timeout') return ctx.answer({ status: 'timeout', reason: `${whyNotReplayed}; ${ctx.stopReason()} before the solver found a training set that fits${partial}`, rows: statedRows, certifiedRows: 0 });
+    if (!milp.colValue) return ctx.answer({ status: 'timeout', reason: `${whyNotReplayed}; ${ctx.stopReason()} before the solver found a training set that fits${partial}`, rows: statedRows, certifiedRows: 0 });
     const reconstruction: ReconstructedRow[] = [];
     for (let k = 0; k < formulation.cellColumns; k++) {
-      const count = Math.round(milp.values[k]);
+      const count = Math.round(milp.colValue[k]);
       const cell = cells[formulation.colCell[k]];
       for (let copy = 0; copy < count; copy++) {
         reconstruction.push({ values: Array.from(cell.values, (v) => (v === UNSET ? null : v)), label: forest.classes[formulation.colClass[k]], certified: false });
       }
     }
-    const optimality = milp.proven ? 'proven the most likely' : `not proven the most likely: ${ctx.stopReason()} during the search`;
+    const optimality = milp.status === 'optimal' ? 'proven the most likely' : `not proven the most likely: ${ctx.stopReason()} during the search`;
     return ctx.answer({ status: 'bounded', reason: `${whyNotReplayed}; ${estimate} (${optimality})${partial}`, rows: statedRows ?? reconstruction.length, certifiedRows: 0, reconstruction });
-  } catch (error) {
-    discardHighs();
-    return ctx.answer({ status: 'failed', reason: `${whyNotReplayed}; the solver failed: ${(error as Error).message}`, rows: statedRows, certifiedRows: 0 });
   }
 }
 

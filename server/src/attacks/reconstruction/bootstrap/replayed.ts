@@ -7,7 +7,7 @@
 import type { Highs } from 'highs';
 import type { Forest } from '../../../forest/schema';
 import { yieldToEventLoop, type RunContext } from '../context';
-import { discardHighs, loadHighs, solveSparseMilp } from '../highs';
+import { solveMilp, withHighs } from '../highs';
 import type { LeafTable } from '../leaves';
 import type { ReconstructionResult } from '../types';
 import type { ReplayedDraws } from './draws';
@@ -67,21 +67,17 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   if (ctx.stopped()) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after bound propagation`, rows, certifiedRows: 0 });
 
   // 3. One integer solution, then the certificate.
-  let highs: Highs;
-  try {
-    highs = await loadHighs();
-  } catch (error) {
-    return ctx.answer({ status: 'failed', reason: `HiGHS could not be loaded: ${(error as Error).message}`, rows, certifiedRows: 0 });
-  }
-  try {
+  return withHighs(solveAndCertify, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
+
+  async function solveAndCertify(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveSparseMilp(highs, system, bounds, { deadline });
+    const milp = solveMilp(highs, system, bounds, { deadline });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
-    if (milp.status === 'timeout') return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} during the integer solve`, rows, certifiedRows: 0 });
-    const solution = Int32Array.from(milp.values, (v) => Math.round(v));
+    if (!milp.colValue) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} during the integer solve`, rows, certifiedRows: 0 });
+    const solution = Int32Array.from(milp.colValue, (v) => Math.round(v));
     if (!satisfiesSystem(system, solution, bounds)) return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
     await yieldToEventLoop();
     if (ctx.stopped()) return answer(solution, bounds, 'timeout', `${ctx.stopReason()} after the integer solve`);
@@ -102,8 +98,5 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     }).length;
     if (!certificate.complete) return answer(solution, certificate.bounds, 'timeout', `${ctx.stopReason()} while certifying`);
     return answer(solution, certificate.bounds, 'exact');
-  } catch (error) {
-    discardHighs();
-    return ctx.answer({ status: 'failed', reason: `the solver failed: ${(error as Error).message}`, rows, certifiedRows: 0 });
   }
 }

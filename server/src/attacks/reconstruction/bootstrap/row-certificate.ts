@@ -18,7 +18,7 @@
  */
 import type { Highs } from 'highs';
 import { DualBounds } from '../dual-bounds';
-import { SparseMinimizer, type SolveLimits } from '../highs';
+import { ColumnMinimizer, type SolveLimits } from '../highs';
 import { probeSystem, propagateSystem, type IntegerBounds } from './propagation';
 import type { IntegerSystem } from './system';
 
@@ -68,12 +68,12 @@ export function certifyRows(
   // 3. LP bounds.
   const support: number[] = [];
   for (let j = 0; j < system.numCols; j++) if (solution[j] > 0) support.push(j);
-  const minimizer = new SparseMinimizer(highs, system, bounds, support);
+  const minimizer = new ColumnMinimizer(highs, system, bounds, support);
   let lpSolves = 0;
   let complete = true;
   const unprovable = new Uint8Array(system.numCols);
   const learn = (objective: number[]): boolean => {
-    const minimum = minimizer.minimize(objective, limits);
+    const minimum = minimizer.minimize(objective, 'simplex', limits);
     lpSolves++;
     if (minimum.status !== 'optimal') {
       complete = false;

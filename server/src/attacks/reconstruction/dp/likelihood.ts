@@ -16,14 +16,14 @@ import type { Forest } from '../../../forest/schema';
 import { createCellEnumerator, enumerateInSlices } from '../cells';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { UNSET } from '../groups';
-import { discardHighs, loadHighs } from '../highs';
+import { withHighs } from '../highs';
 import { mergeBySignature, type MergedCell } from '../merge';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
 import { buildLikelihood, negativeLogLikelihood, rowCounts, type LikelihoodFormulation } from './formulation';
 import { imputeUndetermined } from './impute';
 import { rowsInterval, type RowsInterval } from './noise';
 import { buildNoisyLeafTable, type NoisyLeafTable } from './noisy-leaves';
-import { solveLikelihood, type LikelihoodSolution } from './solve';
+import { solveLikelihood, type LikelihoodSolution, type SolveControl } from './solve';
 
 /** The inner workings behind a result, for tests and benchmarks. */
 export interface DpReconstructionDetails {
@@ -79,20 +79,9 @@ export async function reconstructDp(forest: Forest, ctx: RunContext, expose: (de
   await yieldToEventLoop();
   if (ctx.stopped()) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} before the solver started`, rows: stated, certifiedRows: 0 });
 
-  let solved: LikelihoodSolution | { error: string };
   const milpStart = Date.now();
-  try {
-    const highs = await loadHighs();
-    solved = solveLikelihood(highs, formulation, {
-      started: ctx.started,
-      deadline: ctx.deadline,
-      stopped: () => ctx.stopped(),
-      onPhase: (phase) => ctx.progress(phase === 'milp' ? 'milp' : 'search'),
-    });
-  } catch (error) {
-    discardHighs();
-    return ctx.answer({ status: 'failed', reason: `the solver failed: ${(error as Error).message}`, rows: stated, certifiedRows: 0 });
-  }
+  const control: SolveControl = { started: ctx.started, deadline: ctx.deadline, stopped: () => ctx.stopped(), onPhase: (phase) => ctx.progress(phase === 'milp' ? 'milp' : 'search') };
+  const solved = await withHighs<LikelihoodSolution | { error: string }>((highs) => solveLikelihood(highs, formulation, control), (reason) => ({ error: reason }));
   stats.milpMs = Date.now() - milpStart;
   if ('error' in solved) return ctx.answer({ status: 'failed', reason: solved.error, rows: stated, certifiedRows: 0 });
   const solution = solved;
