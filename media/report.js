@@ -1,5 +1,7 @@
 // The privacy report's script (webview and standalone HTML): charts (Chart.js 4), the row
-// heatmap, the reveal of the values, and link handling in the webview.
+// heatmap, the reveal of the values, and link handling in the webview. In the webview, a running
+// reconstruction's timeline arrives as messages ({type: 'timeline'}, server/src/report/html/live.ts)
+// and redraws the progress charts in place, and the scroll position survives a new rendering.
 //
 // The report data is untrusted text (feature names come from model files): it is read from the
 // JSON block and only ever put into the page with textContent and DOM APIs, never innerHTML.
@@ -16,6 +18,10 @@
   var REVEAL_TABLE_LIMIT = 2000;
   var FEATURE_CHART_LIMIT = 40;
   var charts = [];
+  // The progress and phase charts, redrawn on their own when a running reconstruction's timeline grows.
+  var timelineCharts = [];
+  // A live redraw about once a second: no entry animation, which would make the charts pulse.
+  var redrawing = false;
   var hasChart = typeof Chart === 'function';
   if (!hasChart) body.classList.add('no-charts');
 
@@ -80,7 +86,7 @@
     return {
       responsive: true,
       maintainAspectRatio: false,
-      animation: reducedMotion ? false : { duration: 400 },
+      animation: reducedMotion || redrawing ? false : { duration: 400 },
       plugins: { legend: { labels: { color: p.fg, boxWidth: 14 } }, tooltip: {} },
     };
   }
@@ -176,10 +182,8 @@
     var canvas = document.getElementById('chart-phases');
     if (!canvas) return;
     var runs = phaseRuns(report.timeline);
-    if (!runs.length) {
-      canvas.parentElement.hidden = true;
-      return;
-    }
+    canvas.parentElement.hidden = !runs.length;
+    if (!runs.length) return;
     var phases = [];
     runs.forEach(function (run) { if (phases.indexOf(run.phase) < 0) phases.push(run.phase); });
     var end = report.timeline[report.timeline.length - 1].ms / 1000;
@@ -321,23 +325,77 @@
     var p = palette();
     charts.forEach(function (chart) { chart.destroy(); });
     charts = [];
+    timelineCharts = [];
     if (hasChart) {
       Chart.defaults.color = p.fg;
       Chart.defaults.borderColor = withAlpha(p.lines, 0.5);
       if (p.font) Chart.defaults.font.family = p.font;
       [featureChart, progressChart, phaseChart, advisorChart].forEach(function (draw) {
-        try {
-          draw(p);
-        } catch (error) {
-          console.error('model-privacy-lint report: a chart failed', error);
-        }
+        drawChart(draw, p);
       });
     }
     heatmap(p);
     body.setAttribute('data-charts', String(charts.length));
   }
 
+  function drawChart(draw, p) {
+    var before = charts.length;
+    try {
+      draw(p);
+    } catch (error) {
+      console.error('model-privacy-lint report: a chart failed', error);
+    }
+    if (draw === progressChart || draw === phaseChart) timelineCharts = timelineCharts.concat(charts.slice(before));
+  }
+
+  // A longer timeline of the running reconstruction: the two charts drawn again (destroyed and
+  // made in the same task, so the page never paints them empty), and the phase table's rows.
+  function updateTimeline(message) {
+    if (!Array.isArray(message.timeline) || !Array.isArray(message.phases)) return;
+    report.timeline = message.timeline;
+    if (hasChart) {
+      var p = palette();
+      timelineCharts.forEach(function (chart) {
+        chart.destroy();
+        charts.splice(charts.indexOf(chart), 1);
+      });
+      timelineCharts = [];
+      redrawing = true;
+      try {
+        drawChart(progressChart, p);
+        drawChart(phaseChart, p);
+      } finally {
+        redrawing = false;
+      }
+      body.setAttribute('data-charts', String(charts.length));
+    }
+    var summary = document.getElementById('phases-summary');
+    if (summary) summary.textContent = String(message.summary);
+    var rows = document.getElementById('phases-body');
+    if (!rows) return;
+    while (rows.firstChild) rows.removeChild(rows.firstChild);
+    message.phases.forEach(function (phase) {
+      var tr = rows.insertRow();
+      var th = tr.appendChild(cell('th', String(phase[0])));
+      th.setAttribute('scope', 'row');
+      for (var i = 1; i < 4; i++) tr.appendChild(cell('td', String(phase[i]), 'num'));
+    });
+  }
+
   drawAll();
+  // Whole-page renderings (the run ended, findings changed) keep the reader's place: the webview's
+  // state outlives its page.
+  if (vscode) {
+    var saved = vscode.getState();
+    if (saved && typeof saved.scrollY === 'number') window.scrollTo(0, saved.scrollY);
+    var scrollTimer;
+    window.addEventListener('scroll', function () {
+      clearTimeout(scrollTimer);
+      scrollTimer = setTimeout(function () {
+        vscode.setState({ scrollY: window.scrollY });
+      }, 150);
+    });
+  }
   // VS Code swaps the body's theme classes (vscode-light / vscode-dark / vscode-high-contrast).
   new MutationObserver(drawAll).observe(body, { attributes: true, attributeFilter: ['class'] });
   if (window.matchMedia) {
@@ -427,6 +485,7 @@
       var message = event.data;
       if (!message || typeof message !== 'object') return;
       if (message.type === 'rows') showRows(message.rows);
+      if (message.type === 'timeline') updateTimeline(message);
       if (message.type === 'rows-unavailable' && button) {
         button.disabled = false;
         button.textContent = 'Reveal reconstructed values';

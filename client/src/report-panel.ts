@@ -50,7 +50,8 @@ export class ReportViews implements vscode.Disposable {
     if (!this.views.has(key)) this.views.set(key, new Set());
     this.views.get(key)!.add(view);
     const visibility = panel.onDidChangeViewState(() => {
-      if (panel.visible) void view.refresh();
+      // Not retained when hidden: the page was rebuilt from its last HTML.
+      if (panel.visible) void view.refresh(false, true);
     });
     panel.onDidDispose(() => {
       visibility.dispose();

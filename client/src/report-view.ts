@@ -3,6 +3,10 @@
  * asks the server for the report, renders it with the shared renderer (server/src/report/html,
  * the same as the CLI's HTML report), and answers the page's messages.
  *
+ * While a reconstruction runs, the report changes about once a second, in its timeline only: the
+ * new timeline is posted to the page, which redraws its progress charts in place (html/live.ts),
+ * so the reader's scroll position and open sections stay put. Any other change renders the page.
+ *
  * The reconstructed values are personal data: the report never holds them. They are fetched only
  * when the reader clicks "reveal" AND confirms a modal warning, and are posted to this page alone.
  */
@@ -11,7 +15,7 @@ import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { ANALYZE_FILE_REQUEST, REPORT_REQUEST, REVEAL_ROWS_REQUEST } from '../../server/src/protocol';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
-import { renderReportHtml } from '../../server/src/report/html';
+import { renderReportHtml, timelineMessage } from '../../server/src/report/html';
 import { openLink } from './report-links';
 import { pendingHtml } from './report-pending';
 
@@ -29,12 +33,22 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return { enableScripts: true, localResourceRoots: [mediaRoot(extensionUri)] };
 }
 
+interface Shown {
+  key: string;
+  report?: PrivacyReport;
+}
+
 export class ReportView implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   /** Bumped by each refresh: an older request's answer never replaces a newer one's. */
   private generation = 0;
-  /** The report shown, without its build time: an unchanged report is not rendered again. */
-  private shown = '';
+  /**
+   * What the page's HTML was made from, and what the page shows now (that HTML, or a later timeline
+   * posted to it), each as a key (the report without its build time, or a placeholder's name) and
+   * the report. An unchanged report is not sent again.
+   */
+  private rendered: Shown = { key: '' };
+  private page: Shown = { key: '' };
   private analysisAsked = false;
   private disposed = false;
 
@@ -51,10 +65,12 @@ export class ReportView implements vscode.Disposable {
   /**
    * Shows the file's current report. With none yet (not analysed, or the server restarted), says
    * so and asks the server to analyse the file when `analyse` is set; its `reportChanged` then
-   * calls this again.
+   * calls this again. `reloaded`: the page was rebuilt from its HTML (a hidden panel shown again),
+   * so it no longer shows the timelines posted to it since.
    */
-  async refresh(analyse = false): Promise<void> {
+  async refresh(analyse = false, reloaded = false): Promise<void> {
     const generation = ++this.generation;
+    if (reloaded) this.page = this.rendered;
     const name = this.uri.path.split('/').pop() ?? this.uri.toString();
     const client = this.client();
     if (this.uri.scheme !== 'file') {
@@ -84,7 +100,16 @@ export class ReportView implements vscode.Disposable {
       return;
     }
     const key = JSON.stringify({ ...report, generatedAt: '' });
-    if (key === this.shown) return;
+    if (key === this.page.key) return;
+    const live = this.page.report && timelineMessage(this.page.report, report);
+    if (live) {
+      const before = this.page;
+      this.page = { key, report };
+      if (await this.webview.postMessage(live)) return;
+      // Not delivered (the page is hidden or gone): render it whole, unless a newer refresh did.
+      if (generation !== this.generation) return;
+      this.page = before;
+    }
     const nonce = randomBytes(16).toString('base64');
     const media = (...path: string[]) => this.webview.asWebviewUri(vscode.Uri.joinPath(mediaRoot(this.extensionUri), ...path)).toString();
     const html = renderReportHtml(report, {
@@ -94,7 +119,7 @@ export class ReportView implements vscode.Disposable {
       scripts: { chart: media('vendor', 'chart.umd.js'), report: media('report.js') },
       styles: { report: media('report.css') },
     });
-    this.setHtml(key, html);
+    this.setHtml(key, html, report);
   }
 
   private async analyseIfStillMissing(): Promise<void> {
@@ -114,9 +139,9 @@ export class ReportView implements vscode.Disposable {
     for (const subscription of this.subscriptions.splice(0)) subscription.dispose();
   }
 
-  private setHtml(key: string, html: string): void {
-    if (key === this.shown) return;
-    this.shown = key;
+  private setHtml(key: string, html: string, report?: PrivacyReport): void {
+    if (key === this.page.key) return;
+    this.rendered = this.page = report ? { key, report } : { key };
     this.webview.html = html;
   }
 

@@ -7,6 +7,10 @@
  * its file's generation has not moved since it was asked for, so a stale answer never follows the
  * fast findings of a newer file.
  *
+ * While it runs, the worker's timeline so far is kept (live-timelines.ts) for the privacy report's
+ * progress chart, and `onTimeline` says the report changed, at most once a second. The timeline
+ * goes with the run: its end, cancellation or staleness drops it.
+ *
  * Then the what-if advisor (issue 5): once a reconstruction is accepted, and if
  * `modelPrivacyLint.advisor.enabled`, a second job for the same file runs the advisor on that
  * result (reconstruction-worker.ts), within twice the time budget (as the CLI's `--advise`), with
@@ -26,6 +30,8 @@ import { GroupDeclarationSchema, type GroupDeclaration } from './recoverability/
 import { reconstructionKey, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { ReconstructionPool } from './reconstruction-pool';
 import { ProgressDisplay } from './reconstruction-progress';
+import { LiveTimelines } from './live-timelines';
+import type { TimelinePoint } from './report/model';
 import { recordAdvice } from './scripts/advice';
 
 export interface BackgroundReconstructionOptions {
@@ -40,6 +46,8 @@ export interface BackgroundReconstructionOptions {
   onStale: (uri: string) => void;
   /** The file's advisor answer arrived, or its answer was dropped (the file changed): the report and the script fixes changed. */
   onAdvice: (uri: string) => void;
+  /** The running reconstruction's timeline grew (throttled, see live-timelines.ts): an open report redraws. */
+  onTimeline?: (uri: string) => void;
   createProgress: () => Promise<WorkDoneProgressServerReporter>;
   log: (message: string) => void;
 }
@@ -55,9 +63,12 @@ export class BackgroundReconstruction {
   private readonly advice = new Map<string, { contentHash: string; advisor: AdvisorResult }>();
   /** Files whose advisor job is queued or running. */
   private readonly advising = new Set<string>();
+  /** The running reconstructions' timelines so far. */
+  private readonly live: LiveTimelines;
 
   constructor(private readonly options: BackgroundReconstructionOptions) {
     this.pool = new ReconstructionPool({ workerScript: options.workerScript, memoryMb: options.memoryMb, log: options.log });
+    this.live = new LiveTimelines((uri) => options.onTimeline?.(uri));
   }
 
   get busy(): boolean {
@@ -88,6 +99,11 @@ export class BackgroundReconstruction {
     return this.pending.has(uri);
   }
 
+  /** The timeline so far of the file's running reconstruction (phases and counters, no values). */
+  liveTimeline(uri: string): TimelinePoint[] | undefined {
+    return this.pending.has(uri) ? this.live.get(uri) : undefined;
+  }
+
   /** The file changed, was deleted, or the settings changed: what runs or was found for it is stale. */
   invalidate(uri: string): void {
     this.generations.set(uri, (this.generations.get(uri) ?? 0) + 1);
@@ -116,13 +132,20 @@ export class BackgroundReconstruction {
           // reach here: the newer run replaces the older, and so must its progress, or the older
           // one stays in the status bar for good.
           this.endProgress(uri);
+          this.live.drop(uri);
           const display = new ProgressDisplay(this.options.createProgress, 'Reconstructing training rows', basename(path), () => this.cancelByUser(uri));
           this.progress.set(uri, display);
         },
-        onProgress: (progress) => this.progress.get(uri)?.report(progress),
+        onProgress: (update) => {
+          if (!current()) return;
+          this.progress.get(uri)?.report(update);
+          if (update.timeline) this.live.update(uri, update.timeline);
+        },
       });
       if (!outcome || !current()) return;
       this.endProgress(uri);
+      // The outcome carries the final timeline (or, stale, none of this version's).
+      this.live.drop(uri);
       // The worker read the file again and found other bytes: analyse them (their reconstruction is
       // cached by now), rather than show an answer that does not match the fast findings.
       // (A failure carries no hash: the worker did not get that far, or died.)
@@ -143,7 +166,9 @@ export class BackgroundReconstruction {
     run()
       .catch((error: unknown) => this.options.log(`${path}: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
-        if (current()) this.pending.delete(uri);
+        if (!current()) return;
+        this.pending.delete(uri);
+        this.live.drop(uri);
       });
   }
 
@@ -206,6 +231,7 @@ export class BackgroundReconstruction {
   dispose(): void {
     for (const display of this.progress.values()) display.end();
     this.progress.clear();
+    this.live.dispose();
     this.pool.dispose();
   }
 
@@ -242,6 +268,7 @@ export class BackgroundReconstruction {
   private stop(uri: string): boolean {
     const wasRunning = this.pool.cancel(fileURLToPath(uri));
     this.endProgress(uri);
+    this.live.drop(uri);
     this.pending.delete(uri);
     this.advising.delete(uri);
     return wasRunning;

@@ -68,6 +68,13 @@ export interface AdvisorJobProgress {
 /** What the reconstruction worker posts while a job runs. */
 export type JobProgress = ReconstructionProgress | AdvisorJobProgress;
 
+/**
+ * A progress message of the worker. A reconstruction's carries its timeline so far (thinned, at
+ * most a few hundred points of phases and counters, never values), so that an open privacy report
+ * can draw the progress chart while the run goes on instead of only at its end.
+ */
+export type JobUpdate = JobProgress & { timeline?: TimelinePoint[] };
+
 /** A summary for a run that never reached the engine (unreadable model, worker fault). */
 /** An outcome for a run that never reached the engine: no rows, no timeline. */
 export function outcomeWithout(path: string, contentHash: string, status: 'skipped' | 'failed', reason: string): ReconstructionOutcome {

@@ -6,7 +6,7 @@
  * their inputs (model hash, sidecar, settings: `reconstructionKey`), so saving an unchanged model
  * or switching a setting back costs nothing.
  */
-import { outcomeWithout, type JobProgress, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
+import { outcomeWithout, type JobUpdate, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { WorkerQueue, type JobHooks } from './worker-queue';
 
 export interface ReconstructionPoolOptions {
@@ -29,7 +29,7 @@ const DEFAULT_GRACE_MS = 60_000;
 const DEFAULT_CACHE_ENTRIES = 64;
 
 export class ReconstructionPool {
-  private readonly queue: WorkerQueue<ReconstructionRequest, ReconstructionOutcome, JobProgress>;
+  private readonly queue: WorkerQueue<ReconstructionRequest, ReconstructionOutcome, JobUpdate>;
   private readonly cache = new Map<string, ReconstructionOutcome>();
   private readonly cacheEntries: number;
 
@@ -52,7 +52,7 @@ export class ReconstructionPool {
    * already known, else from the worker. Resolves `undefined` when a newer request for the file or
    * `cancel` replaced it. Any request replaces the file's queued or running one.
    */
-  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<JobProgress> = {}): Promise<ReconstructionOutcome | undefined> {
+  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<JobUpdate> = {}): Promise<ReconstructionOutcome | undefined> {
     const hit = key ? this.cache.get(key) : undefined;
     if (hit) {
       this.queue.cancel(path);

@@ -3,6 +3,7 @@
  * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
  * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
+ * A reconstruction's progress messages carry its timeline so far, for the report's live chart.
  * The reconstructed rows go back to the server with the summary, for the privacy report's explicit
  * reveal; the server keeps them in memory only (never in diagnostics, notifications or logs).
  * A job whose request carries `advise` runs the what-if advisor (advisor/) on the reconstruction
@@ -22,6 +23,7 @@ import {
   outcomeWithout,
   reconstructionKey,
   type JobProgress,
+  type JobUpdate,
   type ReconstructionOutcome,
   type ReconstructionProgress,
   type ReconstructionRequest,
@@ -59,10 +61,10 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     return outcomeWithout(path, report.contentHash, 'skipped', reason);
   }
   injectFault(path);
-  const post = throttledPoster(job.id);
-  if (options.advise) return runAdvisor(path, report.contentHash, report.forest, options, post);
+  if (options.advise) return runAdvisor(path, report.contentHash, report.forest, options, throttledPoster(job.id));
   const key = await reconstructionKey(path, report.contentHash, options);
   const timeline = new TimelineRecorder();
+  const post = throttledPoster(job.id, timeline);
   const onProgress = (progress: ReconstructionProgress) => {
     timeline.record(progress);
     post(progress);
@@ -86,8 +88,13 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
   };
 }
 
-/** Posts progress to the pool: a new phase at once, the same phase at most every PROGRESS_INTERVAL_MS. */
-function throttledPoster(id: number): (progress: JobProgress) => void {
+/**
+ * Posts progress to the pool: a new phase at once, the same phase at most every PROGRESS_INTERVAL_MS.
+ * With a recorder, each message carries the timeline so far (the report's live chart): at most a
+ * few hundred points, so copying it ten times a second costs little, and the server always holds
+ * the latest (it decides how often the report is redrawn).
+ */
+function throttledPoster(id: number, timeline?: TimelineRecorder): (progress: JobProgress) => void {
   let lastPhase = '';
   let lastPost = 0;
   return (progress) => {
@@ -95,7 +102,8 @@ function throttledPoster(id: number): (progress: JobProgress) => void {
     if (progress.phase === lastPhase && now - lastPost < PROGRESS_INTERVAL_MS) return;
     lastPhase = progress.phase;
     lastPost = now;
-    parentPort!.postMessage({ id, progress });
+    const update: JobUpdate = timeline ? { ...progress, timeline: timeline.timeline() } : progress;
+    parentPort!.postMessage({ id, progress: update });
   };
 }
 

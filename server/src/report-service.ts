@@ -1,7 +1,7 @@
 /**
  * The editor's privacy report (issue 5): answers the client's `report` and `revealRows` requests
  * from what the server already holds for a file (its fast findings, its last reconstruction with
- * the progress timeline, the advisor's simulations once there are any), and offers the
+ * the progress timeline, or the running one's timeline so far, the advisor's simulations once there are any), and offers the
  * "Open privacy report" code action on model files' diagnostics.
  *
  * The reconstructed values leave the server only through `revealRows`, which the client sends
@@ -12,7 +12,7 @@ import type { FileReport } from './linter';
 import { SHOW_REPORT_COMMAND, type Settings } from './protocol';
 import type { ReconstructionOutcome } from './reconstruction-job';
 import { buildReport, revealRows } from './report/build';
-import type { AdvisorReport, PrivacyReport, RevealedRows, ScriptReference } from './report/model';
+import type { AdvisorReport, PrivacyReport, RevealedRows, ScriptReference, TimelinePoint } from './report/model';
 
 export interface ReportSources {
   /** The file's latest fast findings; undefined when it was not analysed (or was deleted). */
@@ -21,6 +21,8 @@ export interface ReportSources {
   outcome(uri: string): ReconstructionOutcome | undefined;
   /** Whether the file's reconstruction is queued or running. */
   running(uri: string): boolean;
+  /** The running reconstruction's timeline so far, for the live progress chart (no values). */
+  liveTimeline?(uri: string): TimelinePoint[] | undefined;
   /** The advisor's what-if simulations, once they ran on the file's current version (background-reconstruction.ts). */
   advisor?(uri: string): AdvisorReport | undefined;
   /** The training-script lines that build and save this model (scripts/service.ts). */
@@ -44,7 +46,9 @@ export class ReportService {
       file,
       ...(outcome
         ? { features: outcome.features, timeline: outcome.timeline, ...(outcome.result ? { reconstruction: outcome.result } : {}) }
-        : { running: this.sources.running(uri) }),
+        : this.sources.running(uri)
+          ? { running: true, timeline: this.sources.liveTimeline?.(uri) ?? [] }
+          : { running: false }),
       ...(advisor ? { advisor } : {}),
       scripts: this.sources.scripts?.(uri) ?? [],
       ...(docsBaseUrl ? { docsBaseUrl } : {}),

@@ -89,6 +89,8 @@ const background = new BackgroundReconstruction({
     scripts.publishAll();
     for (const stale of scripts.stale(known.keys())) void publish(stale);
   },
+  // The running reconstruction's timeline grew (at most once a second): an open report redraws its chart.
+  onTimeline: (uri) => reportChanged(uri),
   createProgress: () => connection.window.createWorkDoneProgress(),
   log: (message) => connection.console.log(message),
 });
@@ -97,6 +99,7 @@ const reports = new ReportService({
   lint: (uri) => known.get(uri),
   outcome: (uri) => background.outcome(uri),
   running: (uri) => background.running(uri),
+  liveTimeline: (uri) => background.liveTimeline(uri),
   advisor: (uri) => background.advisor(uri, known.get(uri)?.contentHash),
   scripts: (uri) => scripts.references(fileURLToPath(uri)),
   settings: () => settings,

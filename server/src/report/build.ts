@@ -127,7 +127,7 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
       seconds: 0,
       claim: 'none',
       summary: input.running
-        ? 'The reconstruction is running; the figures appear when it ends.'
+        ? 'The reconstruction is running: the progress chart follows it, and the figures appear when it ends.'
         : input.file.model
           ? 'No reconstruction ran on this model: nothing is known yet about which training rows it gives away.'
           : 'The file could not be read as a model (see the findings).',

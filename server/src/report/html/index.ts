@@ -22,6 +22,7 @@ import * as section from './sections';
 
 export { escapeHtml, jsonForScript } from './escape';
 export { ROW_TABLE_LIMIT } from './sections';
+export { timelineMessage, type TimelineMessage } from './live';
 
 export interface RenderOptions {
   /** A fresh random nonce per rendering (base64, at least 16 characters, e.g. 16 random bytes). */

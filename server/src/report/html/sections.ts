@@ -10,7 +10,8 @@
  */
 import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
-import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, PHASE_WORDS, phaseRuns, STATUS_WORDS } from './format';
+import { count, duration, errorValue, METHOD_WORDS, percent, STATUS_WORDS } from './format';
+import { phaseRows, phaseSummary } from './live';
 
 /** Rows listed in the exposure table; the heatmap above it shows every row. */
 export const ROW_TABLE_LIMIT = 500;
@@ -199,16 +200,23 @@ ${revealControls}
 }
 
 export function progress(report: PrivacyReport): string {
-  const runs = phaseRuns(report.timeline);
+  const phases = phaseRows(report.timeline);
+  const running = report.headline.status === 'running';
+  // While the run goes on, the editor redraws the charts and the phase table in place (html/live.ts).
+  const lede = running
+    ? "The reconstruction is running: the engine's phases so far, redrawn as it reports. A solve by HiGHS reports nothing until it returns, and rows are certified at the end, so the row curve comes with the answer."
+    : "Rows certified and reconstructed over the run, and the engine's phases. The engine certifies rows at the end of its work, so the curve rises when the answer is in.";
   const body = report.timeline.length
-    ? `<p class="lede">Rows certified and reconstructed over the run, and the engine's phases. The engine certifies rows at the end of its work, so the curve rises when the answer is in.</p>
+    ? `<p class="lede">${h(lede)}</p>
 <div class="chart-box" data-chart="progress"><canvas id="chart-progress" role="img" aria-label="Line chart of certified and reconstructed rows over time, with the engine's phases; the table below lists the phases"></canvas></div>
 <div class="chart-box chart-box-short" data-chart="phases"><canvas id="chart-phases" role="img" aria-label="Timeline of the engine's phases"></canvas></div>
-<details class="table-details"><summary>Phases (${h(count(runs.length))})</summary>
-<table class="data"><thead><tr><th scope="col">Phase</th><th scope="col" class="num">From</th><th scope="col" class="num">To</th><th scope="col" class="num">Duration</th></tr></thead><tbody>
-${runs.map((run) => `<tr><th scope="row">${h(PHASE_WORDS[run.phase] ?? run.phase)}</th><td class="num">${h(milliseconds(run.from))}</td><td class="num">${h(milliseconds(run.to))}</td><td class="num">${h(milliseconds(run.to - run.from))}</td></tr>`).join('\n')}
+<details class="table-details"><summary id="phases-summary">${h(phaseSummary(phases.length))}</summary>
+<table class="data"><thead><tr><th scope="col">Phase</th><th scope="col" class="num">From</th><th scope="col" class="num">To</th><th scope="col" class="num">Duration</th></tr></thead><tbody id="phases-body">
+${phases.map(([phase, from, to, length]) => `<tr><th scope="row">${h(phase)}</th><td class="num">${h(from)}</td><td class="num">${h(to)}</td><td class="num">${h(length)}</td></tr>`).join('\n')}
 </tbody></table></details>`
-    : '<p class="empty">No progress was recorded for this reconstruction.</p>';
+    : running
+      ? '<p class="empty">The reconstruction is running; its progress appears here as the engine reports it.</p>'
+      : '<p class="empty">No progress was recorded for this reconstruction.</p>';
   return `<section id="progress" class="card" aria-labelledby="progress-title">
 <h2 id="progress-title">Progress over time</h2>
 ${body}
