@@ -116,7 +116,8 @@ test('a running reconstruction\'s report carries its timeline so far, redrawn wh
   const [done] = statusAt(client, uri, 'done');
   const during = client.notifications.slice(running + 1, done).filter(isReportChanged(uri)).length;
   t.diagnostic(`reportChanged during the run: ${during}`);
-  assert.ok(during >= 3, `reportChanged came more than once while the run went on (${during}, the start's included)`);
+  // The start's, then at least one redraw: a solve blocks the worker for seconds, so the count depends on the machine.
+  assert.ok(during >= 2, `reportChanged came again while the run went on (${during}, the start's included)`);
   assert.ok(during <= 2 + Math.ceil(end.ms / 1000) + 1, `and throttled (${during} in ${end.ms} ms)`);
 
   // After the run: the final timeline, which no late redraw replaces.
