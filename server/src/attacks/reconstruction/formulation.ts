@@ -75,42 +75,67 @@ export function buildFormulation(table: LeafTable, cells: readonly MergedCell[],
       }
     }
   }
+  const { formulation, emptyRow: r } = assembleFormulation({ trees, classes, total: table.rows, colCell, colClass, colRows, rowRhs, rowTree, rowLeaf, rowClass });
+  if (r >= 0) {
+    const tree = table.trees[rowTree[r]];
+    return {
+      ok: false,
+      reason: `tree ${rowTree[r]} node ${tree.nodes[rowLeaf[r]]} holds ${rowRhs[r]} rows of class ${String(classLabels[rowClass[r]])}, but no assignment of binary features that the other trees allow reaches it`,
+    };
+  }
+  return { ok: true, formulation };
+}
+
+/** What a formulation builder collects: columns with their row in each tree, and the rows. */
+export interface FormulationParts {
+  trees: number;
+  classes: number;
+  total: number;
+  colCell: number[];
+  colClass: number[];
+  /** Row of column j in tree t: `colRows[j * trees + t]`. */
+  colRows: number[];
+  rowRhs: number[];
+  rowTree: number[];
+  rowLeaf: number[];
+  rowClass: number[];
+}
+
+/**
+ * Packs the parts into a Formulation with its columns indexed by row. Shared by this builder and
+ * multiclass-formulation.ts, which differ only in which rows a leaf gives. `emptyRow` is the first
+ * row no column enters (-1 when there is none): its count cannot be met, which the caller explains
+ * in its own terms.
+ */
+export function assembleFormulation(parts: FormulationParts): { formulation: Formulation; emptyRow: number } {
+  const { trees, colRows, rowRhs } = parts;
   const numRows = rowRhs.length;
-  const numCols = colCell.length;
+  const numCols = parts.colCell.length;
   const rowStart = new Int32Array(numRows + 1);
   for (const row of colRows) rowStart[row + 1]++;
   for (let r = 0; r < numRows; r++) rowStart[r + 1] += rowStart[r];
   const fill = rowStart.slice(0, numRows);
   const rowCols = new Int32Array(colRows.length);
   for (let j = 0; j < numCols; j++) for (let t = 0; t < trees; t++) rowCols[fill[colRows[j * trees + t]]++] = j;
-  for (let r = 0; r < numRows; r++) {
-    if (rowStart[r + 1] === rowStart[r]) {
-      const tree = table.trees[rowTree[r]];
-      return {
-        ok: false,
-        reason: `tree ${rowTree[r]} node ${tree.nodes[rowLeaf[r]]} holds ${rowRhs[r]} rows of class ${String(classLabels[rowClass[r]])}, but no assignment of binary features that the other trees allow reaches it`,
-      };
-    }
-  }
-  return {
-    ok: true,
-    formulation: {
-      trees,
-      classes,
-      total: table.rows,
-      numCols,
-      numRows,
-      colCell: Int32Array.from(colCell),
-      colClass: Int32Array.from(colClass),
-      colRows: Int32Array.from(colRows),
-      rowRhs: Int32Array.from(rowRhs),
-      rowStart,
-      rowCols,
-      rowTree: Int32Array.from(rowTree),
-      rowLeaf: Int32Array.from(rowLeaf),
-      rowClass: Int32Array.from(rowClass),
-    },
+  let emptyRow = -1;
+  for (let r = 0; r < numRows && emptyRow < 0; r++) if (rowStart[r + 1] === rowStart[r]) emptyRow = r;
+  const formulation: Formulation = {
+    trees,
+    classes: parts.classes,
+    total: parts.total,
+    numCols,
+    numRows,
+    colCell: Int32Array.from(parts.colCell),
+    colClass: Int32Array.from(parts.colClass),
+    colRows: Int32Array.from(colRows),
+    rowRhs: Int32Array.from(rowRhs),
+    rowStart,
+    rowCols,
+    rowTree: Int32Array.from(parts.rowTree),
+    rowLeaf: Int32Array.from(parts.rowLeaf),
+    rowClass: Int32Array.from(parts.rowClass),
   };
+  return { formulation, emptyRow };
 }
 
 /** Whether integer multiplicities satisfy every leaf equality exactly (and are nonnegative). */

@@ -11,7 +11,7 @@
  *                     (leaf-masks.ts: leaf sets as bit masks; groups.ts: declared one-hot groups)
  *     merge.ts        cells every tree sends to the same leaves become one
  *     formulation.ts  one integer unknown per (cell, class); every leaf's per-class count an equality
- *     propagation.ts  integer bounds implied by the equalities, and probing
+ *     propagation.ts  integer bounds implied by the equalities, and probing (bootstrap/ uses it too)
  *     certify.ts      proven lower bounds per (cell, class): rows certainly in the training data
  *     dual-bounds.ts  the weak-duality arithmetic the certificate's soundness rests on
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)

@@ -12,7 +12,7 @@
  * holds the rows of all other classes, an upper bound on each. The cell enumeration only asks
  * whether a leaf can hold a class (count > 0), for which the bound is sound.
  */
-import type { Formulation, FormulationResult } from './formulation';
+import { assembleFormulation, type FormulationResult } from './formulation';
 import type { LeafTable } from './leaves';
 import type { MergedCell } from './merge';
 
@@ -64,36 +64,12 @@ export function oneVsRestFormulation(classOfTree: readonly number[]) {
         }
       }
     }
-    const numRows = rowRhs.length;
-    const numCols = colCell.length;
-    const rowStart = new Int32Array(numRows + 1);
-    for (const row of colRows) rowStart[row + 1]++;
-    for (let r = 0; r < numRows; r++) rowStart[r + 1] += rowStart[r];
-    const fill = rowStart.slice(0, numRows);
-    const rowCols = new Int32Array(colRows.length);
-    for (let j = 0; j < numCols; j++) for (let t = 0; t < trees; t++) rowCols[fill[colRows[j * trees + t]]++] = j;
-    for (let r = 0; r < numRows; r++) {
-      if (rowStart[r + 1] > rowStart[r]) continue;
+    // rowClass -1: the row counts every class but the tree's own.
+    const { formulation, emptyRow: r } = assembleFormulation({ trees, classes, total: table.rows, colCell, colClass, colRows, rowRhs, rowTree, rowLeaf, rowClass });
+    if (r >= 0) {
       const what = rowClass[r] >= 0 ? `of class ${String(classLabels[rowClass[r]])}` : `of the classes other than ${String(classLabels[classOfTree[rowTree[r]]])}`;
       return { ok: false, reason: `tree ${rowTree[r]} node ${table.trees[rowTree[r]].nodes[rowLeaf[r]]} holds ${rowRhs[r]} rows ${what}, but no cell the other trees allow reaches it` };
     }
-    const formulation: Formulation = {
-      trees,
-      classes,
-      total: table.rows,
-      numCols,
-      numRows,
-      colCell: Int32Array.from(colCell),
-      colClass: Int32Array.from(colClass),
-      colRows: Int32Array.from(colRows),
-      rowRhs: Int32Array.from(rowRhs),
-      rowStart,
-      rowCols,
-      rowTree: Int32Array.from(rowTree),
-      rowLeaf: Int32Array.from(rowLeaf),
-      // -1: the row counts every class but the tree's own.
-      rowClass: Int32Array.from(rowClass),
-    };
     return { ok: true, formulation };
   };
 }

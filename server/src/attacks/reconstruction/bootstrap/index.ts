@@ -6,7 +6,7 @@
  *     row-candidates.ts        each row's possible (cell, class) pairs, from the trees that drew it
  *     replayed-formulation.ts  one binary unknown per candidate; weighted leaf and distinct counts
  *     system.ts                the integer system, by columns and by rows
- *     propagation.ts           integer bound propagation and probing with any positive coefficients
+ *     ../propagation.ts        integer bound propagation and probing (shared with the aggregated method)
  *     row-certificate.ts       rows (and values) proven the same in every solution
  *     indexed-rows.ts          the solution back to rows at their training indices
  *   likelihood.ts            no usable seeds: the DRAFT paper's maximum-likelihood estimate

@@ -6,7 +6,7 @@
  */
 import { UNSET } from '../groups';
 import type { ReconstructedRow } from '../types';
-import type { IntegerBounds } from './propagation';
+import type { Bounds } from '../propagation';
 import type { ReplayedFormulation } from './replayed-formulation';
 import type { RowCandidates } from './row-candidates';
 
@@ -15,7 +15,7 @@ export function indexedRows(
   candidates: readonly RowCandidates[],
   labels: readonly (string | number | boolean)[],
   solution: ArrayLike<number>,
-  proven: IntegerBounds | undefined,
+  proven: Bounds | undefined,
 ): ReconstructedRow[] {
   const { rowColumns, colCell, colClass } = formulation;
   return candidates.map((row, i) => {

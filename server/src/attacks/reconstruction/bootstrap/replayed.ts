@@ -12,7 +12,7 @@ import type { LeafTable } from '../leaves';
 import type { ReconstructionResult } from '../types';
 import type { ReplayedDraws } from './draws';
 import { indexedRows } from './indexed-rows';
-import { propagateSystem, type IntegerBounds } from './propagation';
+import { propagateSystem, type Bounds } from '../propagation';
 import { buildReplayedFormulation } from './replayed-formulation';
 import { certifyRows } from './row-certificate';
 import { rowCandidates, type RowCandidates } from './row-candidates';
@@ -48,10 +48,10 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   stats.columns = system.numCols;
   stats.constraints = system.numRows;
   ctx.progress('propagation');
-  const bounds: IntegerBounds = { lower: new Int32Array(system.numCols), upper: new Int32Array(system.numCols).fill(1) };
+  const bounds: Bounds = { lower: new Int32Array(system.numCols), upper: new Int32Array(system.numCols).fill(1) };
   if (!propagateSystem(system, bounds)) return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict the replayed draws: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
   const certifiable = draws.otherRows === 0;
-  const answer = (solution: ArrayLike<number>, proven: IntegerBounds | undefined, status: 'exact' | 'bounded' | 'timeout', reason?: string) => {
+  const answer = (solution: ArrayLike<number>, proven: Bounds | undefined, status: 'exact' | 'bounded' | 'timeout', reason?: string) => {
     const reconstruction = indexedRows(formulation, candidates, labels, solution, certifiable ? proven : undefined);
     const certifiedRows = reconstruction.filter((r) => r.certified).length;
     const final = status === 'exact' && certifiedRows < rows ? 'bounded' : status;

@@ -19,12 +19,12 @@
 import type { Highs } from 'highs';
 import { DualBounds } from '../dual-bounds';
 import { ColumnMinimizer, type SolveLimits } from '../highs';
-import { probeSystem, propagateSystem, type IntegerBounds } from './propagation';
+import { probeSystem, propagateSystem, type Bounds } from '../propagation';
 import type { IntegerSystem } from './system';
 
 export interface RowCertificate {
   /** Proven bounds per column (lower 1: chosen in every solution; upper 0: in none). */
-  bounds: IntegerBounds;
+  bounds: Bounds;
   lpSolves: number;
   probed: number;
   /** False when time ran out first (the proofs found are valid, only fewer). */
@@ -38,7 +38,7 @@ export function certifyRows(
   highs: Highs,
   system: IntegerSystem,
   rowColumns: Int32Array,
-  propagated: IntegerBounds,
+  propagated: Bounds,
   solution: ArrayLike<number>,
   limits: SolveLimits & { shouldStop?: () => boolean; onProgress?: (done: number, total: number) => void },
 ): RowCertificate {
