@@ -20,14 +20,16 @@
  *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
- *   boosting.ts     XGBoost models: which of the two methods below reads them
+ *   boosting.ts     XGBoost models: which of the two methods below reads them (a dump: the
+ *                   objective first-tree probing settled on)
  *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
  *                   hessian and gradient sums matched tree by tree (an estimate, never certified)
  *   boosting-counts.ts  XGBoost reg:squarederror (every tree's covers count rows; labels from the
  *                   gradient sums, regression-labels.ts) and multi-class (the first K trees,
  *                   multiclass-formulation.ts): the aggregated formulation, certified
  *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
- *   highs.ts        the only module that touches HiGHS (WebAssembly)
+ *   highs/          the only code that touches HiGHS (WebAssembly): loading (withHighs), one sparse
+ *                   problem type, integer solves, the persistent-model minimizer (highs.ts re-exports it)
  *
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
  * AbortSignal; a HiGHS solve is synchronous and bounded by the remaining budget (HiGHS's own time
