@@ -69,6 +69,9 @@ Reconstruction (after the findings above, one model at a time):
                              matching, perfect rows, random baseline, TimberStrike's reconstruction
                              accuracy on all and on the top features); columns are matched to the
                              model's features by name, or by position when the model has no names
+  --categorical a,b          features (names or indices) the reconstruction accuracy scores as
+                             categories (exact match), e.g. integer-coded ones the model does not
+                             declare; repeatable; with --training-data
   --advise                   after the reconstruction, simulate the remedies (differential privacy
                              at several epsilons, larger leaves, bootstrap without seeds), rebuild
                              the training set from each simulated model and score it against the
@@ -96,6 +99,8 @@ interface CliOptions {
   emitReconstruction?: string;
   trainingData?: string;
   label?: string;
+  /** --categorical: features scored as categories by the reconstruction accuracy. */
+  categorical: string[];
   reportValues: boolean;
   advise: boolean;
 }
@@ -120,6 +125,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       'emit-reconstruction': { type: 'string' },
       'training-data': { type: 'string' },
       label: { type: 'string' },
+      categorical: { type: 'string', multiple: true, default: [] },
       'report-values': { type: 'boolean', default: false },
       advise: { type: 'boolean', default: false },
       help: { type: 'boolean', short: 'h' },
@@ -163,6 +169,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
   if ((values['training-data'] === undefined) !== (values.label === undefined)) {
     throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column');
   }
+  const categorical = (values.categorical ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()).filter((name) => name !== '');
+  if (categorical.length && values['training-data'] === undefined) throw new UsageError('--categorical applies to the scoring against --training-data');
   const html = format === 'html' || (values.out !== undefined && formatForFile(values.out, format) === 'html');
   if (values['report-values'] && !html) throw new UsageError('--report-values only applies to the HTML report (--format html, or --out FILE.html)');
   return {
@@ -180,6 +188,7 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     emitReconstruction: values['emit-reconstruction'],
     trainingData: values['training-data'],
     label: values.label,
+    categorical,
     reportValues: values['report-values'] ?? false,
     advise: values.advise === true,
   };
@@ -267,6 +276,7 @@ export async function main(argv: string[]): Promise<number> {
       severities: options.severities,
       emitPath: emitTo?.get(file),
       trainingData,
+      categorical: options.categorical,
       forReport: wantsHtml,
       advise: options.advise,
       ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),

@@ -15,7 +15,7 @@ import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
 import { readModel } from '../../server/src/formats';
 import { importantFeatures } from '../../server/src/evaluate/reconstruction-accuracy';
-import { timberstrikeAccuracy, TOP_FEATURES } from '../../server/src/evaluate/timberstrike-evaluation';
+import { declaredCategorical, timberstrikeAccuracy, TOP_FEATURES } from '../../server/src/evaluate/timberstrike-evaluation';
 import type { EvaluatedRow } from '../../server/src/evaluate/metrics';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
 
@@ -79,6 +79,20 @@ describe('reconstruction accuracy of a reconstruction (timberstrike-evaluation.t
     // The matching may pair a row with a neighbour whose glucose is closer; most rows still lose it.
     assert.ok(outside.figures.all < 1 - 0.5 / (F + 1), `${outside.figures.all}`);
   });
+
+  it('a feature declared categorical must match exactly: a shift within the numeric tolerance then counts as wrong', () => {
+    const declared = declaredCategorical(forest, ['Pregnancies', 'no-such-feature']);
+    assert.deepEqual([...declared.features], [0]);
+    assert.deepEqual(declared.unknown, ['no-such-feature']);
+    // Pregnancies' standard deviation is above 3, so +1 is within 0.319 of it as a number.
+    const shifted = truthRows.map((row) => ({ ...row, values: row.values.map((v, f) => (f === 0 ? v! + 1 : v)) }));
+    const asNumber = timberstrikeAccuracy(forest, asRows(shifted, forest), truthRows);
+    const asCategory = timberstrikeAccuracy(forest, asRows(shifted, forest), truthRows, declared.features);
+    assert.ok('figures' in asNumber && 'figures' in asCategory);
+    assert.equal(asNumber.figures.all, 1);
+    assert.deepEqual(asCategory.figures.categorical, ['Pregnancies']);
+    assert.ok(asCategory.figures.all < 1 - 0.5 / (F + 1), `${asCategory.figures.all}`);
+  });
 });
 
 describe('--training-data reports the reconstruction accuracy (CLI)', () => {
@@ -103,6 +117,18 @@ describe('--training-data reports the reconstruction accuracy (CLI)', () => {
       if (model.endsWith('.txt')) assert.match(file.recoverability.reason, /the dump states no objective: binary:logistic with base score 0\.5 assumed/);
     });
   }
+
+  it('--categorical scores the named features as categories, names the unknown ones, and needs --training-data', () => {
+    const args = [CLI, path.join(DIR, 'bin_pima.json'), '--format', 'json', '--budget', '5', '--training-data', path.join(DIR, 'bin_pima.train.csv'), '--label', 'label', '--fail-on', 'never'];
+    const cli = spawnSync(process.execPath, [...args, '--categorical', 'Pregnancies,nope'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(cli.status, 0, cli.stderr);
+    const e = JSON.parse(cli.stdout).files[0].evaluation;
+    assert.deepEqual(e.accuracy.categorical, ['Pregnancies']);
+    assert.match(e.problem, /--categorical: this model has no feature 'nope'/);
+    const alone = spawnSync(process.execPath, [CLI, path.join(DIR, 'bin_pima.json'), '--categorical', 'Pregnancies'], { cwd: REPO_ROOT, encoding: 'utf8' });
+    assert.equal(alone.status, 2);
+    assert.match(alone.stderr, /--categorical applies to the scoring against --training-data/);
+  });
 
   it('the text report names the accuracy and the top features', () => {
     const cli = spawnSync(process.execPath, [CLI, path.join(DIR, 'bin_pima.json'), '--budget', '10', '--training-data', path.join(DIR, 'bin_pima.train.csv'), '--label', 'label', '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });

@@ -32,6 +32,8 @@ export interface ReconstructionStepOptions {
   /** Where to write this model's reconstruction, if anywhere. */
   emitPath?: string;
   trainingData?: TrainingData;
+  /** --categorical: features (names or indices) the reconstruction accuracy scores as categories. */
+  categorical?: string[];
   onProgress?: (progress: ReconstructionProgress) => void;
   /** Keep what the HTML report needs (`outcome.forReport`): the result, its timeline, the features. */
   forReport?: boolean;
@@ -99,7 +101,7 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     if (fit.ok) {
       aligned = fit.aligned;
       const declared = await declaredGroupsFor(report.path, forest, extra);
-      report.evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes);
+      report.evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
     } else {
       report.evaluation = {
         trainingData: options.trainingData.path,

@@ -14,7 +14,7 @@
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
-import { timberstrikeAccuracy, type AccuracyFigures } from './timberstrike-evaluation';
+import { declaredCategorical, timberstrikeAccuracy, type AccuracyFigures } from './timberstrike-evaluation';
 import { differingFeatures, evaluateReconstruction, randomBaselineError, type BaselineGroup, type EvaluatedRow } from './metrics';
 
 /** Rows left after pairing identical ones that are still matched optimally (about 1e9 steps). */
@@ -146,6 +146,8 @@ export function evaluateAgainstTruth(
   truth: readonly EvaluatedRow[],
   groups: readonly BaselineGroup[],
   labels: readonly (string | number | boolean)[],
+  /** Features (names or indices) the reconstruction accuracy scores as categories (--categorical). */
+  categorical: readonly string[] = [],
 ): Evaluation {
   const problems: string[] = [];
   let score: Pick<Evaluation, 'error' | 'perfectRows' | 'consistentRows' | 'problem'> = { error: null, perfectRows: null, consistentRows: null };
@@ -156,7 +158,9 @@ export function evaluateAgainstTruth(
     score = { ...score, error: null };
     problems.push("the papers' error is a share of wrong binary values; on numeric features see the reconstruction accuracy");
   }
-  const ra = reconstruction.length ? timberstrikeAccuracy(forest, reconstruction, truth) : undefined;
+  const declared = declaredCategorical(forest, categorical);
+  if (declared.unknown.length) problems.push(`--categorical: this model has no feature ${declared.unknown.map((name) => `'${name}'`).join(', ')}`);
+  const ra = reconstruction.length ? timberstrikeAccuracy(forest, reconstruction, truth, declared.features) : undefined;
   if (ra && 'problem' in ra) problems.push(ra.problem);
   const values = reconstruction.reduce((total, row) => total + row.values.length, 0);
   const empty = reconstruction.reduce((total, row) => total + row.values.filter((v) => v === null).length, 0);

@@ -9,8 +9,9 @@
  *    value is wrong. Scoring whole intervals, as the paper allows, would count the whole axis as
  *    right wherever the model says nothing;
  *  - a feature is categorical (matched exactly) when the model says it is binary or categorical,
- *    or when every true value is 0 or 1; otherwise numeric, right within 0.319 standard deviations
- *    of the true column. Integer-coded categories the model does not declare are scored as numbers;
+ *    when the user declares it (`--categorical`), or when every true value is 0 or 1; otherwise
+ *    numeric, right within 0.319 standard deviations of the true column. Integer-coded categories
+ *    nobody declares are scored as numbers;
  *  - the label is one more categorical column;
  *  - the most important features: total gain of their splits when the model stores gains,
  *    otherwise the number of splits (importantFeatures), the top TOP_FEATURES of them;
@@ -36,12 +37,30 @@ export interface AccuracyFigures {
   tolerance: number;
 }
 
-export function timberstrikeAccuracy(forest: Forest, reconstruction: readonly ReconstructedRow[], truth: readonly EvaluatedRow[]): { figures: AccuracyFigures } | { problem: string } {
+/** `--categorical` names (or 0-based indices) as feature indices of this model, and the names it lacks. */
+export function declaredCategorical(forest: Pick<Forest, 'features'>, names: readonly string[]): { features: Set<number>; unknown: string[] } {
+  const features = new Set<number>();
+  const unknown: string[] = [];
+  for (const name of names) {
+    const byName = forest.features.findIndex((feature) => feature.name === name);
+    const index = byName >= 0 ? byName : /^\d+$/.test(name) && Number(name) < forest.features.length ? Number(name) : -1;
+    if (index >= 0) features.add(index);
+    else unknown.push(name);
+  }
+  return { features, unknown };
+}
+
+export function timberstrikeAccuracy(
+  forest: Forest,
+  reconstruction: readonly ReconstructedRow[],
+  truth: readonly EvaluatedRow[],
+  declared: ReadonlySet<number> = new Set(),
+): { figures: AccuracyFigures } | { problem: string } {
   if (reconstruction.length === 0 || truth.length === 0) return { problem: 'nothing to score' };
   if (truth.length > MAX_RA_ROWS) return { problem: `the reconstruction accuracy matches rows one to one, in O(n^3): not computed beyond ${MAX_RA_ROWS} true rows` };
   const F = forest.features.length;
   const kinds: FeatureKind[] = forest.features.map((feature, f) =>
-    feature.kind === 'binary' || feature.kind === 'categorical' || (feature.kind !== 'numeric' && truth.every((row) => row.values[f] === 0 || row.values[f] === 1 || row.values[f] === null)) ? 'categorical' : 'numeric',
+    declared.has(f) || feature.kind === 'binary' || feature.kind === 'categorical' || (feature.kind !== 'numeric' && truth.every((row) => row.values[f] === 0 || row.values[f] === 1 || row.values[f] === null)) ? 'categorical' : 'numeric',
   );
   // The label as a last categorical column: labels become the index of their text.
   const labelCodes = new Map<string, number>();
