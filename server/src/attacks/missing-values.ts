@@ -61,14 +61,25 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
         'so a missing value is not one of the intervals the reconstruction counts with, and its rows could be certified in cells they do not lie in',
     };
   }
-  if (!forest.boosting) return { ok: true };
+  const note = uniformMissingNote(forest);
+  return note ? { ok: true, note } : { ok: true };
+}
+
+/**
+ * For a boosted model: which end intervals also stand for a missing value, over the features whose
+ * splits all send it one way (mixed features are left out: see boosting-hessians.ts, which models
+ * their missing value as a value of its own). Undefined when no feature's splits state a direction.
+ */
+export function uniformMissingNote(forest: Forest): string | undefined {
+  if (!forest.boosting) return undefined;
   const { routes } = missingValueRouting(forest);
   const lowest = routes.flatMap((r, f) => (r === 'left' ? [forest.features[f].name] : []));
   const highest = routes.flatMap((r, f) => (r === 'right' ? [forest.features[f].name] : []));
-  if (lowest.length + highest.length === 0) return { ok: true };
+  if (lowest.length + highest.length === 0) return undefined;
+  const mixed = routes.some((r) => r === 'mixed');
   // Every used feature the same way (the common case: exact sets default_left everywhere, hist nowhere).
-  if (highest.length === 0) return { ok: true, note: 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value' };
-  if (lowest.length === 0) return { ok: true, note: 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value' };
-  const parts = [`the lowest interval of ${lowest.join(', ')}`, `the highest interval of ${highest.join(', ')}`];
-  return { ok: true, note: `XGBoost sends a missing value along each split's default direction, so ${parts.join(' and ')} also stand for a missing value` };
+  if (highest.length === 0 && !mixed) return 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value';
+  if (lowest.length === 0 && !mixed) return 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value';
+  const parts = [...(lowest.length ? [`the lowest interval of ${lowest.join(', ')}`] : []), ...(highest.length ? [`the highest interval of ${highest.join(', ')}`] : [])];
+  return `XGBoost sends a missing value along each split's default direction, so ${parts.join(' and ')} also stand for a missing value`;
 }

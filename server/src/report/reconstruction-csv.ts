@@ -3,7 +3,9 @@
  * the training data's columns (features in the model's order, the label last), then `certified`
  * (`true`: proven from the model alone to be a row of the real training data, with the values
  * shown; `false`: part of a training set consistent with the model, an estimate).
- * A value the model does not determine is left empty: the model says nothing about it.
+ * A value the model does not determine is left empty: the model says nothing about it. A value the
+ * reconstruction finds missing is left empty too, as training CSVs write a missing value; the
+ * engine's rows (`ReconstructedRow.missing`) tell the two apart.
  * `cellText` is the one place a reconstructed value becomes text, so that interval values for
  * numeric features can be written there when the engine reports them.
  */

@@ -96,6 +96,13 @@ export interface ReconstructedRow {
    * `boosting-counts` regression rows whose intervals are certified but whose label is estimated.
    */
   certifiedValues?: boolean[];
+  /**
+   * Per feature, true where the row's value is missing (NaN in the training data); its value and
+   * interval are then null. Present when the reconstruction modelled missing values
+   * (`boosting-hessians` on features XGBoost sends missing values both ways); elsewhere a null
+   * value means undetermined.
+   */
+  missing?: boolean[];
 }
 
 /** Sizes and timings, for benchmarks and logs. */
