@@ -13,24 +13,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct, type ReconstructedRow, type ReconstructionResult } from '../../server/src/attacks/reconstruction';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
-import { readModel } from '../../server/src/formats';
 import { summarizeReconstruction } from '../../server/src/recoverability/summary';
 import { buildReport } from '../../server/src/report/build';
 import { recoverabilityLine } from '../../server/src/report/text';
 import { DEFAULT_THRESHOLDS, reconstructionDraft } from '../../server/src/rules/reconstructable-training-set';
 import type { FileReport } from '../../server/src/linter';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost-counts');
-function forestOf(file: string): Forest {
-  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(read.kind, 'model');
-  const completed = completeForest((read as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
+const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 function truthOf(name: string): { x: number[]; y: number }[] {
   return fs.readFileSync(path.join(DIR, `${name}.train.csv`), 'utf8').trim().split('\n').slice(1).map((line) => {
     const cells = line.split(',').map(Number);

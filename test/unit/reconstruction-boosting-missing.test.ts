@@ -13,19 +13,12 @@ import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { boostedLeafEquations, groupsToRows } from '../../server/src/attacks/reconstruction/boosting-hessians';
 import { featureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
-import { readModel } from '../../server/src/formats';
 import { FIXTURES } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost');
-function forestOf(file: string): Forest {
-  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(read.kind, 'model');
-  const completed = completeForest((read as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
+const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 const trainingRows = (name: string) =>
   fs.readFileSync(path.join(DIR, `${name}.train.csv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').map((v) => (v === '' ? NaN : Number(v))));
 

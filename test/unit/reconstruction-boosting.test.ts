@@ -14,19 +14,12 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
 import { featureAxes, representative } from '../../server/src/attacks/reconstruction/feature-axes';
 import { reconstructionAccuracy, type FeatureKind } from '../../server/src/evaluate/reconstruction-accuracy';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
-import { readModel } from '../../server/src/formats';
 import { FIXTURES } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost');
-function forestOf(file: string): Forest {
-  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(read.kind, 'model');
-  const completed = completeForest((read as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
+const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 const truth = fs.readFileSync(path.join(DIR, 'bin_pima.train.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').map(Number));
 const F = truth[0].length - 1;
 const kinds: FeatureKind[] = [...Array<FeatureKind>(F).fill('numeric'), 'categorical'];

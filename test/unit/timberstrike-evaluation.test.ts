@@ -11,24 +11,17 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
-import { readModel } from '../../server/src/formats';
 import { importantFeatures } from '../../server/src/evaluate/reconstruction-accuracy';
 import { declaredCategorical, timberstrikeAccuracy, TOP_FEATURES } from '../../server/src/evaluate/timberstrike-evaluation';
 import type { EvaluatedRow } from '../../server/src/evaluate/metrics';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost');
 const CLI = path.join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
 
-function forestOf(file: string): Forest {
-  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(read.kind, 'model');
-  const completed = completeForest((read as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
+const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 
 const truthRows: EvaluatedRow[] = fs
   .readFileSync(path.join(DIR, 'bin_pima.train.csv'), 'utf8')

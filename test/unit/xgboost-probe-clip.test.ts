@@ -12,19 +12,12 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { boostedLeafEquations, BAND } from '../../server/src/attacks/reconstruction/boosting-hessians';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
-import { readModel } from '../../server/src/formats';
 import { FIXTURES } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost');
-function forestOf(file: string): Forest {
-  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(read.kind, 'model');
-  const completed = completeForest((read as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
+const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 type LeafTruth = Record<string, { rows: number; positives: number }>;
 const leafTruth = (model: string): LeafTruth => JSON.parse(fs.readFileSync(path.join(DIR, `${model}.truth.json`), 'utf8')).firstTrees[0].leaves;
 
