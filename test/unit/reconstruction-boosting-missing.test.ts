@@ -22,6 +22,29 @@ const forestOf = (file: string): Forest => readFixtureForest(DIR, file);
 const trainingRows = (name: string) =>
   fs.readFileSync(path.join(DIR, `${name}.train.csv`), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').map((v) => (v === '' ? NaN : Number(v))));
 
+/** First-tree probing's truth for a fixture: rows and positives per tree-0 leaf, by the file's node id. */
+const leafTruthOf = (fixture: string) =>
+  JSON.parse(fs.readFileSync(path.join(DIR, `${fixture}.truth.json`), 'utf8')).firstTrees[0].leaves as Record<string, { rows: number; positives: number }>;
+
+/**
+ * Tree 0's rows and positives per leaf, with each reconstructed row sent to the leaf `leafOf`
+ * names, must equal first-tree probing's truth for the fixture (its `.truth.json`).
+ */
+function assertTreeZeroCounts(forest: Forest, rows: readonly { label: unknown }[], leafOf: (row: number) => number, fixture: string): void {
+  const tree = forest.trees[0];
+  const counts = new Map<number, { rows: number; positives: number }>();
+  rows.forEach((row, r) => {
+    const node = leafOf(r);
+    const c = counts.get(node) ?? { rows: 0, positives: 0 };
+    c.rows++;
+    if (Number(row.label) === 1) c.positives++;
+    counts.set(node, c);
+  });
+  const leafTruth = leafTruthOf(fixture);
+  assert.equal(counts.size, Object.keys(leafTruth).length);
+  for (const [node, c] of counts) assert.deepEqual(c, leafTruth[String(tree.boosting?.nodeId?.[node] ?? node)]);
+}
+
 describe('boosting-hessians with missing values', () => {
   it('bin_missing (Glucose missing, sent left at some splits and right at others): reconstructed with a missing value of its own, naming Glucose; tree 0 holds the true rows', async () => {
     const forest = forestOf('bin_missing.json');
@@ -53,21 +76,13 @@ describe('boosting-hessians with missing values', () => {
       }
       return node;
     };
-    const counts = new Map<number, { rows: number; positives: number }>();
-    for (const row of result.reconstruction) {
-      const node = leafOf((f) => {
-        if (row.missing![f]) return null;
-        assert.notEqual(row.values[f], null, `tree 0 tests feature ${f}, which the row leaves undetermined`);
-        return row.values[f];
-      });
-      const c = counts.get(node) ?? { rows: 0, positives: 0 };
-      c.rows++;
-      if (Number(row.label) === 1) c.positives++;
-      counts.set(node, c);
-    }
-    const leafTruth = JSON.parse(fs.readFileSync(path.join(DIR, 'bin_missing.truth.json'), 'utf8')).firstTrees[0].leaves as Record<string, { rows: number; positives: number }>;
-    assert.equal(counts.size, Object.keys(leafTruth).length);
-    for (const [node, c] of counts) assert.deepEqual(c, leafTruth[String(tree.boosting?.nodeId?.[node] ?? node)]);
+    const rebuilt = result.reconstruction;
+    assertTreeZeroCounts(forest, rebuilt, (r) =>
+      leafOf((f) => {
+        if (rebuilt[r].missing![f]) return null;
+        assert.notEqual(rebuilt[r].values[f], null, `tree 0 tests feature ${f}, which the row leaves undetermined`);
+        return rebuilt[r].values[f];
+      }), 'bin_missing');
 
     // Every true row lies in the box of the leaf XGBoost sends it to, in every tree: by interval on
     // a value, by the leaf's missing flag on a missing Glucose (the flags are what this reads).
@@ -100,6 +115,7 @@ describe('boosting-hessians with missing values', () => {
     // whose box allows a missing Glucose can be missing it), for the truth and the reconstruction
     // alike. Measured: 0 reconstructed (every row that could be missing Glucose in this model could
     // also hold a value, and is given one), 37 true, bound 78.
+    const leafTruth = leafTruthOf('bin_missing');
     const bound = tree.left.reduce((sum, _, node) => {
       const l = equations.trees[0].nodes.indexOf(node);
       return l >= 0 && equations.trees[0].leaves[l].missing[GLUCOSE] ? sum + leafTruth[String(tree.boosting?.nodeId?.[node] ?? node)].rows : sum;
@@ -155,8 +171,8 @@ describe('boosting-hessians with missing values', () => {
     // give it when a missing Glucose follows the default direction (right), i.e. a missing Glucose
     // is a row in the highest Glucose interval.
     const tree = forest.trees[0];
-    const counts = new Map<number, { rows: number; positives: number }>();
-    for (const row of result.reconstruction) {
+    assertTreeZeroCounts(forest, result.reconstruction, (r) => {
+      const row = result.reconstruction[r];
       let node = 0;
       while (tree.left[node] !== -1) {
         const [lower, upper] = row.intervals![tree.feature[node]]!;
@@ -164,14 +180,8 @@ describe('boosting-hessians with missing values', () => {
         else if (lower !== null && lower >= tree.threshold[node]) node = tree.right[node];
         else assert.fail(`a reconstructed row straddles tree 0's threshold ${tree.threshold[node]}`);
       }
-      const c = counts.get(node) ?? { rows: 0, positives: 0 };
-      c.rows++;
-      if (Number(row.label) === 1) c.positives++;
-      counts.set(node, c);
-    }
-    const leafTruth = JSON.parse(fs.readFileSync(path.join(DIR, 'bin_missing_right.truth.json'), 'utf8')).firstTrees[0].leaves as Record<string, { rows: number; positives: number }>;
-    assert.equal(counts.size, Object.keys(leafTruth).length);
-    for (const [node, c] of counts) assert.deepEqual(c, leafTruth[String(tree.boosting?.nodeId?.[node] ?? node)]);
+      return node;
+    }, 'bin_missing_right');
     // What makes the check bite: tree 0 splits on Glucose, so its true counts hold the rows missing
     // Glucose on the right of that split, where the reconstructed rows carry Glucose's upper intervals.
     assert.ok(tree.feature.some((f, n) => tree.left[n] !== -1 && f === 1), 'tree 0 splits on Glucose');
