@@ -9,7 +9,8 @@ import { completeForest } from './forest/complete';
 import type { Forest } from './forest/schema';
 import { treeDepth } from './forest/structure';
 import { checkReplay } from './attacks/bootstrap-replay';
-import { runModelRules, unreadableFinding, unsafeFinding, type SeverityOverrides } from './rules';
+import { noModelFindings, runModelRules, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from './rules';
+import type { EmbeddedModel, ModelRead } from './formats/types';
 import type { Finding } from './rules/types';
 import type { Recoverability } from './recoverability/summary';
 import type { Evaluation } from './evaluate/evaluation';
@@ -40,6 +41,16 @@ export interface ModelSummary {
   trainingRows: number | null;
   bootstrap: boolean;
   maxDepth: number;
+  /**
+   * Where the model sits in the saved object (`model.named_steps["rf"]`), when the file holds it
+   * inside a Pipeline, a search, a container...; null when the file is the model itself.
+   */
+  location: string | null;
+}
+
+/** A further tree model of the same file: its summary; its findings are among the file's. */
+export interface EmbeddedSummary extends ModelSummary {
+  location: string;
 }
 
 export interface FileReport {
@@ -48,6 +59,8 @@ export interface FileReport {
   /** sha256 of the bytes analysed, so callers can cache and tell versions apart. */
   contentHash: string;
   model: ModelSummary | null;
+  /** Further tree models in the file, beyond `model` (absent when there are none). */
+  embedded?: EmbeddedSummary[];
   findings: Finding[];
   notes: string[];
   /** The reconstruction's summary, once it ran (CLI, or the server's background run). */
@@ -60,7 +73,7 @@ export interface FileReport {
   forest?: Forest;
 }
 
-export function summarize(forest: Forest, rows: number | undefined): ModelSummary {
+export function summarize(forest: Forest, rows: number | undefined, location?: string): ModelSummary {
   return {
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
@@ -71,6 +84,7 @@ export function summarize(forest: Forest, rows: number | undefined): ModelSummar
     trainingRows: rows ?? null,
     bootstrap: forest.training.bootstrap,
     maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
+    location: location ?? null,
   };
 }
 
@@ -87,21 +101,61 @@ export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions 
   const base = { path, format: read.format, contentHash };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
+  if (read.kind === 'no-model') return { ...base, model: null, findings: noModelFindings(read, severities), notes: read.notes };
 
-  const completed = completeForest(read.forest);
-  if (!completed.ok) {
-    const findings = unreadableFinding(
-      { kind: 'unreadable', format: read.format, reason: 'corrupt', detail: `the model is inconsistent: ${completed.problem}.` },
-      severities,
-    );
+  const primary = analyseModel(read.forest, read, options);
+  if (!primary.ok) {
+    const findings = unreadableFinding({ kind: 'unreadable', format: read.format, reason: 'corrupt', detail: `the model is inconsistent: ${primary.problem}.` }, severities);
     return { ...base, model: null, findings, notes: read.notes };
   }
+  const findings = [...primary.findings];
+  const embedded: EmbeddedSummary[] = [];
+  const notes = [...read.notes];
+  for (const other of read.others ?? []) {
+    const analysed = analyseEmbedded(other, read, options);
+    if (!analysed.ok) {
+      notes.push(`${other.location} could not be analysed: ${analysed.problem}`);
+      continue;
+    }
+    embedded.push({ ...analysed.summary, location: other.location });
+    findings.push(...analysed.findings);
+  }
+  findings.push(...unsupportedModelFindings(read.unread ?? [], severities));
+  return {
+    ...base,
+    model: primary.summary,
+    ...(embedded.length ? { embedded } : {}),
+    findings,
+    notes,
+    ...(options.keepForest ? { forest: primary.forest } : {}),
+  };
+}
+
+type Analysed = { ok: true; forest: Forest; summary: ModelSummary; findings: Finding[] } | { ok: false; problem: string };
+
+/** Completes one model's IR, replays its bootstrap within the budget and runs the model rules. */
+function analyseModel(input: ModelRead['forest'], read: ModelRead, options: LintOptions): Analysed {
+  const completed = completeForest(input);
+  if (!completed.ok) return { ok: false, problem: completed.problem };
   const forest = completed.forest;
   const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
   // Replay can establish N when the file does not state it (scikit-learn with max_samples set).
   const rows = forest.training.rows ?? (replay.status === 'replayed' && replay.rowsAtMost === undefined ? replay.rows : undefined);
-  const findings = runModelRules(forest, replay, read, severities);
-  return { ...base, model: summarize(forest, rows), findings, notes: read.notes, ...(options.keepForest ? { forest } : {}) };
+  const findings = runModelRules(forest, replay, read, options.severities ?? {});
+  return { ok: true, forest, summary: summarize(forest, rows, read.location), findings };
+}
+
+/** A further model of the file: the same analysis, its findings marked and worded with where it sits. */
+function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOptions): Analysed {
+  // Text locations belong to the primary model's file positions; an embedded model has none of its own.
+  const analysed = analyseModel(other.forest, { ...read, locate: undefined, location: other.location }, options);
+  if (!analysed.ok) return analysed;
+  const findings = analysed.findings.map((finding) => ({
+    ...finding,
+    message: `In ${other.location} (${analysed.forest.estimator}): ${finding.message}`,
+    location: { ...finding.location, model: other.location },
+  }));
+  return { ...analysed, findings };
 }
 
 export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {

@@ -16,7 +16,9 @@ const DIR = path.resolve(__dirname, '../../../test/fixtures/sklearn');
 
 interface Fixture {
   file: string;
-  expect: 'model' | 'unsafe' | 'unreadable';
+  expect: 'model' | 'unsafe' | 'unreadable' | 'no-model' | 'models';
+  /** `models`: how many tree models the file holds. */
+  count?: number;
   model?: string;
   format?: string;
   compression?: string;
@@ -91,6 +93,8 @@ function asModel(r: ReadResult, file: string): { forest: ForestInput; notes: str
 const models = manifest.fixtures.filter((f) => f.expect === 'model');
 const unsafe = manifest.fixtures.filter((f) => f.expect === 'unsafe');
 const bad = manifest.fixtures.filter((f) => f.expect === 'unreadable');
+const noModel = manifest.fixtures.filter((f) => f.expect === 'no-model');
+const containers = manifest.fixtures.filter((f) => f.expect === 'models');
 
 describe('sklearn fixtures: the manifest covers what it should', () => {
   it('has models in every container, hostile files and bad files', () => {
@@ -130,7 +134,7 @@ describe('sklearn fixtures: the manifest covers what it should', () => {
       assert.ok(files.has(f), `manifest lacks ${f}`);
       assert.ok(fs.existsSync(path.join(DIR, f)), `${f} is missing on disk`);
     }
-    assert.ok(models.length >= 40 && unsafe.length >= 6 && bad.length >= 10);
+    assert.ok(models.length >= 40 && unsafe.length >= 6 && bad.length >= 10 && noModel.length >= 3 && containers.length >= 1);
   });
 });
 
@@ -270,6 +274,30 @@ describe('sklearn reader: bad files give one unreadable result with the right re
       if (fx.detail_includes) assert.ok(r.detail.includes(fx.detail_includes), r.detail);
       assert.ok(r.detail.length > 10);
       if (r.reason === 'unsupported-compression') assert.match(r.detail, /joblib\.dump\(model, path, compress=\('zlib', 3\)\)/);
+    });
+  }
+});
+
+describe('sklearn reader: files without a tree model it reads are described, not refused', () => {
+  for (const fx of noModel) {
+    it(fx.file, () => {
+      const r = read(fx.file);
+      assert.equal(r.kind, 'no-model', JSON.stringify(r).slice(0, 300));
+      if (r.kind !== 'no-model') return;
+      const said = [r.holds, ...r.unread.map((m) => `${m.estimator}: ${m.reason}`)].join(' | ');
+      if (fx.detail_includes) assert.ok(said.includes(fx.detail_includes), said);
+      if (fx.format) assert.equal(r.format, fx.format);
+    });
+  }
+});
+
+describe('sklearn reader: containers of several tree models give each of them', () => {
+  for (const fx of containers) {
+    it(fx.file, () => {
+      const r = read(fx.file);
+      assert.equal(r.kind, 'model', JSON.stringify(r).slice(0, 300));
+      if (r.kind !== 'model') return;
+      assert.equal(1 + (r.others?.length ?? 0), fx.count);
     });
   }
 });

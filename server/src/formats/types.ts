@@ -38,6 +38,40 @@ export interface ModelRead {
   notes: string[];
   /** Maps a place in the model to a range in a text file; absent for binary files. */
   locate?: (path: ModelPath) => SourceRange | undefined;
+  /**
+   * Where the model sits in the saved object, as the Python expression that reaches it from the
+   * loaded object (`model.named_steps["rf"]`); absent when the file holds the model itself.
+   */
+  location?: string;
+  /** Further tree models in the same file (a VotingClassifier's members, CalibratedClassifierCV's folds, ...). */
+  others?: EmbeddedModel[];
+  /** Tree models in the file that are not read (another library's, or damaged), with why. */
+  unread?: UnreadModel[];
+}
+
+/** A tree model found beside the primary one; the linter gives it the fast findings too. */
+export interface EmbeddedModel {
+  location: string;
+  forest: ForestInput;
+  notes: string[];
+}
+
+export interface UnreadModel {
+  location: string;
+  /** The class name, e.g. `LGBMClassifier`. */
+  estimator: string;
+  reason: string;
+}
+
+/** A file that was read but holds no tree model this tool reads (a scaler, a vectorizer, a LightGBM model, ...). */
+export interface NoTreeModelRead {
+  kind: 'no-model';
+  format: string;
+  /** What the file holds, e.g. `a sklearn.preprocessing._data.StandardScaler`. */
+  holds: string;
+  /** Tree models found that are not read yet; empty when the file holds none. */
+  unread: UnreadModel[];
+  notes: string[];
 }
 
 export interface UnsafeRead {
@@ -55,7 +89,7 @@ export interface UnreadableRead {
   detail: string;
 }
 
-export type ReadResult = ModelRead | UnsafeRead | UnreadableRead;
+export type ReadResult = ModelRead | UnsafeRead | UnreadableRead | NoTreeModelRead;
 
 /** One reader per format. `sniff` looks at content (not the extension) and must be cheap. */
 export interface ModelReader {

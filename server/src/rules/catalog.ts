@@ -23,6 +23,16 @@ export const RULES = {
     defaultSeverity: 'warning',
     title: 'The file could not be read as a tree-ensemble model',
   },
+  'no-tree-model': {
+    id: 'no-tree-model',
+    defaultSeverity: 'information',
+    title: 'The file holds no tree model (a scaler, a vectorizer, a linear model, ...)',
+  },
+  'unsupported-model': {
+    id: 'unsupported-model',
+    defaultSeverity: 'information',
+    title: 'The file holds a tree model this tool does not read yet (LightGBM, CatBoost, ...)',
+  },
   'no-bootstrap': {
     id: 'no-bootstrap',
     defaultSeverity: 'warning',

@@ -1,6 +1,6 @@
 /** Runs every model rule and applies severities; failures to read become findings here too. */
 import type { Forest } from '../forest/schema';
-import type { ModelRead, UnreadableRead, UnsafeRead } from '../formats/types';
+import type { ModelRead, NoTreeModelRead, UnreadModel, UnreadableRead, UnsafeRead } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import { RULES, type RuleId, type Severity } from './catalog';
 import type { Finding, FindingDraft, ModelRule } from './types';
@@ -62,6 +62,37 @@ export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverr
   const finding = finish(
     'unreadable-model',
     { message: `Cannot read this model (${read.reason}): ${read.detail}`, data: { reason: read.reason } },
+    overrides,
+  );
+  return finding ? [finding] : [];
+}
+
+/**
+ * A file without a tree model this tool reads: a note naming what it holds (`no-tree-model`), or
+ * naming the tree models it does not read yet (`unsupported-model`). Notes, not warnings: a
+ * workspace with a scaler beside its model should not fill the Problems panel.
+ */
+export function noModelFindings(read: NoTreeModelRead, overrides: SeverityOverrides): Finding[] {
+  if (read.unread.length > 0) return unsupportedModelFindings(read.unread, overrides);
+  const finding = finish(
+    'no-tree-model',
+    { message: `No tree model in this file: it holds ${read.holds}. Nothing here stores training counts to analyse.`, data: { holds: read.holds } },
+    overrides,
+  );
+  return finding ? [finding] : [];
+}
+
+/** One note for the tree models in a file that are not read (another library's, or damaged). */
+export function unsupportedModelFindings(unread: readonly UnreadModel[], overrides: SeverityOverrides): Finding[] {
+  if (unread.length === 0) return [];
+  const listed = unread.slice(0, 3).map((m) => `${m.estimator} at ${m.location} (${m.reason})`).join('; ');
+  const more = unread.length > 3 ? `; and ${unread.length - 3} more` : '';
+  const finding = finish(
+    'unsupported-model',
+    {
+      message: `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
+      data: { models: unread.map((m) => ({ ...m })) },
+    },
     overrides,
   );
   return finding ? [finding] : [];

@@ -10,6 +10,11 @@ export interface FindingLocation {
   node?: number;
   /** Range in a text model file; absent for binary files (the finding is about the whole file). */
   range?: SourceRange;
+  /**
+   * Which model of the file the finding is about, when the file holds several (the Python
+   * expression that reaches it, `model.named_estimators_["gb"]`); absent for the file's primary model.
+   */
+  model?: string;
 }
 
 export interface Finding {

@@ -1,449 +1,93 @@
 /**
- * From the inert pickle graph of a scikit-learn model to the forest IR.
- *
- * Supported: RandomForestClassifier, ExtraTreesClassifier, DecisionTreeClassifier, alone or as
- * the last step of a Pipeline, scikit-learn 1.0 onwards:
- * - node record with or without `missing_go_to_left` (1.3+) -> `defaultLeft`;
- * - `value` as weighted counts (< 1.4) or per-class fractions (>= 1.4), told apart by the data
- *   (rows summing to `weighted_n_node_samples` or to 1) with the version as a cross-check.
+ * From the inert pickle graph of a saved object to the forest IR: every tree model inside it is
+ * found (./find-models.ts) and decoded by the decoder its class is registered with
+ * (./estimators.ts). What is not a tree model is described, so the file gets a note rather than
+ * a warning.
  */
-import type { ForestInput, Tree } from '../../forest/schema';
-import {
-  NdArray,
-  NumpyError,
-  PyBytes,
-  PyCall,
-  PyDict,
-  PyFloat,
-  PyGlobal,
-  PyList,
-  PyObject,
-  PyTuple,
-  PyValue,
-  asInt,
-  asNdArray,
-  asNumpyScalar,
-  asString,
-  classOf,
-  describe,
-  isArray,
-  numeric,
-  seqItems,
-  stateDict,
-} from '../pickle';
-import type { UnreadableReason } from '../types';
+import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
+import { DecodeError, corrupt, type Decoded } from './decode-helpers';
+import { ROOT, findModels, type UnreadEstimator } from './find-models';
 
-export class DecodeError extends Error {
-  constructor(
-    readonly reason: UnreadableReason,
-    message: string,
-  ) {
-    super(message);
-  }
+export { DecodeError } from './decode-helpers';
+export type { Decoded } from './decode-helpers';
+
+export interface LocatedModel extends Decoded {
+  /** Python expression reaching the model from the loaded object (`model` when it is the object). */
+  location: string;
+  estimator: string;
 }
 
-const SUPPORTED = new Set(['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier']);
-const SUB_ESTIMATORS = new Set(['DecisionTreeClassifier', 'ExtraTreeClassifier']);
-const SUPPORTED_TEXT = 'only RandomForestClassifier, ExtraTreesClassifier and DecisionTreeClassifier are read';
-
-const HYPER_PARAMETERS = [
-  'n_estimators',
-  'max_depth',
-  'min_samples_leaf',
-  'min_samples_split',
-  'max_features',
-  'max_leaf_nodes',
-  'criterion',
-  'bootstrap',
-  'max_samples',
-  'random_state',
-  'class_weight',
-  'ccp_alpha',
-] as const;
-
-export interface Decoded {
-  forest: ForestInput;
-  notes: string[];
+export interface DecodedFile {
+  /** Every tree model read, the primary one (see `primaryFirst`) first. Empty when there is none. */
+  models: LocatedModel[];
+  /** Tree models found but not read: another library's, or one whose data did not decode. */
+  unread: UnreadEstimator[];
+  /** What the saved object is, for a file without a tree model: `a Pipeline (StandardScaler -> LogisticRegression)`. */
+  holds: string;
 }
 
-function isSklearnClass(cls: PyGlobal | undefined, names: Set<string>): boolean {
-  return !!cls && names.has(cls.name) && (cls.module === 'sklearn' || cls.module.startsWith('sklearn.'));
-}
-
-/** What a value is, for "the file holds ..." messages. */
-function found(v: PyValue | undefined): string {
-  const cls = classOf(v);
-  if (cls) return `a ${cls.qualified}`;
-  if (isArray(v)) return 'a numpy array';
-  return describe(v);
-}
-
-function unsupported(v: PyValue | undefined, extra = ''): DecodeError {
-  return new DecodeError('unsupported-estimator', `the file holds ${found(v)}${extra}; ${SUPPORTED_TEXT}.`);
-}
-
-function corrupt(msg: string): DecodeError {
-  return new DecodeError('corrupt', msg);
-}
-
-/** Follows Pipelines to the final estimator. */
-function finalEstimator(root: PyValue, notes: string[]): { est: PyValue; cls: PyGlobal } {
-  let v: PyValue = root;
-  for (let depth = 0; depth < 16; depth++) {
-    const cls = classOf(v);
-    if (!cls || !(cls.module === 'sklearn' || cls.module.startsWith('sklearn.'))) throw unsupported(v);
-    if (cls.name !== 'Pipeline') return { est: v, cls };
-    const steps = seqItems(stateDict(v)?.get('steps'));
-    if (!steps || steps.length === 0) throw corrupt('the Pipeline has no steps.');
-    const stepNames = steps.map((s) => {
-      const pair = seqItems(s);
-      const c = classOf(pair?.[1]);
-      return c ? c.name : asString(pair?.[1]) ?? describe(pair?.[1]);
-    });
-    const last = seqItems(steps[steps.length - 1]);
-    if (!last || last.length < 2) throw corrupt('the Pipeline has a malformed last step.');
-    const stepName = asString(last[0]) ?? '?';
-    notes.push(`the model is step '${stepName}' of a Pipeline (${stepNames.join(' -> ')}); it sees the output of the earlier steps`);
-    v = last[1];
-    if (!classOf(v)) {
-      throw new DecodeError('unsupported-estimator', `the Pipeline's last step is ${found(v)}; ${SUPPORTED_TEXT}.`);
-    }
-  }
-  throw corrupt('Pipelines nested too deep.');
-}
-
-/** A hyper-parameter value as the IR keeps it. */
-function hyperValue(v: PyValue | undefined): string | number | boolean | null {
-  if (v === null || v === undefined) return null;
-  if (typeof v === 'boolean' || typeof v === 'string') return v;
-  const n = numeric(v);
-  if (n !== undefined) return n;
-  if (typeof v === 'bigint') return v.toString();
-  return repr(v, 0);
-}
-
-/** A short Python-like rendering, for dict-valued hyper-parameters such as class_weight. */
-function repr(v: PyValue | undefined, depth: number): string {
-  if (depth > 4) return '...';
-  if (v === undefined) return '?';
-  if (v === null) return 'None';
-  if (typeof v === 'boolean') return v ? 'True' : 'False';
-  if (typeof v === 'string') return `'${v}'`;
-  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
-  if (v instanceof PyFloat) return Number.isInteger(v.value) ? v.value.toFixed(1) : String(v.value);
-  if (v instanceof PyDict) return `{${v.keys.slice(0, 50).map((k, i) => `${repr(k, depth + 1)}: ${repr(v.values[i], depth + 1)}`).join(', ')}}`;
-  if (v instanceof PyList) return `[${v.items.slice(0, 50).map((x) => repr(x, depth + 1)).join(', ')}]`;
-  if (v instanceof PyTuple) return `(${v.items.slice(0, 50).map((x) => repr(x, depth + 1)).join(', ')})`;
-  const scalar = asNumpyScalar(v);
-  if (scalar !== undefined) return repr(scalar, depth + 1);
-  const cls = classOf(v);
-  if (cls) return `${cls.name}(...)`;
-  return describe(v);
-}
-
-function labelOf(v: PyValue): string | number | boolean {
-  if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
-  if (typeof v === 'bigint') return v.toString();
-  const n = numeric(v);
-  if (n !== undefined) return n;
-  const s = asNumpyScalar(v);
-  if (typeof s === 'string' || typeof s === 'boolean') return s;
-  if (v instanceof PyBytes) return Buffer.from(v.data).toString('latin1');
-  return repr(v, 0);
-}
-
-function arrayOrThrow(v: PyValue | undefined, what: string): NdArray {
-  try {
-    return asNdArray(v);
-  } catch (e) {
-    throw corrupt(`${what} is not a readable numpy array (${(e as Error).message}).`);
-  }
-}
-
-function versionAtLeast(version: string | undefined, major: number, minor: number): boolean | undefined {
-  if (!version) return undefined;
-  const m = /^(\d+)\.(\d+)/.exec(version);
-  if (!m) return undefined;
-  const a = Number(m[1]);
-  const b = Number(m[2]);
-  return a > major || (a === major && b >= minor);
-}
-
-interface RawTree {
-  left: Float64Array;
-  right: Float64Array;
-  feature: Float64Array;
-  threshold: Float64Array;
-  nodeSamples: Float64Array;
-  weighted: Float64Array;
-  missingLeft?: Float64Array;
-  values: Float64Array;
-  nodeCount: number;
-  seed?: number;
-}
-
-function readTree(estimator: PyValue, index: number, nClasses: number): RawTree {
-  const st = stateDict(estimator);
-  if (!st) throw corrupt(`estimator ${index} has no state.`);
-  const treeObj = st.get('tree_');
-  const tcls = classOf(treeObj);
-  if (!tcls || tcls.name !== 'Tree') throw corrupt(`estimator ${index} has no fitted tree_ (found ${found(treeObj)}).`);
-  const args = seqItems((treeObj as PyCall | PyObject).args as PyValue);
-  const nOutputs = asInt(args?.[2]);
-  if (nOutputs !== undefined && nOutputs !== 1) {
-    throw new DecodeError('unsupported-estimator', `tree ${index} has ${nOutputs} outputs; multi-output models are not read.`);
-  }
-  const ts = stateDict(treeObj);
-  if (!ts) throw corrupt(`tree ${index} has no state.`);
-  const nodes = arrayOrThrow(ts.get('nodes'), `tree ${index}'s node array`);
-  const values = arrayOrThrow(ts.get('values'), `tree ${index}'s value array`);
-  const nodeCount = asInt(ts.get('node_count')) ?? nodes.size;
-  if (nodes.size !== nodeCount || nodeCount < 1) throw corrupt(`tree ${index} says ${nodeCount} nodes but stores ${nodes.size}.`);
-  for (const f of ['left_child', 'right_child', 'feature', 'threshold', 'n_node_samples', 'weighted_n_node_samples']) {
-    if (!nodes.hasField(f)) throw corrupt(`tree ${index}'s node record has no field '${f}'.`);
-  }
-  const shape = values.shape;
-  if (shape.length !== 3 || shape[0] !== nodeCount) throw corrupt(`tree ${index}'s value array has shape (${shape.join(', ')}), expected (${nodeCount}, 1, ${nClasses}).`);
-  if (shape[1] !== 1) throw new DecodeError('unsupported-estimator', `tree ${index} has ${shape[1]} outputs; multi-output models are not read.`);
-  if (shape[2] !== nClasses) throw corrupt(`tree ${index} stores ${shape[2]} classes, the model has ${nClasses}.`);
-  let raw: RawTree;
-  try {
-    raw = {
-      left: nodes.field('left_child'),
-      right: nodes.field('right_child'),
-      feature: nodes.field('feature'),
-      threshold: nodes.field('threshold'),
-      nodeSamples: nodes.field('n_node_samples'),
-      weighted: nodes.field('weighted_n_node_samples'),
-      missingLeft: nodes.hasField('missing_go_to_left') ? nodes.field('missing_go_to_left') : undefined,
-      values: values.numbers(),
-      nodeCount,
-    };
-  } catch (e) {
-    if (e instanceof NumpyError) throw corrupt(`tree ${index}: ${e.message}.`);
-    throw e;
-  }
-  for (let i = 0; i < nodeCount; i++) {
-    const ns = raw.nodeSamples[i];
-    const w = raw.weighted[i];
-    if (!(Number.isInteger(ns) && ns >= 0) || !(Number.isFinite(w) && w >= 0) || Number.isNaN(raw.threshold[i])) {
-      throw corrupt(`tree ${index} node ${i} holds impossible sample counts or threshold.`);
-    }
-    for (let c = 0; c < nClasses; c++) {
-      const v = raw.values[i * nClasses + c];
-      if (!(Number.isFinite(v) && v >= 0)) throw corrupt(`tree ${index} node ${i} holds an impossible class value (${v}).`);
-    }
-    const l = raw.left[i];
-    const r = raw.right[i];
-    if (l === -1 || r === -1) {
-      if (l !== r) throw corrupt(`tree ${index} node ${i} has exactly one child.`);
-    } else if (!(l > i && l < nodeCount && r > i && r < nodeCount)) {
-      throw corrupt(`tree ${index} node ${i} has children (${l}, ${r}) outside the tree.`);
-    }
-  }
-  const rs = st.get('random_state');
-  const seed = asInt(rs) ?? asInt(asNumpyScalar(rs) ?? undefined);
-  if (seed !== undefined && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) raw.seed = seed;
-  return raw;
-}
-
-type Layout = 'counts' | 'fractions';
-
-/** Whether every node's class values sum to its weight (counts) or to 1 (fractions). */
-function layoutOf(t: RawTree, nClasses: number): { counts: boolean; fractions: boolean } {
-  let counts = true;
-  let fractions = true;
-  for (let i = 0; i < t.nodeCount && (counts || fractions); i++) {
-    let s = 0;
-    for (let c = 0; c < nClasses; c++) s += t.values[i * nClasses + c];
-    const w = t.weighted[i];
-    if (Math.abs(s - w) > 1e-7 * Math.max(1, Math.abs(w))) counts = false;
-    if (Math.abs(s - 1) > 1e-7) fractions = false;
-  }
-  return { counts, fractions };
-}
-
-function nearInteger(x: number, scale: number): boolean {
-  return Math.abs(x - Math.round(x)) <= 1e-6 * Math.max(1, Math.abs(scale));
-}
-
-export function decodeModel(root: PyValue | undefined): Decoded {
-  const notes: string[] = [];
+export function decodeModel(root: PyValue | undefined): DecodedFile {
   if (root === undefined) throw corrupt('the pickle holds no value.');
-  const { est, cls } = finalEstimator(root, notes);
-  if (!isSklearnClass(cls, SUPPORTED)) throw unsupported(est);
-  const st = stateDict(est);
-  if (!st) throw corrupt(`the ${cls.name} has no state.`);
-
-  const isForest = cls.name !== 'DecisionTreeClassifier';
-  let estimators: PyValue[];
-  if (isForest) {
-    const list = seqItems(st.get('estimators_'));
-    if (!list) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
-    if (list.length === 0) throw corrupt(`the ${cls.name} has no trees.`);
-    estimators = list;
-  } else {
-    if (!st.has('tree_')) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no tree_).`);
-    estimators = [est];
-  }
-
-  const nOutputs = numeric(st.get('n_outputs_'));
-  if (nOutputs !== undefined && nOutputs !== 1) {
-    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified} (n_outputs_=${nOutputs}); multi-output models are not read.`);
-  }
-  const classesV = st.get('classes_');
-  if (classesV instanceof PyList) {
-    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified}; multi-output models are not read.`);
-  }
-  const classes = arrayOrThrow(classesV, 'classes_').values().map(labelOf);
-  const nClasses = classes.length;
-  if (nClasses < 1) throw corrupt('the model has no classes.');
-
-  // features
-  let featureNames: string[] | undefined;
-  const fni = st.get('feature_names_in_');
-  if (fni !== undefined && fni !== null) featureNames = arrayOrThrow(fni, 'feature_names_in_').values().map((x) => String(labelOf(x)));
-  let nFeatures = numeric(st.get('n_features_in_')) ?? numeric(st.get('n_features_'));
-
-  for (let i = 0; i < estimators.length; i++) {
-    const c = classOf(estimators[i]);
-    if (!isSklearnClass(c, SUB_ESTIMATORS)) throw corrupt(`estimator ${i} of the ${cls.name} is ${found(estimators[i])}, not a tree.`);
-  }
-  const raws = estimators.map((e, i) => readTree(e, i, nClasses));
-  if (nFeatures === undefined) {
-    const targs = seqItems((stateDict(estimators[0])?.get('tree_') as PyCall | undefined)?.args as PyValue);
-    nFeatures = asInt(targs?.[0]);
-  }
-  if (featureNames && nFeatures !== undefined && featureNames.length !== nFeatures) {
-    throw corrupt(`the model names ${featureNames.length} features but has ${nFeatures}.`);
-  }
-  if (!featureNames) {
-    let maxFeature = -1;
-    for (const t of raws) for (let i = 0; i < t.nodeCount; i++) if (t.left[i] !== -1 && t.feature[i] > maxFeature) maxFeature = t.feature[i];
-    const n = nFeatures ?? maxFeature + 1;
-    featureNames = Array.from({ length: n }, (_, i) => `x${i}`);
-  }
-  for (const [ti, t] of raws.entries()) {
-    for (let i = 0; i < t.nodeCount; i++) {
-      if (t.left[i] !== -1 && !(t.feature[i] >= 0 && t.feature[i] < featureNames.length)) {
-        throw corrupt(`tree ${ti} node ${i} tests feature ${t.feature[i]}, the model has ${featureNames.length}.`);
-      }
+  const walk = findModels(root);
+  const models: LocatedModel[] = [];
+  const unread = [...walk.unread];
+  let firstError: DecodeError | undefined;
+  for (const found of walk.models) {
+    try {
+      models.push({ ...found.decode(found.value, found.cls), location: found.location, estimator: found.cls.name });
+    } catch (e) {
+      if (!(e instanceof DecodeError)) throw e;
+      firstError ??= e;
+      unread.push({ location: found.location, estimator: found.cls.name, reason: e.message.replace(/\.$/, '') });
     }
   }
-
-  // version and value layout
-  const version = asString(st.get('_sklearn_version')) ?? asString(stateDict(estimators[0])?.get('_sklearn_version'));
-  const newValues = versionAtLeast(version, 1, 4);
-  let allCounts = true;
-  let allFractions = true;
-  for (const t of raws) {
-    const l = layoutOf(t, nClasses);
-    allCounts &&= l.counts;
-    allFractions &&= l.fractions;
-  }
-  let layout: Layout;
-  if (allCounts && allFractions) layout = 'counts'; // every node weighs 1: the same either way
-  else if (allCounts) layout = 'counts';
-  else if (allFractions) layout = 'fractions';
-  else throw corrupt('the node values neither sum to the node weights (counts) nor to 1 (fractions).');
-  if (layout === 'fractions') {
-    notes.push('node values are stored as class fractions (scikit-learn >= 1.4); counts are rebuilt as fraction x weighted_n_node_samples');
-    if (newValues === false) notes.push(`the file says scikit-learn ${version} but its node values are fractions, as from 1.4 on`);
-  } else if (newValues === true && !(allCounts && allFractions)) {
-    notes.push(`the file says scikit-learn ${version} but its node values are counts, as before 1.4`);
-  }
-
-  // weighting
-  const classWeight = st.get('class_weight');
-  let weighted = classWeight !== undefined && classWeight !== null;
-  if (!weighted) {
-    outer: for (const t of raws) {
-      for (let i = 0; i < t.nodeCount; i++) {
-        const w = t.weighted[i];
-        if (w !== Math.round(w)) {
-          weighted = true;
-          break outer;
-        }
-        for (let c = 0; c < nClasses; c++) {
-          const v = t.values[i * nClasses + c];
-          const x = layout === 'fractions' ? v * w : v;
-          if (!(layout === 'fractions' ? nearInteger(x, w) : x === Math.round(x))) {
-            weighted = true;
-            break outer;
-          }
-        }
-      }
-    }
-  }
-  if (weighted) notes.push('class or sample weights make the stored counts weighted, not row counts');
-
-  const trees: Tree[] = raws.map((t) => {
-    const n = t.nodeCount;
-    const cw: number[] = new Array(n * nClasses);
-    for (let i = 0; i < n; i++) {
-      const w = t.weighted[i];
-      for (let c = 0; c < nClasses; c++) {
-        const v = t.values[i * nClasses + c];
-        if (layout === 'counts') cw[i * nClasses + c] = v;
-        else cw[i * nClasses + c] = weighted ? v * w : Math.round(v * w);
-      }
-    }
-    const tree: Tree = {
-      left: Array.from(t.left),
-      right: Array.from(t.right),
-      feature: Array.from(t.feature),
-      threshold: Array.from(t.threshold),
-      classWeights: cw,
-      distinctRows: Array.from(t.nodeSamples),
-      training: t.seed !== undefined ? { seed: t.seed } : {},
-    };
-    if (t.missingLeft) tree.defaultLeft = Array.from(t.missingLeft, (x) => x !== 0);
-    return tree;
-  });
-
-  // training facts
-  const bootstrap = isForest ? st.get('bootstrap') === true : false;
-  const maxSamples = st.get('max_samples');
-  const rootWeight = raws[0].weighted[0];
-  const rootCount = Number.isInteger(rootWeight) ? rootWeight : undefined;
-  let rows: number | undefined;
-  let bootstrapSize: number | undefined;
-  if (!weighted && rootCount !== undefined) {
-    if (!bootstrap) {
-      rows = rootCount;
-      if (raws.some((t) => t.weighted[0] !== rootCount)) notes.push('the trees\' root counts differ although the model does not bootstrap');
-    } else if (maxSamples === null || maxSamples === undefined) {
-      rows = rootCount;
-      bootstrapSize = rootCount;
-    } else if (maxSamples instanceof PyFloat) {
-      bootstrapSize = rootCount;
-    }
-  }
-  if (bootstrap && maxSamples !== null && maxSamples !== undefined && !(maxSamples instanceof PyFloat)) {
-    const ms = numeric(maxSamples);
-    if (ms !== undefined && Number.isInteger(ms) && ms >= 0) bootstrapSize = ms;
-  }
-
-  const hyperParameters: Record<string, string | number | boolean | null> = {};
-  for (const k of HYPER_PARAMETERS) {
-    if (st.has(k)) hyperParameters[k] = hyperValue(st.get(k));
-  }
-
-  if (version) notes.push(`scikit-learn ${version}`);
-  if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
-
-  const forest: ForestInput = {
-    format: 'model-privacy-lint/forest',
-    formatVersion: 1,
-    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
-    estimator: cls.name,
-    task: 'classification',
-    classes,
-    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal',
-    hyperParameters,
-    training: { bootstrap, weighted, ...(rows !== undefined ? { rows } : {}), ...(bootstrapSize !== undefined ? { bootstrapSize } : {}) },
-    trees,
-  };
-  return { forest, notes };
+  // One model that fails to decode is the file's problem (truncated, damaged): say so as before.
+  // An estimator it does not read (multi-output, never fitted) is a note like any unread model.
+  if (models.length === 0 && walk.models.length === 1 && walk.unread.length === 0 && firstError && firstError.reason !== 'unsupported-estimator') throw firstError;
+  return { models: primaryFirst(models), unread, holds: describeHolding(root) };
 }
+
+/**
+ * The model the file's deeper analyses (reconstruction, report) run on: the one that stores the
+ * most nodes, since that is where most of the training data is written down. Ties keep the order
+ * met, in which a Pipeline's or search's own model comes before anything nested deeper.
+ */
+function primaryFirst(models: LocatedModel[]): LocatedModel[] {
+  if (models.length < 2) return models;
+  const size = (m: LocatedModel) => m.forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
+  let best = 0;
+  for (let i = 1; i < models.length; i++) if (size(models[i]) > size(models[best])) best = i;
+  return [models[best], ...models.filter((_, i) => i !== best)];
+}
+
+/** A short description of the saved object, naming a Pipeline's steps and a container's entries. */
+export function describeHolding(v: PyValue): string {
+  const cls = classOf(v);
+  if (cls) {
+    const steps = cls.name === 'Pipeline' ? seqItems(stateDict(v)?.get('steps')) : undefined;
+    if (steps) {
+      const names = steps.map((step) => {
+        const inner = seqItems(step)?.[1];
+        return classOf(inner)?.name ?? asString(inner) ?? describe(inner);
+      });
+      return `a Pipeline (${names.join(' -> ')})`;
+    }
+    return `a ${cls.qualified}`;
+  }
+  if (v instanceof PyDict) {
+    const entries = v.keys.slice(0, 4).map((key, i) => `${JSON.stringify(asString(key) ?? String(key))}: ${shortName(v.values[i])}`);
+    return `a dict (${entries.join(', ')}${v.size > 4 ? `, and ${v.size - 4} more` : ''})`;
+  }
+  const items = seqItems(v);
+  if (items) {
+    const kind = describe(v).replace(/^an? /, '');
+    return `a ${kind} of ${items.length} (${items.slice(0, 4).map(shortName).join(', ')}${items.length > 4 ? ', ...' : ''})`;
+  }
+  return describe(v);
+}
+
+function shortName(v: PyValue): string {
+  return classOf(v)?.name ?? describe(v);
+}
+
+export { ROOT };

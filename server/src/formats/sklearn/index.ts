@@ -13,7 +13,7 @@ import {
   type PickleLimits,
 } from '../pickle';
 import type { ModelReader, ReadResult, UnreadableReason } from '../types';
-import { DecodeError, decodeModel } from './decode';
+import { DecodeError, ROOT, decodeModel } from './decode';
 
 export { decodeModel, DecodeError } from './decode';
 
@@ -112,11 +112,28 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
 
   try {
     const decoded = decodeModel(result.value);
-    return { kind: 'model', format, forest: decoded.forest, notes: [...decoded.notes, ...notes] };
+    const [primary, ...others] = decoded.models;
+    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes };
+    const where = primary.location === ROOT ? [] : [placement(primary.location, decoded.holds)];
+    return {
+      kind: 'model',
+      format,
+      forest: primary.forest,
+      notes: [...where, ...primary.notes, ...notes],
+      ...(primary.location === ROOT ? {} : { location: primary.location }),
+      ...(others.length ? { others: others.map(({ location, forest, notes: own }) => ({ location, forest, notes: own })) } : {}),
+      ...(decoded.unread.length ? { unread: decoded.unread } : {}),
+    };
   } catch (e) {
     if (e instanceof DecodeError) return unreadable(format, e.reason, e.message);
     throw e;
   }
+}
+
+/** The note that says where the analysed model sits; a Pipeline step sees the earlier steps' output. */
+function placement(location: string, holds: string): string {
+  const piped = /named_steps\[/.test(location) ? "; it sees the output of the Pipeline's earlier steps" : '';
+  return `the model analysed is ${location} in ${holds}${piped}`;
 }
 
 export const sklearnReader: ModelReader = {

@@ -1,0 +1,112 @@
+/**
+ * What every scikit-learn estimator decoder shares: the error it throws, what it returns, and
+ * small readers of pickled values (labels, hyper-parameters, arrays, versions).
+ */
+import {
+  NdArray,
+  PyBytes,
+  PyDict,
+  PyFloat,
+  PyGlobal,
+  PyList,
+  PyTuple,
+  PyValue,
+  asNdArray,
+  asNumpyScalar,
+  classOf,
+  describe,
+  isArray,
+  numeric,
+} from '../pickle';
+import type { ForestInput } from '../../forest/schema';
+import type { UnreadableReason } from '../types';
+
+export class DecodeError extends Error {
+  constructor(
+    readonly reason: UnreadableReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** One tree model decoded into the IR, with facts about it worth telling the user. */
+export interface Decoded {
+  forest: ForestInput;
+  notes: string[];
+}
+
+/** Whether `cls` is one of `names`, defined by scikit-learn. */
+export function isSklearnClass(cls: PyGlobal | undefined, names: Set<string>): boolean {
+  return !!cls && names.has(cls.name) && (cls.module === 'sklearn' || cls.module.startsWith('sklearn.'));
+}
+
+/** What a value is, for "the file holds ..." messages. */
+export function found(v: PyValue | undefined): string {
+  const cls = classOf(v);
+  if (cls) return `a ${cls.qualified}`;
+  if (isArray(v)) return 'a numpy array';
+  return describe(v);
+}
+
+export function corrupt(msg: string): DecodeError {
+  return new DecodeError('corrupt', msg);
+}
+
+/** A hyper-parameter value as the IR keeps it. */
+export function hyperValue(v: PyValue | undefined): string | number | boolean | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'boolean' || typeof v === 'string') return v;
+  const n = numeric(v);
+  if (n !== undefined) return n;
+  if (typeof v === 'bigint') return v.toString();
+  return repr(v, 0);
+}
+
+/** A short Python-like rendering, for dict-valued hyper-parameters such as class_weight. */
+export function repr(v: PyValue | undefined, depth: number): string {
+  if (depth > 4) return '...';
+  if (v === undefined) return '?';
+  if (v === null) return 'None';
+  if (typeof v === 'boolean') return v ? 'True' : 'False';
+  if (typeof v === 'string') return `'${v}'`;
+  if (typeof v === 'number' || typeof v === 'bigint') return String(v);
+  if (v instanceof PyFloat) return Number.isInteger(v.value) ? v.value.toFixed(1) : String(v.value);
+  if (v instanceof PyDict) return `{${v.keys.slice(0, 50).map((k, i) => `${repr(k, depth + 1)}: ${repr(v.values[i], depth + 1)}`).join(', ')}}`;
+  if (v instanceof PyList) return `[${v.items.slice(0, 50).map((x) => repr(x, depth + 1)).join(', ')}]`;
+  if (v instanceof PyTuple) return `(${v.items.slice(0, 50).map((x) => repr(x, depth + 1)).join(', ')})`;
+  const scalar = asNumpyScalar(v);
+  if (scalar !== undefined) return repr(scalar, depth + 1);
+  const cls = classOf(v);
+  if (cls) return `${cls.name}(...)`;
+  return describe(v);
+}
+
+export function labelOf(v: PyValue): string | number | boolean {
+  if (typeof v === 'string' || typeof v === 'boolean' || typeof v === 'number') return v;
+  if (typeof v === 'bigint') return v.toString();
+  const n = numeric(v);
+  if (n !== undefined) return n;
+  const s = asNumpyScalar(v);
+  if (typeof s === 'string' || typeof s === 'boolean') return s;
+  if (v instanceof PyBytes) return Buffer.from(v.data).toString('latin1');
+  return repr(v, 0);
+}
+
+export function arrayOrThrow(v: PyValue | undefined, what: string): NdArray {
+  try {
+    return asNdArray(v);
+  } catch (e) {
+    throw corrupt(`${what} is not a readable numpy array (${(e as Error).message}).`);
+  }
+}
+
+export function versionAtLeast(version: string | undefined, major: number, minor: number): boolean | undefined {
+  if (!version) return undefined;
+  const m = /^(\d+)\.(\d+)/.exec(version);
+  if (!m) return undefined;
+  const a = Number(m[1]);
+  const b = Number(m[2]);
+  return a > major || (a === major && b >= minor);
+}
+

@@ -1,0 +1,49 @@
+/**
+ * The estimator registry: which class a decoder reads into the forest IR, and which tree models
+ * are recognised but not read yet (so a file holding one gets a note, not a warning).
+ *
+ * A new tree model is one decoder module in this folder and one entry in DECODERS. Entries name
+ * the library whose module paths they accept, because class names alone are not unique
+ * (`xgboost.sklearn.XGBClassifier` is not scikit-learn's).
+ */
+import type { PyGlobal, PyValue } from '../pickle';
+import type { Decoded } from './decode-helpers';
+import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
+
+export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
+
+interface DecoderEntry {
+  /** Top-level package of the class's module (`sklearn`, `xgboost`). */
+  library: string;
+  classes: readonly string[];
+  decode: EstimatorDecoder;
+}
+
+const DECODERS: readonly DecoderEntry[] = [{ library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier }];
+
+function libraryOf(cls: PyGlobal): string {
+  return cls.module.split('.')[0];
+}
+
+/** The decoder for a class, if a registered library defines it. */
+export function decoderFor(cls: PyGlobal): EstimatorDecoder | undefined {
+  const library = libraryOf(cls);
+  return DECODERS.find((entry) => entry.library === library && entry.classes.includes(cls.name))?.decode;
+}
+
+/**
+ * Tree models this tool recognises but does not read yet, with why; undefined for anything else.
+ * Checked after `decoderFor`, so a class that gains a decoder leaves this list by itself.
+ */
+export function unreadTreeModel(cls: PyGlobal): string | undefined {
+  const library = libraryOf(cls);
+  if (library === 'lightgbm' && /^(LGBM\w+|Booster)$/.test(cls.name)) {
+    return 'LightGBM models are not read yet';
+  }
+  if (library === 'catboost' && /^CatBoost\w*$/.test(cls.name)) return 'CatBoost models are not read yet';
+  if (library === 'xgboost' && /^(XGB\w+|Booster)$/.test(cls.name)) return 'XGBoost models inside pickles are not read yet; save them with model.save_model("model.json")';
+  if (library === 'sklearn' && /(Forest|Tree|Trees|Boosting|Bagging)\w*(Classifier|Regressor)$|^AdaBoost(Classifier|Regressor)$|^IsolationForest$|^RandomTreesEmbedding$/.test(cls.name)) {
+    return `scikit-learn's ${cls.name} is not read yet`;
+  }
+  return undefined;
+}

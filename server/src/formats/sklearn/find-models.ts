@@ -1,0 +1,173 @@
+/**
+ * Finds every tree model inside what people save: a bare estimator, a Pipeline (any step), a
+ * ColumnTransformer or FeatureUnion, a search (`best_estimator_`), CalibratedClassifierCV (each
+ * fold's estimator), Voting/Stacking ensembles, MultiOutput and one-vs-rest wrappers,
+ * SelectFromModel, and plain dict/list/tuple containers of any of these.
+ *
+ * The walk is generic rather than a list of wrappers: scikit-learn names fitted attributes with a
+ * trailing underscore, so inside an estimator only those are followed (plus the few containers
+ * that hold fitted estimators under a parameter name: Pipeline.steps, FeatureUnion.transformer_list,
+ * and the private helper objects such as `_CalibratedClassifier`). That skips the unfitted
+ * templates that wrappers keep as parameters (`GridSearchCV.estimator`), which hold no data.
+ *
+ * Each model gets a location: the Python expression that reaches it from the loaded object, e.g.
+ * `model.named_steps["rf"]` or `model["clf"].best_estimator_`, so a person can look at it.
+ */
+import {
+  PyDict,
+  PyGlobal,
+  PyValue,
+  asNdArray,
+  asString,
+  classOf,
+  isArray,
+  seqItems,
+  stateDict,
+} from '../pickle';
+import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
+
+/** The name the loaded object goes by in locations. */
+export const ROOT = 'model';
+
+export interface FoundEstimator {
+  value: PyValue;
+  cls: PyGlobal;
+  location: string;
+  decode: EstimatorDecoder;
+}
+
+export interface UnreadEstimator {
+  location: string;
+  estimator: string;
+  reason: string;
+}
+
+export interface Walk {
+  /** Tree models a decoder reads, in the order met. */
+  models: FoundEstimator[];
+  /** Tree models recognised but not read. */
+  unread: UnreadEstimator[];
+  /** Class names of every other object met, in order, for "the file holds ..." messages. */
+  others: string[];
+}
+
+/** Bounds that keep a hostile graph (deep, wide or cyclic through the memo) cheap to walk. */
+const MAX_DEPTH = 24;
+const MAX_VISITS = 200_000;
+
+/** Parameters (no trailing underscore) that hold fitted estimators all the same. */
+const FITTED_PARAMETERS: Record<string, readonly string[]> = {
+  Pipeline: ['steps'],
+  FeatureUnion: ['transformer_list'],
+};
+
+/** Attributes that hold a fitted list whose names stand in another attribute. */
+const NAMED_LISTS: Record<string, { list: string; names: string; accessor: string }> = {
+  steps: { list: 'steps', names: 'steps', accessor: 'named_steps' },
+  transformer_list: { list: 'transformer_list', names: 'transformer_list', accessor: 'named_transformers' },
+  transformers_: { list: 'transformers_', names: 'transformers_', accessor: 'named_transformers_' },
+};
+
+export function findModels(root: PyValue): Walk {
+  const walk: Walk = { models: [], unread: [], others: [] };
+  const seen = new Set<object>();
+  let visits = 0;
+
+  const visit = (v: PyValue | undefined, location: string, depth: number): void => {
+    if (v === undefined || v === null || typeof v !== 'object') return;
+    if (depth > MAX_DEPTH || ++visits > MAX_VISITS || seen.has(v)) return;
+    seen.add(v);
+
+    if (v instanceof PyDict) {
+      v.keys.forEach((key, i) => visit(v.values[i], `${location}[${pyKey(key)}]`, depth + 1));
+      return;
+    }
+    const items = seqItems(v) ?? objectArrayItems(v);
+    if (items) {
+      items.forEach((item, i) => visit(item, `${location}[${i}]`, depth + 1));
+      return;
+    }
+    const cls = classOf(v);
+    if (!cls) return;
+    const decode = decoderFor(cls);
+    if (decode) {
+      walk.models.push({ value: v, cls, location, decode });
+      return;
+    }
+    const reason = unreadTreeModel(cls);
+    if (reason) {
+      walk.unread.push({ location, estimator: cls.name, reason });
+      return;
+    }
+    if (isArray(v)) return;
+    walk.others.push(cls.name);
+    const state = stateDict(v);
+    if (!state) return;
+    const privateHelper = cls.name.startsWith('_');
+    const fittedParameters = FITTED_PARAMETERS[cls.name] ?? [];
+    state.keys.forEach((key, i) => {
+      const name = asString(key);
+      if (name === undefined || name.startsWith('__')) return;
+      const fitted = (name.endsWith('_') && !name.startsWith('_')) || fittedParameters.includes(name) || privateHelper;
+      if (!fitted) return;
+      const value = state.values[i];
+      const named = NAMED_LISTS[name];
+      if (named && visitNamedList(value, `${location}.${named.accessor}`, depth)) return;
+      if (name === 'estimators_' && visitNamedEstimators(state, value, location, depth)) return;
+      visit(value, `${location}.${name}`, depth + 1);
+    });
+  };
+
+  /** `[(name, estimator, ...), ...]` lists: Pipeline steps, FeatureUnion and ColumnTransformer parts. */
+  const visitNamedList = (list: PyValue, accessor: string, depth: number): boolean => {
+    const entries = seqItems(list);
+    if (!entries) return false;
+    for (const entry of entries) {
+      const pair = seqItems(entry);
+      const name = asString(pair?.[0]);
+      if (!pair || name === undefined || pair.length < 2) return false;
+    }
+    for (const entry of entries) {
+      const pair = seqItems(entry)!;
+      visit(pair[1], `${accessor}[${pyKey(pair[0])}]`, depth + 1);
+    }
+    return true;
+  };
+
+  /**
+   * Voting and Stacking keep their fitted members in `estimators_`, in the order of the
+   * `(name, estimator)` parameter with dropped members left out; name them as `named_estimators_`.
+   */
+  const visitNamedEstimators = (state: PyDict, fitted: PyValue, location: string, depth: number): boolean => {
+    const members = seqItems(fitted);
+    const declared = seqItems(state.get('estimators'));
+    if (!members || !declared) return false;
+    const names = declared
+      .map((entry) => seqItems(entry))
+      .filter((pair): pair is PyValue[] => !!pair && pair.length >= 2 && asString(pair[0]) !== undefined && pair[1] !== 'drop')
+      .map((pair) => asString(pair[0])!);
+    if (names.length !== members.length) return false;
+    members.forEach((member, i) => visit(member, `${location}.named_estimators_[${pyKey(names[i])}]`, depth + 1));
+    return true;
+  };
+
+  visit(root, ROOT, 0);
+  return walk;
+}
+
+/** Elements of a numpy object array (gradient boosting keeps its stages in one), else undefined. */
+function objectArrayItems(v: PyValue): PyValue[] | undefined {
+  if (!isArray(v)) return undefined;
+  try {
+    return asNdArray(v).objects;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A dict key or step name as Python would write it. */
+function pyKey(key: PyValue): string {
+  if (typeof key === 'string') return JSON.stringify(key);
+  if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean') return String(key);
+  return '…';
+}
