@@ -16,6 +16,7 @@ export function toJsonReport(files: FileReport[]): object {
       format: file.format,
       contentHash: file.contentHash,
       model: file.model,
+      ...(file.embedded ? { embedded: file.embedded } : {}),
       findings: file.findings.map(({ rule, severity, message, location, data }) => ({ rule, severity, message, location, ...(data ? { data } : {}) })),
       notes: file.notes,
       ...(file.recoverability ? { recoverability: file.recoverability } : {}),
