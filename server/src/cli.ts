@@ -28,9 +28,10 @@ import { loadReportAssets, standaloneReportHtml } from './report/html-assets';
 
 const USAGE = `Usage: model-privacy-lint [paths...] [options]
 
-Reads scikit-learn model files (joblib, pickle) and *.forest.json files without executing them
-and reports what they give away about their training data. Directories are searched for
-*.joblib, *.pkl, *.pickle and *.forest.json files. Default path: the current directory.
+Reads scikit-learn model files (joblib, pickle), XGBoost models and dumps, and *.forest.json
+files without executing them and reports what they give away about their training data.
+Directories are searched for *.joblib, *.pkl, *.pickle, *.sav (also compressed: *.pkl.gz, ...),
+*.forest.json, *.ubj, *xgb*.json and *.dump.txt files. Default path: the current directory.
 
 Options:
   --format text|json|sarif|html

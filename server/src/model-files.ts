@@ -2,8 +2,20 @@
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
 
-/** File endings read when walking a directory (explicitly named files are read whatever their name). */
-export const MODEL_FILE_SUFFIXES = ['.joblib', '.pkl', '.pickle', '.forest.json', '.ubj', '.dump.txt'] as const;
+/**
+ * File endings read when walking a directory (explicitly named files are read whatever their name).
+ * `.sav` is scikit-learn's documented example name for pickled models; joblib picks its compression
+ * by these extra endings (`model.pkl.gz`, `model.joblib.xz`), and users name files after it.
+ */
+const PICKLE_ENDINGS = ['.joblib', '.pkl', '.pickle', '.sav'] as const;
+const COMPRESSION_ENDINGS = ['.gz', '.z', '.bz2', '.xz', '.lzma', '.lz4'] as const;
+export const MODEL_FILE_SUFFIXES = [
+  ...PICKLE_ENDINGS,
+  ...PICKLE_ENDINGS.flatMap((ending) => COMPRESSION_ENDINGS.map((compression) => `${ending}${compression}`)),
+  '.forest.json',
+  '.ubj',
+  '.dump.txt',
+] as const;
 
 /**
  * XGBoost JSON models and dumps have no suffix of their own: only JSON files with `xgb` in their
@@ -13,9 +25,8 @@ const MODEL_FILE_NAMES = /(?:^|[\\/])(?:[^\\/]*xgb[^\\/]*\.json|dump\.(?:raw|nic
 
 /** The default `modelPrivacyLint.files` setting: the same endings as workspace globs. */
 export const DEFAULT_MODEL_GLOBS = [
-  '**/*.joblib',
-  '**/*.pkl',
-  '**/*.pickle',
+  '**/*.{joblib,pkl,pickle,sav}',
+  '**/*.{joblib,pkl,pickle,sav}.{gz,z,bz2,xz,lzma,lz4}',
   '**/*.forest.json',
   '**/*.ubj',
   '**/*xgb*.json',
