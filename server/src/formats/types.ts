@@ -38,6 +38,20 @@ export interface ModelRead {
   notes: string[];
   /** Maps a place in the model to a range in a text file; absent for binary files. */
   locate?: (path: ModelPath) => SourceRange | undefined;
+  /**
+   * Pickles only: globals neither allowlisted nor known to be dangerous (another library's class,
+   * the project's own function), in order of first appearance; loading the file with Python imports
+   * them. Absent or empty: none. See docs/rules/unknown-pickle-global.md.
+   */
+  unknownGlobals?: UnknownGlobal[];
+}
+
+/** A global a pickle names that is neither allowed nor dangerous (formats/pickle/tiers.ts). */
+export interface UnknownGlobal {
+  /** `module.name`. */
+  name: string;
+  /** Whether loading calls it (REDUCE, NEWOBJ, INST, OBJ, ...) rather than only holding it as a value. */
+  called: boolean;
 }
 
 export interface UnsafeRead {

@@ -12,6 +12,7 @@ import { reconstructionDraft, type ReconstructionThresholds } from './reconstruc
 import type { Recoverability } from '../recoverability/summary';
 import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
+import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
@@ -39,6 +40,10 @@ export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRe
       if (finding) findings.push(finding);
     }
   }
+  // About the file rather than the forest: the pickle's globals, from the read.
+  const unknown = unknownPickleGlobalDraft(read);
+  const unknownFinding = unknown && finish('unknown-pickle-global', unknown, overrides, read);
+  if (unknownFinding) findings.push(unknownFinding);
   return findings;
 }
 
@@ -48,8 +53,8 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
     'unsafe-pickle',
     {
       message:
-        `This pickle names ${read.globals.length === 1 ? 'a global' : `${read.globals.length} globals`} outside the allowlist ` +
-        `(${names}); loading it with Python would call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
+        `This pickle names ${read.globals.length === 1 ? 'a dangerous global' : `${read.globals.length} dangerous globals`} ` +
+        `(${names}); loading it with Python would import and can call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
         `Nothing was run and the model was not analysed.`,
       data: { globals: read.globals },
     },
