@@ -37,6 +37,8 @@ export interface StreamResult {
   first: UnpickleResult;
   /** Dangerous globals of every pickle in the file, in order of first appearance. */
   unsafe: string[];
+  /** Every distinct global of every pickle, whatever its tier, in order of first appearance. */
+  globals: string[];
   /** Unknown globals of every pickle, called in any of them = called. */
   unknown: UnknownGlobal[];
   /** Whole pickles read after the first. */
@@ -57,7 +59,7 @@ export function unpickleStream(data: Uint8Array, options: StreamOptions = {}): S
   const first = unpickle(data, { joblib: options.joblib, limits: options.limits });
   const unsafe = [...first.unsafe];
   const unknown = first.unknown.map((u) => ({ ...u }));
-  const result: StreamResult = { first, unsafe, unknown, further: 0, ignored: 0, unchecked: false };
+  const result: StreamResult = { first, unsafe, globals: [...first.globals], unknown, further: 0, ignored: 0, unchecked: false };
   // A loader stops at the first pickle's error; nothing after it would run.
   if (first.error) return result;
   let pos = first.end;
@@ -80,6 +82,7 @@ export function unpickleStream(data: Uint8Array, options: StreamOptions = {}): S
 
 function merge(into: StreamResult, r: UnpickleResult): void {
   for (const q of r.unsafe) if (!into.unsafe.includes(q)) into.unsafe.push(q);
+  for (const q of r.globals) if (!into.globals.includes(q)) into.globals.push(q);
   for (const u of r.unknown) {
     const seen = into.unknown.find((x) => x.name === u.name);
     if (seen) seen.called ||= u.called;

@@ -223,6 +223,7 @@ class Machine {
   private stack: PyValue[] = [];
   private marks: number[] = [];
   private memo = new Map<number, PyValue>();
+  private shortFrame: string | undefined;
 
   constructor(
     private readonly data: Uint8Array,
@@ -525,12 +526,15 @@ class Machine {
           break;
         }
         case 0x95: {
-          // FRAME: a length hint only; the data is read as it comes
+          // FRAME: a length hint only; the data is read as it comes. A frame longer than the file
+          // is an error, but only at STOP: Python's own unpickler runs what the short frame holds
+          // first, so the globals in it must still be seen.
           const n = this.u64();
-          if (this.pos + n > this.end) throw new PickleError('truncated', `a ${n}-byte frame runs past the end of the file`, this.pos);
+          if (this.pos + n > this.end) this.shortFrame ??= `a ${n}-byte frame runs past the end of the file`;
           break;
         }
         case 0x2e: // STOP '.'
+          if (this.shortFrame) throw new PickleError('truncated', this.shortFrame, this.pos);
           return this.pop();
         case 0x28: // MARK '('
           this.marks.push(stack.length);

@@ -119,7 +119,11 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   notes.push(result.protocol > 0 ? `pickle protocol ${result.protocol}` : 'pickle protocol 0 or 1');
   if (result.joblibArrays > 0) notes.push(`joblib arrays: ${result.joblibArrays}`);
   if (stream.further > 0) {
-    notes.push(`${stream.further} more pickle${stream.further === 1 ? '' : 's'} after the first were checked (a loader that reads the stream again would run ${stream.further === 1 ? 'it' : 'them'}); the model is the first`);
+    const one = stream.further === 1;
+    notes.push(
+      `${stream.further} more pickle${one ? '' : 's'} after the first ${one ? 'was' : 'were'} checked ` +
+        `(a loader that reads the file again would run ${one ? 'it' : 'them'}); the model is the first`,
+    );
   }
   if (stream.ignored > 0) notes.push(`${stream.ignored} bytes after the pickle's end were ignored`);
 
