@@ -9,7 +9,7 @@ import { completeForest } from './forest/complete';
 import type { Forest } from './forest/schema';
 import { treeDepth } from './forest/structure';
 import { checkReplay } from './attacks/bootstrap-replay';
-import { noModelFindings, runModelRules, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from './rules';
+import { noModelFindings, runModelRules, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from './rules';
 import type { EmbeddedModel, ModelRead } from './formats/types';
 import type { Finding } from './rules/types';
 import type { Recoverability } from './recoverability/summary';
@@ -101,7 +101,9 @@ export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions 
   const base = { path, format: read.format, contentHash };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
-  if (read.kind === 'no-model') return { ...base, model: null, findings: noModelFindings(read, severities), notes: read.notes };
+  if (read.kind === 'no-model') {
+    return { ...base, model: null, findings: [...noModelFindings(read, severities), ...unknownGlobalFindings(read, severities)], notes: read.notes };
+  }
 
   const primary = analyseModel(read.forest, read, options);
   if (!primary.ok) {
@@ -120,7 +122,7 @@ export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions 
     embedded.push({ ...analysed.summary, location: other.location });
     findings.push(...analysed.findings);
   }
-  findings.push(...unsupportedModelFindings(read.unread ?? [], severities));
+  findings.push(...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
   return {
     ...base,
     model: primary.summary,

@@ -47,6 +47,20 @@ export interface ModelRead {
   others?: EmbeddedModel[];
   /** Tree models in the file that are not read (another library's, or damaged), with why. */
   unread?: UnreadModel[];
+  /**
+   * Pickles only: globals neither allowlisted nor known to be dangerous (another library's class,
+   * the project's own function), in order of first appearance; loading the file with Python imports
+   * them. Absent or empty: none. See docs/rules/unknown-pickle-global.md.
+   */
+  unknownGlobals?: UnknownGlobal[];
+}
+
+/** A global a pickle names that is neither allowed nor dangerous (formats/pickle/tiers.ts). */
+export interface UnknownGlobal {
+  /** `module.name`. */
+  name: string;
+  /** Whether loading calls it (REDUCE, NEWOBJ, INST, OBJ, ...) rather than only holding it as a value. */
+  called: boolean;
 }
 
 /** A tree model found beside the primary one; the linter gives it the fast findings too. */
@@ -72,6 +86,8 @@ export interface NoTreeModelRead {
   /** Tree models found that are not read yet; empty when the file holds none. */
   unread: UnreadModel[];
   notes: string[];
+  /** As on ModelRead: globals a loader would import that are neither allowed nor dangerous. */
+  unknownGlobals?: UnknownGlobal[];
 }
 
 export interface UnsafeRead {

@@ -23,9 +23,14 @@ const PRIVACY = ['security', 'privacy', 'training-data'];
 
 export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   // AV:N/AC:L/PR:N/UI:R/S:U/C:H/I:H/A:H = 8.8: whoever loads the file in Python runs the named
-  // code (user interaction: someone has to load it). Allowlist-based, so a harmless global outside
-  // the list is still reported: high, not very-high.
+  // code (user interaction: someone has to load it). Only globals on the curated dangerous list
+  // (formats/pickle/dangerous-globals.ts) count; a conservative rule also counts dotted and
+  // malformed names, which a benign file rarely has: high, not very-high.
   'unsafe-pickle': { tags: ['security', 'external/cwe/cwe-502', 'deserialization'], precision: 'high', securitySeverity: '8.8' },
+  // AV:N/AC:H/PR:N/UI:R/S:U/C:L/I:L/A:L = 5.0: loading imports (and may call) code of modules the
+  // linter does not know; harm needs a gadget in an installed library (attack complexity high).
+  // Precision medium: most such globals are another library's harmless classes.
+  'unknown-pickle-global': { tags: ['security', 'external/cwe/cwe-502', 'deserialization'], precision: 'medium', securitySeverity: '5.0' },
   // Not a security finding: the file could not be checked. Reported so a CI run does not pass silently.
   'unreadable-model': { tags: ['reliability', 'correctness'], precision: 'very-high' },
   // Notes: what the file is, so a CI log shows it was looked at; nothing leaks that the tool measured.

@@ -16,7 +16,12 @@ export const RULES = {
   'unsafe-pickle': {
     id: 'unsafe-pickle',
     defaultSeverity: 'error',
-    title: 'The pickle names code outside the allowlist; loading it in Python would run that code',
+    title: 'The pickle names dangerous code (os, eval, subprocess, ...); loading it in Python would run that code',
+  },
+  'unknown-pickle-global': {
+    id: 'unknown-pickle-global',
+    defaultSeverity: 'warning',
+    title: 'The pickle names globals the linter does not know; loading it in Python imports (and may call) them',
   },
   'unreadable-model': {
     id: 'unreadable-model',

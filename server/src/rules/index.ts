@@ -12,6 +12,7 @@ import { reconstructionDraft, type ReconstructionThresholds } from './reconstruc
 import type { Recoverability } from '../recoverability/summary';
 import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
+import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
@@ -42,14 +43,24 @@ export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRe
   return findings;
 }
 
+/**
+ * About the file rather than any of its models: the pickle's unknown globals, once per file (the
+ * linter calls it beside the model rules, and for files without a tree model too).
+ */
+export function unknownGlobalFindings(read: ModelRead | NoTreeModelRead, overrides: SeverityOverrides): Finding[] {
+  const unknown = unknownPickleGlobalDraft(read);
+  const finding = unknown && finish('unknown-pickle-global', unknown, overrides);
+  return finding ? [finding] : [];
+}
+
 export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): Finding[] {
   const names = read.globals.join(', ');
   const finding = finish(
     'unsafe-pickle',
     {
       message:
-        `This pickle names ${read.globals.length === 1 ? 'a global' : `${read.globals.length} globals`} outside the allowlist ` +
-        `(${names}); loading it with Python would call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
+        `This pickle names ${read.globals.length === 1 ? 'a dangerous global' : `${read.globals.length} dangerous globals`} ` +
+        `(${names}); loading it with Python would import and can call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
         `Nothing was run and the model was not analysed.`,
       data: { globals: read.globals },
     },

@@ -1,7 +1,9 @@
 /**
- * Which globals a model pickle may name. Deny by default: anything not listed here makes the file
- * unsafe, whatever it is used for. Nothing is ever imported or called either way; the list says
- * which names are harmless *for whoever loads the file with Python afterwards*.
+ * Which globals a model pickle may name without a finding: the first of three tiers (./tiers).
+ * A name not listed here is either dangerous (./dangerous-globals: the file is `unsafe-pickle`)
+ * or unknown (read as usual, reported as `unknown-pickle-global`). Nothing is ever imported or
+ * called either way; the list says which names are harmless *for whoever loads the file with
+ * Python afterwards*.
  */
 
 const EXACT = new Set<string>([
@@ -46,7 +48,36 @@ const EXACT = new Set<string>([
   '_codecs.encode',
   'collections.OrderedDict',
   'collections.defaultdict',
+  // numpy < 1.20 pickled ufuncs as _ufunc_reconstruct('numpy.core._multiarray_umath', 'log1p'),
+  // which is __import__(module) + getattr: harmless only with two literal strings naming an
+  // allowed global. The VM checks exactly that and counts the named global as if the pickle had
+  // named it (vm.ts, ufuncReconstruct); any other use of it is dangerous.
+  'numpy.core._ufunc_reconstruct',
+  'numpy._core._ufunc_reconstruct',
+  // Masked arrays: a search's cv_results_ (param_* columns). _mareconstruct(subtype, baseclass,
+  // baseshape, basetype) only calls ndarray.__new__; subtype and baseclass are checked globals too.
+  'numpy.ma.core._mareconstruct',
+  'numpy.ma.core.MaskedArray',
+  'numpy.ma.MaskedArray',
 ]);
+
+/**
+ * numpy's ufuncs (numpy 1.24's list): pure element-wise arithmetic, harmless called or not. They
+ * pickle by name from the module that defines them (numpy.core._multiarray_umath.log1p in 1.x),
+ * e.g. as `FunctionTransformer(func=np.log1p)`.
+ */
+const NUMPY_UFUNCS = (
+  'abs absolute add arccos arccosh arcsin arcsinh arctan arctan2 arctanh bitwise_and bitwise_not bitwise_or ' +
+  'bitwise_xor cbrt ceil conj conjugate copysign cos cosh deg2rad degrees divide divmod equal exp exp2 expm1 ' +
+  'fabs float_power floor floor_divide fmax fmin fmod frexp gcd greater greater_equal heaviside hypot invert ' +
+  'isfinite isinf isnan isnat lcm ldexp left_shift less less_equal log log10 log1p log2 logaddexp logaddexp2 ' +
+  'logical_and logical_not logical_or logical_xor matmul maximum minimum mod modf multiply negative nextafter ' +
+  'not_equal positive power rad2deg radians reciprocal remainder right_shift rint sign signbit sin sinh spacing ' +
+  'sqrt square subtract tan tanh true_divide trunc'
+).split(' ');
+for (const m of ['numpy', 'numpy.core._multiarray_umath', 'numpy._core._multiarray_umath', 'numpy.core.umath', 'numpy._core.umath']) {
+  for (const f of NUMPY_UFUNCS) EXACT.add(`${m}.${f}`);
+}
 
 /** Harmless builtin types (they appear as values, e.g. `dtype=float`, or to rebuild containers). */
 const BUILTIN_TYPES = [
@@ -67,7 +98,13 @@ const NUMPY_SCALARS = [
 for (const t of NUMPY_SCALARS) EXACT.add(`numpy.${t}`);
 
 const IDENT = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const CLASS_NAME = /^[A-Z][A-Za-z0-9_]*$/;
+/** CapWords, public or private (`_CalibratedClassifier`, `_BinMapper`): a class by convention. */
+const CLASS_NAME = /^_?[A-Z][A-Za-z0-9_]*$/;
+/** Cython's reconstructor of an extension type (`__pyx_unpickle_CyHalfBinomialLoss`). */
+const CYTHON_UNPICKLE = /^__pyx_unpickle_[A-Za-z_][A-Za-z0-9_]*$/;
+/** scipy.sparse's classes, in their old (scipy.sparse.csr) and new (scipy.sparse._csr) modules. */
+const SPARSE_MODULE = /^scipy\.sparse\.(_?(csr|csc|coo|bsr|dia|dok|lil)|_arrays)$/;
+const SPARSE_CLASS = /^(csr|csc|coo|bsr|dia|dok|lil)_(matrix|array)$/;
 const MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 
 /**
@@ -77,12 +114,27 @@ const MODULE = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 export function isAllowedGlobal(module: string, name: string): boolean {
   if (EXACT.has(`${module}.${name}`)) return true;
   if (!MODULE.test(module) || !IDENT.test(name)) return false;
-  // scikit-learn classes: estimators, Tree, loss objects, Bunch, ... (not functions, not the
-  // vendored third-party code under sklearn.externals, except joblib's array record)
+  // scikit-learn classes: estimators, Tree, loss objects, Bunch, and the private ones estimators
+  // keep (_CalibratedClassifier, _SigmoidCalibration, _BinMapper, _RemainderColsList): sklearn's
+  // classes store their parameters in __init__ and rebuild from __setstate__; none runs a command.
+  // Not functions (sklearn.utils.check_array stays unknown), not the vendored third-party code
+  // under sklearn.externals, except joblib's array record.
   if (module.startsWith('sklearn.') && CLASS_NAME.test(name)) {
     if (module.startsWith('sklearn.externals.')) return module === 'sklearn.externals.joblib.numpy_pickle' && name.endsWith('ArrayWrapper');
     return true;
   }
+  // Cython's generated __pyx_unpickle_<Type>(type, checksum, state) for sklearn's extension types
+  // (HistGradientBoosting's loss): checks the checksum, calls <Type>.__new__(type) and sets the
+  // state; `type` is a global of its own, checked separately.
+  if (module.startsWith('sklearn.') && !module.startsWith('sklearn.externals.') && CYTHON_UNPICKLE.test(name)) return true;
+  // The same reconstructors for numpy.random's Cython types (SeedSequence in a RandomState's state).
+  if (module.startsWith('numpy.random.') && CYTHON_UNPICKLE.test(name)) return true;
+  // scikit-learn >= 1.6 pickles its Cython losses (GradientBoosting's _loss) under the extension
+  // module's own short name, `_loss`: only CapWords classes and their Cython reconstructors.
+  if (module === '_loss' && (/^Cy[A-Za-z0-9]+$/.test(name) || CYTHON_UNPICKLE.test(name))) return true;
+  // scipy.sparse matrices and arrays (a TF-IDF vectorizer's idf_ diagonal): containers rebuilt by
+  // copyreg._reconstructor and a state dict of arrays; they define no __setstate__ or __reduce__.
+  if (SPARSE_MODULE.test(module) && SPARSE_CLASS.test(name)) return true;
   // numpy 2 dtype classes (numpy.dtypes.Float64DType)
   if (module === 'numpy.dtypes' && /^[A-Z][A-Za-z0-9]*DType$/.test(name)) return true;
   return false;

@@ -1,12 +1,18 @@
 /**
  * Safe pickle reading: an opcode VM that builds an inert object graph (nothing is imported or
- * called), an allowlist of globals, numpy array decoding, and joblib's container format
- * (compression + raw arrays after NumpyArrayWrapper records).
+ * called), three tiers of globals (allowed, dangerous, unknown), numpy array decoding, joblib's
+ * container format (compression + raw arrays after NumpyArrayWrapper records), and the scan of
+ * every pickle a file holds one after another.
  */
 export * from './values';
 export { isAllowedGlobal } from './allowlist';
+export { dangerReason, DANGEROUS_MODULES, DANGEROUS_NAMES } from './dangerous-globals';
+export { classifyGlobal } from './tiers';
+export type { GlobalTier, GlobalClass } from './tiers';
 export { unpickle, PickleError, DEFAULT_LIMITS, latin1Decode } from './vm';
 export type { PickleLimits, UnpickleOptions, UnpickleResult, PickleErrorKind } from './vm';
+export { unpickleStream, MAX_FURTHER_PICKLES, canStartPickle } from './stream';
+export type { StreamResult } from './stream';
 export { NdArray, NumpyError, asDType, asNdArray, asNumpyScalar, isArray, numeric } from './numpy';
 export type { DType, DTypeField } from './numpy';
 export { detectCompression, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES, DecompressError } from './compression';

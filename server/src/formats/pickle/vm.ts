@@ -2,14 +2,16 @@
  * A pickle interpreter that never executes anything. It reads the opcodes of protocols 0 to 5
  * (every opcode CPython's pickle.py defines) and builds the inert graph of values.ts:
  * GLOBAL names a PyGlobal, REDUCE records a PyCall, NEWOBJ/OBJ/INST record a PyObject, BUILD
- * attaches state. Every global is checked against the allowlist; the VM keeps going after an
- * offending one so the caller learns every offending name in the file.
+ * attaches state. Every global is sorted into a tier (./tiers): dangerous ones are collected in
+ * `unsafe`, unknown ones in `unknown` with whether the pickle calls them; the VM keeps going after
+ * a dangerous one so the caller learns every offending name in the file.
  *
  * joblib: with `joblib: true`, a BUILD that completes a `NumpyArrayWrapper` reads the raw array
  * bytes that follow it in the stream (or the nested pickle, for object arrays), as
  * joblib's NumpyUnpickler.load_build does, and replaces the wrapper on the stack with the array.
  */
-import { isAllowedGlobal } from './allowlist';
+import type { UnknownGlobal } from '../types';
+import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
 import {
   PyBytes,
@@ -71,8 +73,13 @@ export interface UnpickleResult {
   value: PyValue | undefined;
   /** The protocol named by the first PROTO opcode (0 when absent: protocol 0 or 1). */
   protocol: number;
-  /** Every global named outside the allowlist, `module.name`, in order of first appearance. */
+  /** Every dangerous global named, `module.name`, in order of first appearance. */
   unsafe: string[];
+  /**
+   * Every global neither allowed nor dangerous, in order of first appearance, with whether the
+   * pickle calls it (or builds an object of it) when loaded or only holds it as a value.
+   */
+  unknown: UnknownGlobal[];
   /** Every distinct global named, allowed or not, in order of first appearance. */
   globals: string[];
   /** What the VM refused to resolve (persistent ids, extension codes, out-of-band buffers). */
@@ -131,14 +138,46 @@ interface Findings {
   unsafe: string[];
   unsafeSet: Set<string>;
   globals: Map<string, PyGlobal>;
+  /** Unknown-tier names, in order of first appearance. */
+  unknown: string[];
+  /** Names the pickle calls when loaded (REDUCE, NEWOBJ, NEWOBJ_EX, OBJ, INST, reconstructors). */
+  called: Set<string>;
+  /** `_ufunc_reconstruct(m, n)` calls with literal names: the global they resolve to. */
+  resolved: WeakMap<PyCall, PyGlobal>;
+  /** How often `_ufunc_reconstruct` was put on the stack, and how often used as checked. */
+  ufuncPushes: number;
+  ufuncChecked: number;
   refused: string[];
   joblibArrays: number;
+}
+
+/** numpy's pre-1.20 ufunc reconstructor: `__import__(module)` + getattr, so checked by its arguments. */
+const UFUNC_RECONSTRUCT = new Set(['numpy.core._ufunc_reconstruct', 'numpy._core._ufunc_reconstruct']);
+
+/** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
+const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__']);
+
+function addUnsafe(findings: Findings, q: string): void {
+  if (findings.unsafeSet.has(q)) return;
+  findings.unsafeSet.add(q);
+  findings.unsafe.push(q);
 }
 
 /** Interprets one pickle starting at `options.offset`. Never throws: failures come back in `error`. */
 export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): UnpickleResult {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const findings: Findings = { unsafe: [], unsafeSet: new Set(), globals: new Map(), refused: [], joblibArrays: 0 };
+  const findings: Findings = {
+    unsafe: [],
+    unsafeSet: new Set(),
+    globals: new Map(),
+    unknown: [],
+    called: new Set(),
+    resolved: new WeakMap(),
+    ufuncPushes: 0,
+    ufuncChecked: 0,
+    refused: [],
+    joblibArrays: 0,
+  };
   const vm = new Machine(data, options.offset ?? 0, limits, findings, options.joblib ?? false, 0);
   let value: PyValue | undefined;
   let error: PickleError | undefined;
@@ -147,10 +186,16 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
   } catch (e) {
     error = toPickleError(e, vm.pos);
   }
+  // _ufunc_reconstruct put on the stack for anything but a checked call (a value, a computed
+  // argument, INST) could import and return any attribute of any module.
+  if (findings.ufuncPushes > findings.ufuncChecked) {
+    for (const q of UFUNC_RECONSTRUCT) if (findings.globals.has(q)) addUnsafe(findings, q);
+  }
   return {
     value,
     protocol: vm.protocol,
     unsafe: findings.unsafe,
+    unknown: findings.unknown.map((name) => ({ name, called: findings.called.has(name) })),
     globals: [...findings.globals.keys()],
     refused: findings.refused,
     joblibArrays: findings.joblibArrays,
@@ -178,6 +223,7 @@ class Machine {
   private stack: PyValue[] = [];
   private marks: number[] = [];
   private memo = new Map<number, PyValue>();
+  private shortFrame: string | undefined;
 
   constructor(
     private readonly data: Uint8Array,
@@ -300,14 +346,15 @@ class Machine {
   private get(i: number): void {
     const v = this.memo.get(i);
     if (v === undefined) throw this.corrupt(`memo entry ${i} was never stored`);
+    this.countUfuncPush(v);
     this.push(v);
   }
 
   // ---- globals ----
 
-  private global(module: string, name: string): PyGlobal {
+  private global(module: string, name: string, fixImports = true, pushed = true): PyGlobal {
     // As CPython's Unpickler(fix_imports=True) does for protocols < 3, so names read as Python would resolve them.
-    if (this.protocol < 3) {
+    if (fixImports && this.protocol < 3) {
       const mapped = PY2_NAMES.get(`${module}.${name}`);
       if (mapped) [module, name] = mapped;
       else module = PY2_MODULES.get(module) ?? module;
@@ -317,12 +364,42 @@ class Machine {
     if (!g) {
       g = new PyGlobal(module, name);
       this.findings.globals.set(q, g);
-      if (!isAllowedGlobal(module, name) && !this.findings.unsafeSet.has(q)) {
-        this.findings.unsafeSet.add(q);
-        this.findings.unsafe.push(q);
+      const tier = classifyGlobal(module, name).tier;
+      if (tier === 'dangerous') addUnsafe(this.findings, q);
+      else if (tier === 'unknown') this.findings.unknown.push(q);
+    }
+    if (pushed) this.countUfuncPush(g);
+    return g;
+  }
+
+  private countUfuncPush(v: PyValue): void {
+    if (v instanceof PyGlobal && UFUNC_RECONSTRUCT.has(v.qualified)) this.findings.ufuncPushes++;
+  }
+
+  /** Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names). */
+  private markCalled(target: PyValue): void {
+    const g = target instanceof PyCall ? this.findings.resolved.get(target) : target;
+    if (g instanceof PyGlobal) this.findings.called.add(g.qualified);
+  }
+
+  /** REDUCE: callable(*args), with what it tells about the globals involved. */
+  private reduce(callable: PyValue, args: PyValue): PyCall {
+    const call = new PyCall(callable, args);
+    this.markCalled(callable);
+    if (callable instanceof PyGlobal && args instanceof PyTuple) {
+      const q = callable.qualified;
+      if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0]);
+      if (UFUNC_RECONSTRUCT.has(q)) {
+        const [m, n] = args.items;
+        if (args.items.length === 2 && typeof m === 'string' && typeof n === 'string') {
+          // __import__(m, fromlist=[n]).n, no Python 2 renaming: the global it names, tiered as such.
+          const named = this.global(m, n, false, false);
+          this.findings.ufuncChecked++;
+          this.findings.resolved.set(call, named);
+        }
       }
     }
-    return g;
+    return call;
   }
 
   private refuse(what: string): PyRefused {
@@ -449,12 +526,15 @@ class Machine {
           break;
         }
         case 0x95: {
-          // FRAME: a length hint only; the data is read as it comes
+          // FRAME: a length hint only; the data is read as it comes. A frame longer than the file
+          // is an error, but only at STOP: Python's own unpickler runs what the short frame holds
+          // first, so the globals in it must still be seen.
           const n = this.u64();
-          if (this.pos + n > this.end) throw new PickleError('truncated', `a ${n}-byte frame runs past the end of the file`, this.pos);
+          if (this.pos + n > this.end) this.shortFrame ??= `a ${n}-byte frame runs past the end of the file`;
           break;
         }
         case 0x2e: // STOP '.'
+          if (this.shortFrame) throw new PickleError('truncated', this.shortFrame, this.pos);
           return this.pop();
         case 0x28: // MARK '('
           this.marks.push(stack.length);
@@ -467,6 +547,7 @@ class Machine {
           this.popMark();
           break;
         case 0x32: // DUP '2'
+          this.countUfuncPush(this.top());
           this.push(this.top());
           break;
 
@@ -697,13 +778,14 @@ class Machine {
           // REDUCE 'R'
           const args = this.pop();
           const callable = this.pop();
-          stack.push(new PyCall(callable, args));
+          stack.push(this.reduce(callable, args));
           break;
         }
         case 0x81: {
           // NEWOBJ
           const args = this.pop();
           const cls = this.pop();
+          this.markCalled(cls);
           stack.push(new PyObject(cls, args instanceof PyTuple ? args.items : [args]));
           break;
         }
@@ -712,6 +794,7 @@ class Machine {
           const kwargs = this.pop();
           const args = this.pop();
           const cls = this.pop();
+          this.markCalled(cls);
           stack.push(new PyObject(cls, args instanceof PyTuple ? args.items : [args], kwargs));
           break;
         }
@@ -719,6 +802,7 @@ class Machine {
           // OBJ 'o'
           const items = this.popMark();
           if (items.length === 0) throw this.corrupt('OBJ without a class');
+          this.markCalled(items[0]);
           stack.push(new PyObject(items[0], items.slice(1)));
           break;
         }
@@ -727,6 +811,7 @@ class Machine {
           const module = this.line();
           const name = this.line();
           const cls = this.global(module, name);
+          this.markCalled(cls);
           stack.push(new PyObject(cls, this.popMark()));
           break;
         }

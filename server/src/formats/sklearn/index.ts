@@ -1,14 +1,16 @@
 /**
  * scikit-learn models saved with pickle or joblib, read without executing them: the file is
- * decompressed if joblib compressed it, interpreted by the safe pickle VM (../pickle), checked
- * against the allowlist of globals, and decoded into the forest IR (./decode).
+ * decompressed if joblib compressed it, interpreted by the safe pickle VM (../pickle) together with
+ * any pickles after the first, its globals sorted into tiers (a dangerous one makes the file unsafe,
+ * unknown ones are reported with the model), and decoded into the forest IR (./decode).
  */
 import {
   DEFAULT_MAX_DECOMPRESSED_BYTES,
   DecompressError,
   decompress,
   detectCompression,
-  unpickle,
+  MAX_FURTHER_PICKLES,
+  unpickleStream,
   type Compression,
   type PickleLimits,
 } from '../pickle';
@@ -90,9 +92,10 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
     return unreadable(format, 'not-a-model', 'the file is neither a pickle nor a joblib file');
   }
 
-  const result = unpickle(data, { joblib: true, limits: options.limits });
+  const stream = unpickleStream(data, { joblib: true, limits: options.limits });
+  const result = stream.first;
   format = formatFor(fileName, compression, result.joblibArrays);
-  if (result.unsafe.length > 0) return { kind: 'unsafe', format, globals: result.unsafe };
+  if (stream.unsafe.length > 0) return { kind: 'unsafe', format, globals: stream.unsafe };
   if (result.error) {
     const e = result.error;
     if (e.kind === 'truncated') return unreadable(format, 'truncated', `the file is cut short: ${e.message}`);
@@ -106,14 +109,29 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
       `the pickle refers to data outside the file (${[...new Set(result.refused)].slice(0, 3).join(', ')}), which this reader does not follow`,
     );
   }
+  if (stream.unchecked) {
+    return unreadable(
+      format,
+      'unsupported-format',
+      `the file holds more than ${MAX_FURTHER_PICKLES + 1} pickles one after another; the ones beyond were not checked, so loading it again and again with Python could run anything`,
+    );
+  }
   notes.push(result.protocol > 0 ? `pickle protocol ${result.protocol}` : 'pickle protocol 0 or 1');
   if (result.joblibArrays > 0) notes.push(`joblib arrays: ${result.joblibArrays}`);
-  if (result.end < data.length && result.joblibArrays === 0) notes.push(`${data.length - result.end} bytes after the pickle's end were ignored`);
+  if (stream.further > 0) {
+    const one = stream.further === 1;
+    notes.push(
+      `${stream.further} more pickle${one ? '' : 's'} after the first ${one ? 'was' : 'were'} checked ` +
+        `(a loader that reads the file again would run ${one ? 'it' : 'them'}); the model is the first`,
+    );
+  }
+  if (stream.ignored > 0) notes.push(`${stream.ignored} bytes after the pickle's end were ignored`);
 
   try {
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
-    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes };
+    const unknown = stream.unknown.length > 0 ? { unknownGlobals: stream.unknown } : {};
+    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown };
     const where = primary.location === ROOT ? [] : [placement(primary.location, decoded.holds)];
     return {
       kind: 'model',
@@ -123,6 +141,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
       ...(primary.location === ROOT ? {} : { location: primary.location }),
       ...(others.length ? { others: others.map(({ location, forest, notes: own }) => ({ location, forest, notes: own })) } : {}),
       ...(decoded.unread.length ? { unread: decoded.unread } : {}),
+      ...unknown,
     };
   } catch (e) {
     if (e instanceof DecodeError) return unreadable(format, e.reason, e.message);

@@ -1,0 +1,387 @@
+/**
+ * The three tiers of pickle globals (allowed, dangerous, unknown), the called/referenced flag of
+ * unknown ones, and the scan of every pickle in a file. Fixtures: test/fixtures/pickle-tiers
+ * (generate.py; real models from scikit-learn 1.2.1 and xgboost 1.7.4, hostile files crafted by
+ * pickling objects that only name a dangerous callable). The manifest holds what Python's own
+ * unpickler meets in each file (with stubs, so nothing runs) and whether it calls each global.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { before, describe, it } from 'node:test';
+import {
+  DANGEROUS_MODULES,
+  DANGEROUS_NAMES,
+  MAX_FURTHER_PICKLES,
+  classifyGlobal,
+  decompress,
+  detectCompression,
+  unpickle,
+  unpickleStream,
+} from '../../server/src/formats/pickle';
+import { readSklearn } from '../../server/src/formats/sklearn';
+import type { ModelRead } from '../../server/src/formats/types';
+import { lintBytes } from '../../server/src/linter';
+import { unknownPickleGlobalDraft } from '../../server/src/rules/unknown-pickle-global';
+
+const DIR = path.resolve(__dirname, '../../../test/fixtures/pickle-tiers');
+const DOCS = path.resolve(__dirname, '../../../docs/rules');
+
+interface Fixture {
+  file: string;
+  /** What Python's unpickler meets, in order, and whether it calls it. */
+  globals: { name: string; called: boolean }[];
+  pickles: number;
+  /** This project's tiers for the names above: these two lists, everything else allowed. */
+  dangerous: string[];
+  unknown: string[];
+  crafted?: boolean;
+  expect?: 'model';
+  trees?: number;
+  nodes?: number[];
+  further?: number;
+  ignored?: number;
+}
+
+const manifest = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8')) as { marker: string; fixtures: Fixture[] };
+const fixtures = manifest.fixtures;
+
+function load(file: string): Uint8Array {
+  return new Uint8Array(fs.readFileSync(path.join(DIR, file)));
+}
+
+/** The pickle stream of a file: joblib's zlib container undone. */
+function stream(file: string): Uint8Array {
+  const b = load(file);
+  const c = detectCompression(b);
+  return c ? decompress(b, c) : b;
+}
+
+const tier = (q: string) => {
+  const dot = q.lastIndexOf('.');
+  return classifyGlobal(q.slice(0, dot), q.slice(dot + 1)).tier;
+};
+
+// ---- hand-built pickles (marked: crafted here, for the VM's edge cases)
+type Part = number | string | number[] | Uint8Array;
+function bytes(...parts: Part[]): Uint8Array {
+  const out: number[] = [];
+  for (const p of parts) {
+    if (typeof p === 'number') out.push(p);
+    else if (typeof p === 'string') for (const c of Buffer.from(p, 'latin1')) out.push(c);
+    else out.push(...p);
+  }
+  return Uint8Array.from(out);
+}
+const sbu = (s: string) => [0x8c, Buffer.byteLength(s), ...Buffer.from(s, 'utf8')];
+const stackGlobal = (m: string, n: string) => [...sbu(m), ...sbu(n), 0x93];
+const P4 = [0x80, 4];
+
+describe('pickle tiers: classification', () => {
+  it('allows the harmless data classes real models name', () => {
+    for (const q of [
+      'sklearn.calibration._CalibratedClassifier',
+      'sklearn.calibration._SigmoidCalibration',
+      'sklearn.compose._column_transformer._RemainderColsList',
+      'sklearn.ensemble._hist_gradient_boosting.binning._BinMapper',
+      'sklearn._loss._loss.__pyx_unpickle_CyHalfBinomialLoss',
+      'scipy.sparse.csr.csr_matrix',
+      'scipy.sparse._csr.csr_matrix',
+      'scipy.sparse._csc.csc_matrix',
+      'scipy.sparse._arrays.csr_array',
+      'numpy.core._multiarray_umath.log1p',
+      'numpy._core._multiarray_umath.exp',
+      'numpy.core._ufunc_reconstruct',
+      'numpy._core._ufunc_reconstruct',
+      'sklearn.ensemble._forest.RandomForestClassifier',
+      'numpy.core.multiarray._reconstruct',
+    ]) {
+      assert.equal(tier(q), 'allowed', q);
+    }
+  });
+
+  it('calls other libraries, the project and sklearn functions unknown', () => {
+    for (const q of [
+      'xgboost.sklearn.XGBRegressor',
+      'xgboost.core.Booster',
+      'lightgbm.sklearn.LGBMClassifier',
+      'lightgbm.basic.Booster',
+      'src.data.preprocess.convert_to_numeric',
+      'sklearn.utils.check_array',
+      'sklearn.externals.six.Foo',
+      'scipy.sparse._csr.spmatrix_helper',
+      'posixpath.join',
+      'collections.Counter',
+    ]) {
+      assert.equal(tier(q), 'unknown', q);
+    }
+  });
+
+  it('finds every listed dangerous name and module, submodules included', () => {
+    for (const q of DANGEROUS_NAMES.keys()) assert.equal(tier(q), 'dangerous', q);
+    for (const m of DANGEROUS_MODULES.keys()) {
+      assert.equal(classifyGlobal(m, 'anything').tier, 'dangerous', m);
+      assert.equal(classifyGlobal(`${m}.sub`, 'anything').tier, 'dangerous', `${m}.sub`);
+    }
+    for (const q of [
+      'os.path.join',
+      'posix.system',
+      'nt.system',
+      'http.client.HTTPSConnection',
+      'urllib.request.urlopen',
+      'requests.api.get',
+      'aiohttp.client.ClientSession',
+      'numpy.testing._private.utils.runstring',
+      'torch.serialization.load',
+      'pip._internal.main',
+      'builtins.print',
+      '__builtin__.eval',
+      '__builtin__.apply',
+      '__main__.MyTransformer',
+    ]) {
+      assert.equal(tier(q), 'dangerous', q);
+    }
+  });
+
+  it('treats dotted and malformed names as dangerous', () => {
+    assert.equal(classifyGlobal('sklearn.base', 'BaseEstimator.__init__').tier, 'dangerous');
+    assert.equal(classifyGlobal('a', 'b.c').tier, 'dangerous');
+    assert.equal(classifyGlobal('copyreg', '_reconstructor.__globals__').tier, 'dangerous');
+    assert.equal(classifyGlobal('os system', 'x').tier, 'dangerous');
+    assert.equal(classifyGlobal('numpy', '').tier, 'dangerous');
+    assert.equal(classifyGlobal('', 'x').tier, 'dangerous');
+    assert.equal(classifyGlobal('xgboost..core', 'Booster').tier, 'dangerous');
+  });
+
+  it('documents every dangerous entry in docs/rules/unsafe-pickle.md', () => {
+    const doc = fs.readFileSync(path.join(DOCS, 'unsafe-pickle.md'), 'utf8');
+    for (const [m, why] of DANGEROUS_MODULES) assert.ok(doc.includes(`| \`${m}.*\` | ${why} |`), m);
+    for (const [q, why] of DANGEROUS_NAMES) assert.ok(doc.includes(`| \`${q}\` | ${why} |`), q);
+    assert.match(doc, /picklescan/);
+    assert.match(doc, /modelscan/);
+  });
+});
+
+describe('pickle tiers: what the VM records of unknown globals', () => {
+  it('tells a called global from one held as a value', () => {
+    // x.f(x.Cls(), x.g): Cls is called by REDUCE; f is called; g is only an argument
+    const r = unpickle(
+      bytes(P4, stackGlobal('x', 'f'), stackGlobal('x', 'Cls'), ')', 'R', stackGlobal('x', 'g'), 0x86, 'R', '.'),
+    );
+    assert.equal(r.error, undefined);
+    assert.deepEqual(r.unsafe, []);
+    assert.deepEqual(r.unknown, [
+      { name: 'x.f', called: true },
+      { name: 'x.Cls', called: true },
+      { name: 'x.g', called: false },
+    ]);
+  });
+
+  it('counts NEWOBJ, NEWOBJ_EX, OBJ, INST and copyreg reconstructors as calls', () => {
+    const r = unpickle(
+      bytes(
+        P4,
+        '(',
+        stackGlobal('a', 'New'), ')', 0x81,
+        stackGlobal('a', 'NewEx'), ')', '}', 0x92,
+        '(', stackGlobal('a', 'Obj'), 'o',
+        '(', 'ia\nInst\n',
+        stackGlobal('copyreg', '_reconstructor'), stackGlobal('a', 'Recon'), stackGlobal('builtins', 'object'), 'N', 0x87, 'R',
+        stackGlobal('a', 'Value'),
+        'l',
+        '.',
+      ),
+    );
+    assert.equal(r.error, undefined, r.error?.message);
+    assert.deepEqual(
+      r.unknown.map((u) => `${u.name}:${u.called}`),
+      ['a.New:true', 'a.NewEx:true', 'a.Obj:true', 'a.Inst:true', 'a.Recon:true', 'a.Value:false'],
+    );
+  });
+
+  it('reads numpy < 1.20 ufunc reconstruction as the global it names, and refuses any other use', () => {
+    const recon = 'cnumpy.core\n_ufunc_reconstruct\n';
+    const ok = unpickle(bytes(0x80, 2, recon, sbu('numpy.core._multiarray_umath'), sbu('log1p'), 0x86, 'R', '.'));
+    assert.deepEqual([ok.unsafe, ok.unknown], [[], []]);
+    const evil = unpickle(bytes(0x80, 2, recon, sbu('os'), sbu('system'), 0x86, 'R', sbu('echo'), 0x85, 'R', '.'));
+    assert.deepEqual(evil.unsafe, ['os.system']);
+    const project = unpickle(bytes(0x80, 2, recon, sbu('src.data'), sbu('fn'), 0x86, 'R', ')', 'R', '.'));
+    assert.deepEqual(project.unknown, [{ name: 'src.data.fn', called: true }], 'called through the reconstructed value');
+    // computed arguments, a stored reference, INST: each could reach anything
+    const computed = unpickle(bytes(0x80, 2, recon, sbu('os'), 'cx\ny\n', ')', 'R', 0x86, 'R', '.'));
+    assert.deepEqual(computed.unsafe, ['numpy.core._ufunc_reconstruct']);
+    const asValue = unpickle(bytes(0x80, 2, ']', recon, 'a', '.'));
+    assert.deepEqual(asValue.unsafe, ['numpy.core._ufunc_reconstruct']);
+    const viaMemo = unpickle(bytes(0x80, 2, recon, 'q', 0, sbu('numpy'), sbu('exp'), 0x86, 'R', '0', 'h', 0, '.'));
+    assert.deepEqual(viaMemo.unsafe, ['numpy.core._ufunc_reconstruct'], 'fetched again from the memo and left unchecked');
+    const inst = unpickle(bytes('(', "S'os'\n", "S'system'\n", 'inumpy.core\n_ufunc_reconstruct\n', '.'));
+    assert.deepEqual(inst.unsafe, ['numpy.core._ufunc_reconstruct']);
+  });
+
+  it('still sees the globals of a frame that runs past the end of the file', () => {
+    const frame = [0x95, 200, 0, 0, 0, 0, 0, 0, 0];
+    const r = unpickle(bytes(P4, frame, stackGlobal('os', 'system'), sbu('echo'), 0x85, 'R'));
+    assert.equal(r.error?.kind, 'truncated');
+    assert.deepEqual(r.unsafe, ['os.system']);
+    assert.equal(unpickle(bytes(P4, frame, 'K', 1, '.')).error?.kind, 'truncated', 'and the frame is still an error at STOP');
+  });
+});
+
+describe('pickle tiers: every pickle in a file', () => {
+  const first = bytes(P4, 'K', 1, '.');
+  it('scans pickles after the first, whatever opcode they begin with', () => {
+    for (const start of [[0x80, 2], [0x80, 4, 0x95, 8, 0, 0, 0, 0, 0, 0, 0], [], ['N', '0'], ['K', 7, '0'], [0x88, '0']] as Part[][]) {
+      const evil = bytes(...start, 'cos\nsystem\n', '(', "S'echo'\n", 't', 'R', '.');
+      const s = unpickleStream(bytes(first, evil));
+      assert.deepEqual(s.unsafe, ['os.system'], JSON.stringify(start));
+      const r = readSklearn(bytes(first, evil), 'model.pkl');
+      assert.deepEqual(r, { kind: 'unsafe', format: 'sklearn-pickle', globals: ['os.system'] });
+    }
+  });
+
+  it('ignores trailing bytes that cannot begin a pickle, and says how many', () => {
+    const s = unpickleStream(bytes(first, 0x00, 'cos\nsystem\n'));
+    assert.deepEqual([s.unsafe, s.further, s.ignored], [[], 0, 12]);
+    const broken = unpickleStream(bytes(first, 'K', 1, 'K'));
+    assert.deepEqual([broken.further, broken.ignored], [0, 3], 'a pickle that breaks is ignored from its start');
+  });
+
+  it('merges unknown globals across pickles, called in any = called', () => {
+    const a = bytes(P4, stackGlobal('lib', 'f'), '.');
+    const b = bytes(P4, stackGlobal('lib', 'f'), ')', 'R', stackGlobal('lib', 'g'), '0', '.');
+    const s = unpickleStream(bytes(first, a, b));
+    assert.equal(s.further, 2);
+    assert.deepEqual(s.unknown, [
+      { name: 'lib.f', called: true },
+      { name: 'lib.g', called: false },
+    ]);
+  });
+
+  it(`stops after ${MAX_FURTHER_PICKLES} further pickles and does not call the file checked`, () => {
+    const many = (n: number) => bytes(first, ...Array.from({ length: n }, () => ['N', '.']).flat());
+    const atLimit = unpickleStream(many(MAX_FURTHER_PICKLES));
+    assert.deepEqual([atLimit.further, atLimit.unchecked], [MAX_FURTHER_PICKLES, false]);
+    const over = unpickleStream(many(MAX_FURTHER_PICKLES + 1));
+    assert.equal(over.unchecked, true);
+    const r = readSklearn(many(MAX_FURTHER_PICKLES + 1), 'x.pkl');
+    assert.equal(r.kind, 'unreadable');
+    if (r.kind === 'unreadable') assert.match(r.detail, /more than 65 pickles/);
+  });
+});
+
+describe('pickle tiers: fixtures made by the libraries and by pickle', () => {
+  before(() => fs.rmSync(manifest.marker, { force: true }));
+
+  it('has every kind of file the tiers need', () => {
+    const files = new Set(fixtures.map((f) => f.file));
+    for (const f of [
+      'calibrated_rf.joblib',
+      'hgb.joblib',
+      'tfidf.joblib',
+      'pipeline_project_fn.joblib',
+      'pipeline_project_fn.p0.pkl',
+      'xgb_classifier.joblib',
+      'forest_then_os_system.pkl',
+      'forest_then_os_system.zlib.joblib',
+      'forest_then_os_system.p0.pkl',
+      'evil_os_system.p0.pkl',
+    ]) {
+      assert.ok(files.has(f), f);
+    }
+    assert.ok(fixtures.filter((f) => f.dangerous.length > 0).length >= 40);
+    for (const f of fixtures) if (f.dangerous.length > 0) assert.equal(f.crafted, true, `${f.file}: hostile files are marked crafted`);
+  });
+
+  for (const fx of fixtures) {
+    it(`${fx.file}: ${fx.dangerous.length ? 'dangerous' : fx.unknown.length ? 'unknown' : 'allowed'}`, () => {
+      const s = unpickleStream(stream(fx.file), { joblib: true });
+      assert.equal(s.first.error, undefined, s.first.error?.message);
+      // the VM meets exactly the globals Python meets, in the same order, in every pickle of the file
+      assert.deepEqual(s.globals, fx.globals.map((g) => g.name));
+      assert.equal(1 + s.further, fx.pickles, 'whole pickles, as many as Python loads one after another');
+      assert.deepEqual(s.unsafe, fx.dangerous, 'dangerous globals');
+      // every name Python met is in the tier the manifest says
+      for (const g of fx.globals) {
+        const want = fx.dangerous.includes(g.name) ? 'dangerous' : fx.unknown.includes(g.name) ? 'unknown' : 'allowed';
+        assert.equal(tier(g.name), want, g.name);
+      }
+      if (fx.dangerous.length > 0) {
+        const r = readSklearn(load(fx.file), fx.file);
+        assert.equal(r.kind, 'unsafe', JSON.stringify(r).slice(0, 300));
+        if (r.kind === 'unsafe') assert.deepEqual(r.globals, fx.dangerous);
+        return;
+      }
+      // unknown ones, with Python's own called flag
+      const truth = new Map(fx.globals.map((g) => [g.name, g.called]));
+      assert.deepEqual(
+        s.unknown,
+        fx.unknown.map((name) => ({ name, called: truth.get(name) })),
+        'unknown globals and whether loading calls them',
+      );
+      const r = readSklearn(load(fx.file), fx.file);
+      assert.notEqual(r.kind, 'unsafe');
+      if (fx.expect !== 'model') return; // the decoder may not support the estimator (yet): the tiers are what is tested here
+      assert.equal(r.kind, 'model', JSON.stringify(r).slice(0, 300));
+      if (r.kind !== 'model') return;
+      assert.equal(r.forest.trees.length, fx.trees);
+      assert.deepEqual(r.forest.trees.map((t) => t.left.length), fx.nodes, 'nodes per tree, as scikit-learn holds them');
+      assert.deepEqual(r.unknownGlobals ?? [], s.unknown);
+      const further = r.notes.find((n) => /more pickles? after the first/.test(n));
+      assert.equal(further ? Number(further.split(' ')[0]) : 0, fx.further ?? 0);
+      const ignored = r.notes.find((n) => /bytes after the pickle's end were ignored/.test(n));
+      assert.equal(ignored ? Number(ignored.split(' ')[0]) : 0, fx.ignored ?? 0);
+    });
+  }
+
+  it('left no marker file behind', () => {
+    assert.equal(fs.existsSync(manifest.marker), false);
+  });
+});
+
+describe('pickle tiers: the unknown-pickle-global finding', () => {
+  it('is a warning naming the project function as imported, not called; the model is still analysed', () => {
+    const report = lintBytes(load('pipeline_project_fn.joblib'), 'pipeline_project_fn.joblib');
+    assert.ok(report.model, 'analysed');
+    const f = report.findings.filter((x) => x.rule === 'unknown-pickle-global');
+    assert.equal(f.length, 1);
+    assert.equal(f[0].severity, 'warning');
+    assert.match(f[0].message, /imports src\.data\.preprocess\.convert_to_numeric as a value without calling it/);
+    assert.doesNotMatch(f[0].message, /calls /);
+    assert.deepEqual(f[0].data, { globals: [{ name: 'src.data.preprocess.convert_to_numeric', called: false }] });
+    assert.ok(report.findings.some((x) => x.rule === 'singleton-leaf' || x.rule === 'exact-counts'), 'the forest rules ran too');
+  });
+
+  it('says "calls" for the classes xgboost builds on load', () => {
+    const s = unpickleStream(stream('xgb_classifier.joblib'), { joblib: true });
+    const read = { kind: 'model', format: 'sklearn-joblib', forest: { trees: [] }, notes: [], unknownGlobals: s.unknown } as unknown as ModelRead;
+    const d = unknownPickleGlobalDraft(read);
+    assert.match(d!.message, /calls xgboost\.sklearn\.XGBClassifier, xgboost\.core\.Booster when loaded/);
+    assert.doesNotMatch(d!.message, /as a value/);
+  });
+
+  it('lists four names of each kind, then how many more', () => {
+    const unknownGlobals = Array.from({ length: 7 }, (_, i) => ({ name: `lib.C${i}`, called: i < 6 }));
+    const read = { kind: 'model', format: 'x', forest: { trees: [] }, notes: [], unknownGlobals } as unknown as ModelRead;
+    const m = unknownPickleGlobalDraft(read)!.message;
+    assert.match(m, /names 7 globals/);
+    assert.match(m, /calls lib\.C0, lib\.C1, lib\.C2, lib\.C3 and 2 more when loaded/);
+    assert.match(m, /imports lib\.C6 as a value/);
+  });
+
+  it('is absent for allowed-only models and silenced by its severity', () => {
+    const allowed = lintBytes(load('pipeline_log1p.joblib'), 'pipeline_log1p.joblib');
+    assert.ok(allowed.model);
+    assert.equal(allowed.findings.filter((x) => x.rule === 'unknown-pickle-global').length, 0);
+    const off = lintBytes(load('pipeline_project_fn.p4.pkl'), 'pipeline_project_fn.p4.pkl', { severities: { 'unknown-pickle-global': 'off' } });
+    assert.equal(off.findings.filter((x) => x.rule === 'unknown-pickle-global').length, 0);
+    assert.ok(off.model);
+  });
+
+  it('a hostile second pickle makes the file an unsafe-pickle error and nothing else', () => {
+    for (const file of ['forest_then_os_system.pkl', 'forest_then_os_system.zlib.joblib', 'forest_then_os_system.p0.pkl']) {
+      const report = lintBytes(load(file), file);
+      assert.equal(report.model, null);
+      assert.deepEqual(report.findings.map((f) => [f.rule, f.severity]), [['unsafe-pickle', 'error']], file);
+    }
+  });
+});
