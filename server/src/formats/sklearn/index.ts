@@ -18,7 +18,7 @@ import { DecodeError, decodeModel } from './decode';
 export { decodeModel, DecodeError } from './decode';
 
 export interface SklearnReadOptions {
-  /** Largest decompressed (or raw) pickle accepted, in bytes (default 2 GiB). */
+  /** Largest decompressed (or raw) pickle accepted, in bytes (default 1 GiB, the linter's file-size limit); checked while inflating. */
   maxBytes?: number;
   limits?: Partial<PickleLimits>;
 }
@@ -122,5 +122,5 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
 export const sklearnReader: ModelReader = {
   format: 'sklearn-pickle',
   sniff,
-  read: (bytes, fileName) => readSklearn(bytes, fileName),
+  read: (bytes, fileName, options) => readSklearn(bytes, fileName, { maxBytes: options?.maxBytes }),
 };
