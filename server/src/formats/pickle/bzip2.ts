@@ -24,6 +24,11 @@ export function decodeBzip2(input: Uint8Array, out: CappedOutput): void {
     },
     eof: () => pos >= input.length,
   };
+  // seek-bzip allocates its 4-byte magic buffer with the deprecated `new Buffer(4)`; once bundled
+  // (dist/*.js, not under node_modules) Node would print DEP0005 to the CLI's stderr or the
+  // server's log. The call is synchronous, so silencing deprecations around it affects nothing else.
+  const quiet = process.noDeprecation;
+  process.noDeprecation = true;
   try {
     Bunzip.decode(source, { writeByte: (b: number) => out.push(b) }, true);
   } catch (e) {
@@ -31,5 +36,7 @@ export function decodeBzip2(input: Uint8Array, out: CappedOutput): void {
     // seek-bzip reports damage as TypeError with its own message (bad magic, CRC mismatch, ...).
     if (pos >= input.length) throw endOfInput(CODEC);
     throw new DecompressError('corrupt', `the ${CODEC} stream is damaged (${(e as Error).message})`);
+  } finally {
+    process.noDeprecation = quiet;
   }
 }
