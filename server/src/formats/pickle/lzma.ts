@@ -57,11 +57,9 @@ export class RangeDecoder {
   }
 
   private byte(): number {
-    if (this.pos >= this.end) {
-      if (this.end >= this.input.length) throw endOfInput(this.codec);
-      throw new DecompressError('corrupt', `the ${this.codec} stream is damaged (a chunk needs more bytes than it declares)`);
-    }
-    return this.input[this.pos++];
+    if (this.pos < this.end && this.pos < this.input.length) return this.input[this.pos++];
+    if (this.pos >= this.input.length) throw endOfInput(this.codec);
+    throw new DecompressError('corrupt', `the ${this.codec} stream is damaged (a chunk needs more bytes than it declares)`);
   }
 
   bit(probs: Uint16Array, i: number): number {
