@@ -18,7 +18,7 @@ import type { AdvisorReport } from './report/model';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
-  /** Files larger than this are reported as too large instead of read. */
+  /** Files larger than this are reported as too large instead of read; also the most a compressed model may inflate to. */
   maxFileBytes?: number;
   /** Keep the completed IR on the report for later analyses (costs memory on big models). */
   keepForest?: boolean;
@@ -97,7 +97,7 @@ export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions 
   const contentHash = hashContent(bytes);
   const hit = options.cached?.(contentHash);
   if (hit) return hit;
-  const read = readModel(bytes, path);
+  const read = readModel(bytes, path, { maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
   const base = { path, format: read.format, contentHash };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };

@@ -2,14 +2,14 @@
  * The format registry: picks a reader by content and shields callers from reader bugs.
  * A new format is one new reader in this folder and one line in READERS.
  */
-import type { ModelReader, ReadResult } from './types';
+import type { ModelReader, ReadOptions, ReadResult } from './types';
 import { forestJsonReader } from './forest-json';
 import { sklearnReader } from './sklearn';
 import { xgboostReader } from './xgboost';
 
 export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader];
 
-export function readModel(bytes: Uint8Array, fileName: string): ReadResult {
+export function readModel(bytes: Uint8Array, fileName: string, options?: ReadOptions): ReadResult {
   if (bytes.length === 0) return { kind: 'unreadable', format: 'unknown', reason: 'empty', detail: 'the file is empty.' };
   const reader = READERS.find((candidate) => safeSniff(candidate, bytes, fileName));
   if (!reader) {
@@ -21,7 +21,7 @@ export function readModel(bytes: Uint8Array, fileName: string): ReadResult {
     };
   }
   try {
-    return reader.read(bytes, fileName);
+    return reader.read(bytes, fileName, options);
   } catch (error) {
     // A reader bug must not take the server down: report it as a finding on the file.
     return {

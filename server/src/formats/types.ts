@@ -107,9 +107,15 @@ export interface UnreadableRead {
 
 export type ReadResult = ModelRead | UnsafeRead | UnreadableRead | NoTreeModelRead;
 
+/** What the caller lets a reader spend. */
+export interface ReadOptions {
+  /** Largest model (after decompression) a reader may produce, in bytes: the linter's file-size limit. */
+  maxBytes?: number;
+}
+
 /** One reader per format. `sniff` looks at content (not the extension) and must be cheap. */
 export interface ModelReader {
   format: string;
   sniff(bytes: Uint8Array, fileName: string): boolean;
-  read(bytes: Uint8Array, fileName: string): ReadResult;
+  read(bytes: Uint8Array, fileName: string, options?: ReadOptions): ReadResult;
 }

@@ -20,7 +20,7 @@ import { DecodeError, ROOT, decodeModel } from './decode';
 export { decodeModel, DecodeError } from './decode';
 
 export interface SklearnReadOptions {
-  /** Largest decompressed (or raw) pickle accepted, in bytes (default 2 GiB). */
+  /** Largest decompressed (or raw) pickle accepted, in bytes (default 1 GiB, the linter's file-size limit); checked while inflating. */
   maxBytes?: number;
   limits?: Partial<PickleLimits>;
 }
@@ -158,5 +158,5 @@ function placement(location: string, holds: string): string {
 export const sklearnReader: ModelReader = {
   format: 'sklearn-pickle',
   sniff,
-  read: (bytes, fileName) => readSklearn(bytes, fileName),
+  read: (bytes, fileName, options) => readSklearn(bytes, fileName, { maxBytes: options?.maxBytes }),
 };
