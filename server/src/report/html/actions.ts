@@ -59,7 +59,7 @@ export function actions(report: PrivacyReport, mode: Mode): string {
         ? `<p class="best"><span class="label">Most effective remedy</span> <span class="tag">simulation</span></p>\n<p class="best-text">${h(best.text)}</p>`
         : `<p class="best"><span class="label">No simulated remedy stopped the reconstruction</span> <span class="tag">simulation</span></p>\n<p class="best-text">${h(best.text)}</p>`,
     );
-    if (others.length) parts.push(`<ul class="recommendations">${others.map((r) => `<li>${h(r.text)}</li>`).join('')}</ul>`);
+    if (others.length) parts.push(`<p class="label">Other remedies simulated</p>\n<ul class="recommendations">${others.map((r) => `<li>${h(r.text)}</li>`).join('')}</ul>`);
     parts.push('<p class="note"><a href="#advisor">Every simulated scenario</a> is in the what-if section below.</p>');
   } else if (a) {
     parts.push('<p class="note">The what-if advisor simulated the remedies but has no advice from them: see <a href="#advisor">the scenarios</a>.</p>');

@@ -119,7 +119,8 @@ export function headline(report: PrivacyReport): string {
         ...(hl.method !== 'none' ? ([['Method', METHOD_WORDS[hl.method] ?? hl.method]] as [string, string][]) : []),
         ...(hl.status !== 'not-run' && hl.status !== 'running' ? ([['Time', duration(hl.seconds)]] as [string, string][]) : []),
       ];
-  const bar = measured && hl.certifiedShare !== null && verdict !== 'nothing-found' ? shareBar(hl.certifiedShare, `${percent(hl.certifiedShare)} of the training rows certified`, 'certified') : '';
+  // The certified share as a bar only when there is a share to see (an estimate's is 0 by definition).
+  const bar = verdict === 'certified' && hl.certifiedShare !== null ? shareBar(hl.certifiedShare, `${percent(hl.certifiedShare)} of the training rows certified`, 'certified') : '';
   // What still stands when the headline measured nothing: the reader must not take it for an all-clear.
   const standing = verdict === 'certified' || verdict === 'estimate' ? undefined : standingFindings(report.findings);
   const standingLine = standing
