@@ -21,6 +21,7 @@ import { lintFile } from '../../server/src/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import type { Recoverability } from '../../server/src/recoverability/summary';
 import { runningReports } from '../support/running-report';
+import { ScriptIndex } from '../../server/src/scripts/workspace';
 import { HOSTILE_CLASSES, HOSTILE_FEATURES, hostileReport } from '../support/hostile-report';
 
 const NONCE = 'cmFuZG9tLW5vbmNlLTEyMzQ1Ng==';
@@ -355,6 +356,23 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     assert.match(queued, /<section id="actions"[\s\S]*The what-if advisor is queued/);
     const running = renderReportHtml(buildReport({ file: lint, recoverability: undefined, advisorPending: 'running' }), WEBVIEW);
     assert.match(running, /The what-if advisor is simulating the remedies/);
+  });
+
+  it('What to do: the training-script line that builds the model (examples/train.py), first after the headline', () => {
+    const train = join(EXAMPLES, 'train.py');
+    const index = new ScriptIndex();
+    index.update(train, readFileSync(train, 'utf8'));
+    const scripts = index.references(join(EXAMPLES, 'models', 'diabetes_forest.joblib'));
+    const builds = scripts.find((r) => r.role === 'estimator')!;
+    assert.ok(builds && builds.text.startsWith('forest = RandomForestClassifier('), 'train.py builds the forest');
+    const html = renderReportHtml(buildReport({ file: { ...lint, recoverability: skipped }, scripts }), WEBVIEW);
+    const actions = /<section id="actions"[\s\S]*?<\/section>/.exec(html)?.[0];
+    assert.ok(actions, 'a What to do section');
+    assert.ok(actions.includes(`data-line="${builds.line}"`) && actions.includes(`:${builds.line + 1}</code>`), 'a link to the constructor line');
+    assert.ok(!actions.includes('joblib.dump('), 'the line that builds the model, not the one that saves it');
+    assert.match(actions, /light bulb/, 'the webview points at the quick fixes');
+    assert.ok(html.indexOf('<section id="headline"') < html.indexOf('<section id="actions"') && html.indexOf('<section id="actions"') < html.indexOf('<section id="findings"'));
+    assert.ok(html.includes('<li><a href="#actions">What to do</a></li>'));
   });
 
   it('the progress chart: drawn for a run of seconds, not for one of milliseconds', async () => {
