@@ -6,7 +6,7 @@
  */
 import type { AdvisorReport, PrivacyReport, Recommendation, RemedyOutcome, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
-import { link, type Mode } from './sections';
+import { link, scriptPath, type Mode } from './sections';
 
 /** The simulated outcome a recommendation stands on: the scenario of its kind (and setting). */
 function outcomeOf(advisor: AdvisorReport, r: Recommendation): RemedyOutcome | undefined {
@@ -37,14 +37,7 @@ export function rankRecommendations(advisor: AdvisorReport): { ranked: Recommend
 }
 
 function scriptLine(s: ScriptReference, mode: Mode): string {
-  let path = s.uri;
-  try {
-    const url = new URL(s.uri);
-    if (url.protocol === 'file:') path = decodeURIComponent(url.pathname);
-  } catch {
-    // not a URL: shown as it is
-  }
-  const where = `${path}${s.cell !== undefined ? ` cell ${s.cell + 1}` : ''}:${s.line + 1}`;
+  const where = `${scriptPath(s.uri)}${s.cell !== undefined ? ` cell ${s.cell + 1}` : ''}:${s.line + 1}`;
   return `<li>${link(s.uri, `<code>${h(where)}</code>`, mode, ` data-line="${h(s.line)}"${s.cell !== undefined ? ` data-cell="${h(s.cell)}"` : ''}`)}<pre><code>${h(s.text)}</code></pre></li>`;
 }
 

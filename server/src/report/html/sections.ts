@@ -357,7 +357,7 @@ ${e.problem ? `<p class="reason"><span class="label">Problem:</span> ${h(e.probl
 </section>`;
 }
 
-function scriptPath(uri: string): string {
+export function scriptPath(uri: string): string {
   try {
     const url = new URL(uri);
     return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : uri;
