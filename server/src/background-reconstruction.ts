@@ -94,6 +94,16 @@ export class BackgroundReconstruction {
     return entry && entry.contentHash === contentHash ? entry.advisor : undefined;
   }
 
+  /**
+   * Whether the advisor will still answer for the file: `running` (its job is queued in the pool or
+   * runs), `queued` (it runs after the file's pending reconstruction, when enabled and unless that
+   * is skipped or fails). Undefined when it will not run: the report then does not announce it.
+   */
+  advisorPending(uri: string): 'queued' | 'running' | undefined {
+    if (this.advising.has(uri)) return 'running';
+    return this.pending.has(uri) && this.options.settings().advisor.enabled ? 'queued' : undefined;
+  }
+
   /** Whether the file's reconstruction is queued or running. */
   running(uri: string): boolean {
     return this.pending.has(uri);

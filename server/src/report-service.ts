@@ -25,6 +25,8 @@ export interface ReportSources {
   liveTimeline?(uri: string): TimelinePoint[] | undefined;
   /** The advisor's what-if simulations, once they ran on the file's current version (background-reconstruction.ts). */
   advisor?(uri: string): AdvisorReport | undefined;
+  /** Whether the advisor is queued or running for the file (undefined: it will not answer). */
+  advisorPending?(uri: string): 'queued' | 'running' | undefined;
   /** The training-script lines that build and save this model (scripts/service.ts). */
   scripts?(uri: string): ScriptReference[];
   settings(): Settings;
@@ -39,6 +41,7 @@ export class ReportService {
     if (!lint) return null;
     const outcome = this.current(uri, lint);
     const advisor = this.sources.advisor?.(uri);
+    const advisorPending = advisor ? undefined : this.sources.advisorPending?.(uri);
     const docsBaseUrl = this.sources.settings().docsBaseUrl;
     // The file as the CLI would report it: fast findings, then the reconstruction's (as published).
     const file: FileReport = outcome ? { ...lint, findings: [...lint.findings, ...outcome.findings], recoverability: outcome.recoverability } : lint;
@@ -50,6 +53,7 @@ export class ReportService {
           ? { running: true, timeline: this.sources.liveTimeline?.(uri) ?? [] }
           : { running: false }),
       ...(advisor ? { advisor } : {}),
+      ...(advisorPending ? { advisorPending } : {}),
       scripts: this.sources.scripts?.(uri) ?? [],
       ...(docsBaseUrl ? { docsBaseUrl } : {}),
     });

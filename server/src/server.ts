@@ -101,6 +101,7 @@ const reports = new ReportService({
   running: (uri) => background.running(uri),
   liveTimeline: (uri) => background.liveTimeline(uri),
   advisor: (uri) => background.advisor(uri, known.get(uri)?.contentHash),
+  advisorPending: (uri) => background.advisorPending(uri),
   scripts: (uri) => scripts.references(fileURLToPath(uri)),
   settings: () => settings,
 });

@@ -18,6 +18,12 @@ import { renderReportHtml } from '../../server/src/report/html';
 import { loadReportAssets, newNonce } from '../../server/src/report/html-assets';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
 import { HOSTILE_FEATURES, hostileReport } from '../support/hostile-report';
+import { lintFile } from '../../server/src/linter';
+import { assessRecoverability } from '../../server/src/recoverability/assess';
+import { buildReport } from '../../server/src/report/build';
+import { hasProgressChart } from '../../server/src/report/html/sections';
+import { runningReports } from '../support/running-report';
+import { EXAMPLES } from '../support/paths';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT } from './code-server';
 
 interface PageRun {
@@ -110,9 +116,12 @@ describe('the HTML report in Chromium', () => {
       const { page, problems, dialogs } = await open(browser, pathToFileURL(file).href, scheme);
       try {
         assert.deepEqual(problems, []);
-        assert.equal(await page.getAttribute('body', 'data-charts'), '3', 'features, progress and phases charts');
+        // The hostile run usually takes under a second: then no progress chart (sections.ts, hasProgressChart).
+        const long = hasProgressChart(report);
+        assert.equal(await page.getAttribute('body', 'data-charts'), long ? '3' : '1', long ? 'features, progress and phases' : 'the features chart only');
         const painted = await paintedCanvases(page);
-        for (const id of ['chart-features', 'chart-progress', 'chart-phases', 'row-heatmap']) assert.ok((painted[id] ?? 0) > 100, `${id} drawn (${painted[id]} pixels)`);
+        for (const id of ['chart-features', 'row-heatmap', ...(long ? ['chart-progress', 'chart-phases'] : [])]) assert.ok((painted[id] ?? 0) > 100, `${id} drawn (${painted[id]} pixels)`);
+        if (!long) assert.equal(await page.$('#chart-progress'), null);
         // The page follows the colour scheme (standalone fallbacks).
         const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
         assert.equal(background, scheme === 'dark' ? 'rgb(13, 17, 23)' : 'rgb(255, 255, 255)');
@@ -130,6 +139,59 @@ describe('the HTML report in Chromium', () => {
     });
   }
 
+  for (const scheme of ['light', 'dark'] as const) {
+    it(`a skipped reconstruction (diabetes_forest.joblib, ${scheme}): the headline is warning-coloured, never green`, async () => {
+      const path = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+      const lint = await lintFile(path, { keepForest: true });
+      const forest = lint.forest!;
+      delete lint.forest;
+      const { recoverability } = await assessRecoverability(path, forest, { budgetMs: 5000 });
+      assert.equal(recoverability.status, 'skipped');
+      const assets = loadReportAssets();
+      const file = join(temp, `skipped-${scheme}.html`);
+      writeFileSync(file, renderReportHtml(buildReport({ file: { ...lint, recoverability } }), { nonce: newNonce(), mode: 'standalone', scripts: { chart: assets.chart, report: assets.report }, styles: { report: assets.style } }));
+      const { page, problems } = await open(browser, pathToFileURL(file).href, scheme);
+      try {
+        assert.deepEqual(problems, []);
+        const colours = await page.evaluate(() => {
+          const headline = document.getElementById('headline')!;
+          const probe = (name: string) => {
+            const span = document.createElement('span');
+            span.style.color = `var(${name})`;
+            headline.appendChild(span);
+            const colour = getComputedStyle(span).color;
+            span.remove();
+            return colour;
+          };
+          return { border: getComputedStyle(headline).borderLeftColor, badge: getComputedStyle(headline.querySelector('.claim-badge')!).color, warning: probe('--mpl-warning'), safe: probe('--mpl-safe') };
+        });
+        assert.notEqual(colours.warning, colours.safe);
+        assert.equal(colours.border, colours.warning);
+        assert.equal(colours.badge, colours.warning);
+        assert.equal(await page.textContent('.big-words'), 'Not measured');
+        assert.equal(await page.getAttribute('body', 'data-charts'), '0', 'no chart without a reconstruction');
+      } finally {
+        await page.close();
+      }
+    });
+  }
+
+  it('a run of seconds gets its progress chart', async () => {
+    const { final } = await runningReports(2000);
+    const assets = loadReportAssets();
+    const file = join(temp, 'long-run.html');
+    writeFileSync(file, renderReportHtml(final, { nonce: newNonce(), mode: 'standalone', scripts: { chart: assets.chart, report: assets.report }, styles: { report: assets.style } }));
+    const { page, problems } = await open(browser, pathToFileURL(file).href, 'light');
+    try {
+      assert.deepEqual(problems, []);
+      assert.equal(await page.getAttribute('body', 'data-charts'), '2', 'progress and phases (an estimate: no proven feature)');
+      const painted = await paintedCanvases(page);
+      for (const id of ['chart-progress', 'chart-phases']) assert.ok((painted[id] ?? 0) > 100, `${id} drawn (${painted[id]} pixels)`);
+    } finally {
+      await page.close();
+    }
+  });
+
   it('webview mode: scripts by URL under the nonce, the reveal asks the extension and shows its answer', async () => {
     const media = pathToFileURL(join(REPO_ROOT, 'media')).href;
     const chart = existsSync(join(REPO_ROOT, 'media', 'vendor', 'chart.umd.js')) ? `${media}/vendor/chart.umd.js` : pathToFileURL(join(REPO_ROOT, 'node_modules', 'chart.js', 'dist', 'chart.umd.js')).href;
@@ -138,7 +200,7 @@ describe('the HTML report in Chromium', () => {
     const { page, problems, dialogs } = await open(browser, pathToFileURL(file).href, 'dark', { revealed });
     try {
       assert.deepEqual(problems, []);
-      assert.equal(await page.getAttribute('body', 'data-charts'), '3');
+      assert.equal(await page.getAttribute('body', 'data-charts'), hasProgressChart(report) ? '3' : '1');
       await page.click('#reveal-button');
       const table = await revealedTable(page);
       assert.deepEqual(table.headers, ['Row', 'Certified', ...HOSTILE_FEATURES, 'Label']);

@@ -77,7 +77,11 @@ test('the report\'s headline is the reconstruction\'s outcome; the rows are reve
   assert.equal(report.headline.certifiedShare, 1);
   assert.equal(report.headline.claim, 'certified');
   assert.equal(report.file.name, COMPAS);
-  assert.deepEqual(report.findings.map((f) => f.rule), client.diagnosticsFor(model)!.map((d) => d.code), 'the findings are the diagnostics');
+  // The same findings as the diagnostics, listed most severe first as the Problems panel shows them
+  // (a diagnostic's severity: 1 error ... 4 hint).
+  const diagnostics = client.diagnosticsFor(model)!;
+  const bySeverity = diagnostics.map((d, i) => ({ d, i })).sort((a, b) => a.d.severity! - b.d.severity! || a.i - b.i).map(({ d }) => d.code);
+  assert.deepEqual(report.findings.map((f) => f.rule), bySeverity, 'the findings are the diagnostics, most severe first');
   assert.equal(report.rows.length, direct.result.reconstruction.length);
   assert.ok(report.timeline.length >= 2, 'the timeline has the phases and the end');
   assert.equal(report.timeline.at(-1)!.certifiedRows, 100);

@@ -11,6 +11,9 @@ import type { Forest } from '../../server/src/forest/schema';
 import type { ReconstructionProgress, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { buildReport, CERTIFYING_METHODS, featureUse, revealRows, summarySentence } from '../../server/src/report/build';
+import { headlineLook, headlineVerdict } from '../../server/src/report/html/verdict';
+import { header, headline } from '../../server/src/report/html/sections';
+import type { ReportHeadline } from '../../server/src/report/model';
 import { DEFAULT_TIMELINE_POINTS, DONE_PHASE, thin, TimelineRecorder } from '../../server/src/report/timeline';
 import { RULES } from '../../server/src/rules/catalog';
 import { ruleDocUrl } from '../../server/src/package-info';
@@ -19,6 +22,7 @@ import { EXAMPLES } from '../support/paths';
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const DIABETES_NO_BAGGING = join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib');
 const DIABETES_FOREST = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+const DIABETES_XGB = join(EXAMPLES, 'models', 'diabetes_xgb.json');
 
 interface Run {
   file: FileReport;
@@ -92,11 +96,18 @@ describe('buildReport on the COMPAS example (aggregated, certified)', () => {
     assert.doesNotMatch(JSON.stringify(report), /"values"/);
   });
 
-  it('findings: every finding with its rule title and page', () => {
+  it('findings: every finding with its rule title and page, most severe first as in the Problems panel', () => {
     const report = buildReport({ file: compas.file, docsBaseUrl: 'https://example.org/rules' });
     assert.equal(report.findings.length, compas.file.findings.length);
+    // The linter lists the reconstruction's error last; the report lists it first.
+    const order = ['error', 'warning', 'information', 'hint'];
+    const rank = (severity: string) => order.indexOf(severity);
+    assert.ok(rank(compas.file.findings.at(-1)!.severity) < rank(compas.file.findings[0].severity), 'the linter\'s order is not already by severity');
+    const sorted = compas.file.findings.map((f, i) => ({ f, i })).sort((a, b) => rank(a.f.severity) - rank(b.f.severity) || a.i - b.i).map(({ f }) => f);
     report.findings.forEach((f, i) => {
-      assert.equal(f.rule, compas.file.findings[i].rule);
+      assert.equal(f.rule, sorted[i].rule);
+      assert.equal(f.message, sorted[i].message);
+      if (i > 0) assert.ok(rank(report.findings[i - 1].severity) <= rank(f.severity), `${report.findings[i - 1].severity} before ${f.severity}`);
       assert.equal(f.title, RULES[f.rule].title);
       assert.equal(f.docsUrl, `https://example.org/rules/${f.rule}.md`);
     });
@@ -183,14 +194,19 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     }
   });
 
-  it('skipped (bootstrap without usable seeds): claim none, the reason in the summary', async () => {
+  it('skipped (bootstrap without usable seeds): not measured, warning-coloured by its warnings, the reason once', async () => {
     const forest = await run(DIABETES_FOREST, 5000);
     const report = buildReport({ file: forest.file, reconstruction: forest.result });
     assert.equal(report.headline.status, 'skipped');
     assert.equal(report.headline.claim, 'none');
     assert.equal(report.headline.certifiedShare, null);
+    assert.equal(report.headline.verdict, 'not-measured');
+    assert.ok(forest.file.findings.some((f) => f.rule === 'replayable-bootstrap' && f.severity === 'warning'), 'the forest\'s replayable-bootstrap warning');
+    assert.equal(report.headline.look, 'warning');
     assert.ok(forest.result.reason);
-    assert.ok(report.headline.summary.includes(forest.result.reason!));
+    assert.equal(report.headline.reason, forest.result.reason);
+    assert.ok(!report.headline.summary.includes(forest.result.reason!), 'the reason is shown once, on its own line, not again in the summary');
+    assert.match(report.headline.summary, /skipped/);
     assert.deepEqual(report.features, []);
   });
 
@@ -200,8 +216,13 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     assert.equal(notRun.headline.status, 'not-run');
     assert.equal(notRun.headline.claim, 'none');
     assert.equal(notRun.headline.rows, file.model!.trainingRows);
+    assert.equal(notRun.headline.rowsSource, 'file');
+    assert.equal(notRun.headline.verdict, 'not-measured');
+    assert.notEqual(notRun.headline.look, 'safe');
     const running = buildReport({ file, running: true, timeline: [{ ms: 0, phase: 'start' }] });
     assert.equal(running.headline.status, 'running');
+    assert.equal(running.headline.verdict, 'not-measured-yet');
+    assert.notEqual(running.headline.look, 'safe');
     assert.equal(running.timeline.length, 1);
   });
 
@@ -210,6 +231,65 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     assert.equal(summarySentence('certified', { ...base, certifiedRows: 1 }, 10), '1 of 10 training rows is proven recoverable from the model alone.');
     assert.equal(summarySentence('certified', { ...base, certifiedRows: 3 }, null), '3 training rows are proven recoverable from the model alone.');
     assert.match(summarySentence('certified', { ...base, status: 'timeout', certifiedRows: 3 }, 10), /by the time the budget ran out/);
+  });
+});
+
+describe('the headline\'s verdict over every status x claim x worst severity', () => {
+  const statuses: ReportHeadline['status'][] = ['exact', 'bounded', 'timeout', 'skipped', 'failed', 'not-run', 'running'];
+  const claims: ReportHeadline['claim'][] = ['certified', 'estimate', 'none'];
+  const severities: ReportHeadline['worstSeverity'][] = ['error', 'warning', 'information', 'hint', null];
+
+  it('safe (green) only when the reconstruction completed, recovered nothing, and no finding is a warning or an error', () => {
+    for (const status of statuses) {
+      for (const claim of claims) {
+        for (const worst of severities) {
+          const verdict = headlineVerdict({ status, claim });
+          const look = headlineLook(verdict, worst);
+          const where = `${status} x ${claim} x ${worst}`;
+          const completedNothing = (status === 'exact' || status === 'bounded') && claim === 'none';
+          assert.equal(look === 'safe', completedNothing && worst !== 'error' && worst !== 'warning', where);
+          // A run that did not finish is not measured, whatever count it carries.
+          if (status === 'skipped' || status === 'failed' || status === 'not-run') assert.equal(verdict, 'not-measured', where);
+          if (status === 'running') assert.equal(verdict, 'not-measured-yet', where);
+          if (status === 'timeout' && claim === 'none') assert.equal(verdict, 'not-measured', where);
+          if (verdict.startsWith('not-measured')) assert.equal(look, worst === 'error' || worst === 'warning' ? 'warning' : 'neutral', where);
+          if (['exact', 'bounded', 'timeout'].includes(status) && claim !== 'none') assert.equal(verdict, claim, where);
+        }
+      }
+    }
+  });
+});
+
+describe('the training rows N: one number in the model header and the headline', () => {
+  it('XGBoost (diabetes_xgb.json, N not in the file): the header says where N comes from, and shows the headline\'s N', async () => {
+    const xgb = await run(DIABETES_XGB, 3000);
+    assert.equal(xgb.file.model!.trainingRows, null, 'the file does not state N');
+    assert.ok(xgb.result.rows !== null && xgb.result.rows > 0, 'the reconstruction knows N');
+    const probe = xgb.file.findings.find((f) => f.rule === 'first-tree-exposes-counts');
+    assert.equal(probe?.data?.rows, xgb.result.rows, 'the first-tree probe states the same N');
+    const report = buildReport({ file: xgb.file, features: featureUse(xgb.forest), reconstruction: xgb.result });
+    assert.equal(report.headline.rows, xgb.result.rows);
+    assert.equal(report.headline.rowsSource, 'first-tree-probe');
+    const n = xgb.result.rows!.toLocaleString('en-US');
+    const stated = /<dt>Training rows<\/dt><dd>([^<]*)<\/dd>/.exec(header(report))?.[1];
+    assert.equal(stated, `${n} (from first-tree probing)`);
+    assert.doesNotMatch(header(report), /not stated/);
+    // The headline uses the same N.
+    const figure = /<p class="headline-figure">([\s\S]*?)<\/p>/.exec(headline(report))![1].replace(/<[^>]+>/g, ' ');
+    assert.match(figure, new RegExp(`\\b${n} training rows`));
+    // Before any reconstruction, the probe alone gives the same N.
+    const lintOnly = await lintFile(DIABETES_XGB);
+    const notRun = buildReport({ file: lintOnly });
+    assert.equal(notRun.headline.rows, xgb.result.rows);
+    assert.equal(notRun.headline.rowsSource, 'first-tree-probe');
+  });
+
+  it('"not stated" only when nobody knows N', () => {
+    const file: FileReport = { path: '/m.json', format: 'xgboost-json', contentHash: 'x', model: { library: 'xgboost', libraryVersion: null, estimator: 'Booster', trees: 1, maxDepth: 1, features: 1, classes: [], trainingRows: null, bootstrap: false }, findings: [], notes: [] };
+    const report = buildReport({ file });
+    assert.equal(report.headline.rows, null);
+    assert.equal(report.headline.rowsSource, undefined);
+    assert.match(header(report), /<dt>Training rows<\/dt><dd>not stated<\/dd>/);
   });
 });
 

@@ -13,10 +13,16 @@ import type { ReconstructionResult } from '../../server/src/attacks/reconstructi
 import { contentSecurityPolicy, renderReportHtml, type RenderOptions } from '../../server/src/report/html';
 import { inlineScriptSource, jsonForScript } from '../../server/src/report/html/escape';
 import { buildReport } from '../../server/src/report/build';
+import { hasProgressChart } from '../../server/src/report/html/sections';
 import { loadReportAssets } from '../../server/src/report/html-assets';
 import type { AdvisorReport, PrivacyReport, RemedyOutcome, RevealedRows } from '../../server/src/report/model';
 import type { FileReport } from '../../server/src/linter';
-import { REPO_ROOT } from '../support/paths';
+import { EXAMPLES, REPO_ROOT } from '../support/paths';
+import { lintFile } from '../../server/src/linter';
+import { assessRecoverability } from '../../server/src/recoverability/assess';
+import type { Recoverability } from '../../server/src/recoverability/summary';
+import { runningReports } from '../support/running-report';
+import { ScriptIndex } from '../../server/src/scripts/workspace';
 import { HOSTILE_CLASSES, HOSTILE_FEATURES, hostileReport } from '../support/hostile-report';
 
 const NONCE = 'cmFuZG9tLW5vbmNlLTEyMzQ1Ng==';
@@ -149,9 +155,21 @@ describe('renderReportHtml with hostile feature names and labels', () => {
     assert.match(webview, new RegExp(`<span class="big">${report.headline.certifiedRows}</span><span class="of">of ${report.headline.rows} training rows certified`));
     assert.match(webview, /<span class="claim-badge">Certified<\/span>/);
     for (const finding of report.findings) assert.ok(webview.includes(`href="${finding.docsUrl.replace(/&/g, '&amp;')}"`), finding.rule);
-    for (const id of ['headline', 'findings', 'features', 'rows', 'progress', 'advisor']) assert.ok(webview.includes(`<section id="${id}"`), id);
-    assert.match(webview, /Advisor not run/);
-    assert.ok(webview.includes('<canvas id="chart-features"') && webview.includes('<canvas id="chart-progress"') && webview.includes('<canvas id="row-heatmap"'));
+    for (const id of ['headline', 'findings', 'features', 'rows', 'progress']) assert.ok(webview.includes(`<section id="${id}"`), id);
+    // No advisor was asked for: no section announces one, and no nav link points at one.
+    assert.ok(!webview.includes('<section id="advisor"') && !webview.includes('href="#advisor"') && !/[Aa]dvisor not run/.test(webview));
+    assert.ok(!webview.includes('<section id="actions"'), 'nothing to do yet: no advisor, no script');
+    assert.ok(webview.includes('<canvas id="chart-features"') && webview.includes('<canvas id="row-heatmap"'));
+    // The hostile run usually takes about half a second (longer on a loaded machine): a progress
+    // chart exactly when the run is long enough for one, else a sentence.
+    const t = report.timeline;
+    const long = t.length >= 3 && t.at(-1)!.ms - t[0].ms >= 1000;
+    assert.equal(hasProgressChart(report), long);
+    assert.equal(webview.includes('<canvas id="chart-progress"'), long, `the run took ${t.at(-1)!.ms} ms`);
+    assert.equal(webview.includes('<canvas id="chart-phases"'), long);
+    assert.equal(/The reconstruction took [\d.]+ m?s: too short for a progress chart\./.test(webview), !long);
+    // Every nav link has its section.
+    for (const [, id] of webview.matchAll(/<li><a href="#([a-z]+)">/g)) assert.ok(webview.includes(`<section id="${id}"`), id);
     // The per-feature table has one row per feature, with the determined rows.
     const featureRows = [...webview.matchAll(/<tr(?: class="unused")?><th scope="row"><code>([^<]*)<\/code><\/th><td>(yes|no)<\/td><td class="num">(\d+)<\/td>/g)];
     assert.equal(featureRows.length, report.features.length);
@@ -199,9 +217,10 @@ describe('renderReportHtml: estimates and the advisor', () => {
   });
 
   it('the advisor: simulations labelled, recommendations escaped, one table row per scenario', () => {
-    const outcome = (kind: RemedyOutcome['kind'], label: string, error: number): RemedyOutcome => ({
+    const outcome = (kind: RemedyOutcome['kind'], label: string, error: number, parameter?: number): RemedyOutcome => ({
       kind,
       label,
+      ...(parameter !== undefined ? { parameter } : {}),
       simulation: kind !== 'current',
       status: 'bounded',
       method: 'bootstrap-likelihood',
@@ -216,21 +235,159 @@ describe('renderReportHtml: estimates and the advisor', () => {
       truth: 'certified-reconstruction',
       baselineError: 0.2,
       current: outcome('current', 'as trained', 0.01),
-      scenarios: [outcome('differential-privacy', 'ε = 1', 0.25), outcome('larger-leaves', 'min_samples_leaf = 5', 0.1)],
-      recommendations: [{ kind: 'differential-privacy', parameter: 1, text: 'Use ε <= 1 & retrain' }],
+      scenarios: [outcome('differential-privacy', 'ε = 1', 0.25, 1), outcome('larger-leaves', 'min_samples_leaf = 5', 0.1, 5)],
+      // The advisor's order puts the leaves first here; the one that reaches the baseline (ε = 1) must lead.
+      recommendations: [
+        { kind: 'larger-leaves', parameter: 5, text: 'Leaves of 5 still leak' },
+        { kind: 'differential-privacy', parameter: 1, text: 'Use ε <= 1 & retrain' },
+      ],
       seconds: 3,
       partial: true,
     };
     const html = renderReportHtml(buildReport({ file, advisor }), WEBVIEW);
     assert.ok(!html.includes('Advisor not run'));
     assert.match(html, /What if: remedies <span class="tag">simulation<\/span>/);
-    assert.ok(html.includes('<li>Use ε &lt;= 1 &amp; retrain</li>'));
+    // The remedy that brings the reconstruction to the baseline is on top, under "What to do".
+    assert.match(html, /<section id="actions"[\s\S]*Most effective remedy[\s\S]*<p class="best-text">Use ε &lt;= 1 &amp; retrain<\/p>/);
+    assert.ok(html.indexOf('<section id="actions"') < html.indexOf('<section id="findings"'));
+    assert.ok(html.includes('href="#advisor"'));
+    assert.match(html, /<ul class="recommendations"><li>Leaves of 5 still leak<\/li><\/ul>/, 'the other advice follows');
     assert.ok(html.includes('simulated &lt;min_samples_leaf = 5&gt;'));
     assert.equal((html.match(/<tr class="(current|scenario)">/g) ?? []).length, 3);
     assert.equal((html.match(/<span class="tag">simulation<\/span><\/th>/g) ?? []).length, 2, 'every scenario but the current model is marked');
     assert.match(html, /random guessing scores 0\.200/);
     assert.match(html, /stopped early/);
     assert.ok(html.includes('id="chart-advisor"'));
+  });
+});
+
+/** The headline section's markup. */
+function headlineOf(html: string): string {
+  return /<section id="headline"[\s\S]*?<\/section>/.exec(html)![0];
+}
+
+/** Text of the page outside scripts and styles (the JSON block repeats every string). */
+function visible(html: string): string {
+  return markupOnly(html).replace(/<script\b[^>]*><\/script>/g, '');
+}
+
+describe('renderReportHtml: states that measured nothing never read as safe', () => {
+  const FOREST = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+  const none = (status: Recoverability['status'], reason: string): Recoverability => ({ status, method: 'none', rows: 200, certifiedRows: 0, reconstructedRows: 0, seconds: 0.5, reason, determinedFeatures: {}, groups: { declared: 0, sources: [], problems: [] } });
+  let lint: FileReport;
+  let skipped: Recoverability;
+  before(async () => {
+    lint = await lintFile(FOREST, { keepForest: true });
+    const forest = lint.forest!;
+    delete lint.forest;
+    // The real skipped run of the example (bootstrap on numeric features).
+    skipped = (await assessRecoverability(FOREST, forest, { budgetMs: 5000 })).recoverability;
+    assert.equal(skipped.status, 'skipped');
+  });
+
+  it('skipped, failed, timed out with nothing, not run, running: "Not measured" once, the reason once, not green, the warnings that still apply', () => {
+    const warnings = lint.findings.filter((f) => f.severity === 'warning');
+    assert.deepEqual(warnings.map((f) => f.rule).sort(), ['replayable-bootstrap', 'singleton-leaf'], 'the example\'s warnings');
+    const states: [string, Parameters<typeof buildReport>[0], string][] = [
+      ['skipped', { file: { ...lint, recoverability: skipped } }, 'Not measured'],
+      ['failed', { file: { ...lint, recoverability: none('failed', 'the worker ran out of memory') } }, 'Not measured'],
+      ['timeout', { file: { ...lint, recoverability: none('timeout', 'the time budget of 1 s ran out') } }, 'Not measured'],
+      ['not-run', { file: lint }, 'Not measured'],
+      ['running', { file: lint, running: true, timeline: [{ ms: 0, phase: 'start' }] }, 'Not measured yet'],
+    ];
+    for (const [name, input, words] of states) {
+      const html = renderReportHtml(buildReport(input), WEBVIEW);
+      const hl = headlineOf(html);
+      assert.match(hl, /class="card headline look-warning /, name);
+      assert.doesNotMatch(html, /look-safe|Nothing reconstructed/, name);
+      assert.equal(hl.split('Not measured').length - 1, 1, `${name}: "Not measured" once`);
+      assert.ok(hl.includes(`<span class="big big-words">${words}</span>`), name);
+      const reason = input.file.recoverability?.reason;
+      if (reason) assert.equal(visible(html).split(reason.replace(/'/g, '&#39;')).length - 1, 1, `${name}: the reason once`);
+      assert.match(hl, /<p class="standing"><a href="#findings">2 warnings still apply<\/a>: <code>replayable-bootstrap<\/code>, <code>singleton-leaf<\/code><\/p>/, name);
+    }
+    // Without a warning or error standing, the same states are neutral: still not green.
+    const quiet = { ...lint, findings: lint.findings.filter((f) => f.severity === 'information') };
+    for (const recoverability of [skipped, none('failed', 'x'), none('timeout', 'y')]) {
+      const hl = headlineOf(renderReportHtml(buildReport({ file: { ...quiet, recoverability } }), WEBVIEW));
+      assert.match(hl, /class="card headline look-neutral /, recoverability.status);
+      assert.doesNotMatch(hl, /class="standing"/);
+    }
+  });
+
+  it('a completed run that recovered nothing: green only when no warning or error stands', () => {
+    const nothing = { ...none('exact', ''), reason: undefined };
+    const quiet = { ...lint, findings: lint.findings.filter((f) => f.severity === 'information'), recoverability: nothing };
+    const safe = headlineOf(renderReportHtml(buildReport({ file: quiet }), WEBVIEW));
+    assert.match(safe, /class="card headline look-safe /);
+    assert.match(safe, /<span class="claim-badge">Nothing reconstructed<\/span>/);
+    const warned = headlineOf(renderReportHtml(buildReport({ file: { ...lint, recoverability: nothing } }), WEBVIEW));
+    assert.match(warned, /class="card headline look-warning /);
+    assert.match(warned, /2 warnings still apply/);
+  });
+
+  it('the stylesheet paints green (--mpl-safe) only under .look-safe', () => {
+    const css = readFileSync(join(REPO_ROOT, 'media', 'report.css'), 'utf8').replace(/\/\*[\s\S]*?\*\//g, '');
+    const rules = [...css.matchAll(/([^{}]+)\{([^{}]*)\}/g)].filter(([, , body]) => /var\(--mpl-safe\)/.test(body));
+    assert.ok(rules.length > 0);
+    for (const [, selector] of rules) assert.match(selector, /look-safe/, selector.trim());
+    // Both themes: the warning and neutral colours come from VS Code's variables, with the fallbacks that follow light/dark.
+    assert.match(css, /--mpl-warning: var\(--vscode-editorWarning-foreground, var\(--mpl-chart-yellow\)\)/);
+  });
+
+  it('findings most severe first, whatever order they come in', () => {
+    const reversed = { ...lint, findings: [...lint.findings].reverse() };
+    assert.equal(reversed.findings[0].severity, 'information');
+    const html = renderReportHtml(buildReport({ file: reversed }), WEBVIEW);
+    const order = [...html.matchAll(/<li class="finding sev-([a-z]+)">/g)].map((m) => m[1]);
+    assert.deepEqual(order, ['warning', 'warning', 'information']);
+  });
+
+  it('no reconstruction: one sentence instead of empty per-feature, per-row and progress cards, and no nav links to them', () => {
+    const html = renderReportHtml(buildReport({ file: { ...lint, recoverability: skipped }, timeline: [{ ms: 0, phase: 'start' }, { ms: 20, phase: 'done' }] }), WEBVIEW);
+    for (const id of ['features', 'rows', 'progress', 'advisor', 'actions']) {
+      assert.ok(!html.includes(`<section id="${id}"`), id);
+      assert.ok(!html.includes(`href="#${id}"`), id);
+    }
+    assert.match(html, /<section id="details"[\s\S]*nothing to show per feature, per row or over time/);
+    assert.ok(!html.includes('<canvas id="chart-features"'));
+  });
+
+  it('the advisor announced only when queued or running; never when it will not run', () => {
+    const file = { ...lint, recoverability: skipped };
+    assert.ok(!renderReportHtml(buildReport({ file }), WEBVIEW).includes('advisor'), 'not enabled: not a word about it');
+    const queued = renderReportHtml(buildReport({ file: lint, running: true, advisorPending: 'queued' }), WEBVIEW);
+    assert.match(queued, /<section id="actions"[\s\S]*The what-if advisor is queued/);
+    const running = renderReportHtml(buildReport({ file: lint, recoverability: undefined, advisorPending: 'running' }), WEBVIEW);
+    assert.match(running, /The what-if advisor is simulating the remedies/);
+  });
+
+  it('What to do: the training-script line that builds the model (examples/train.py), first after the headline', () => {
+    const train = join(EXAMPLES, 'train.py');
+    const index = new ScriptIndex();
+    index.update(train, readFileSync(train, 'utf8'));
+    const scripts = index.references(join(EXAMPLES, 'models', 'diabetes_forest.joblib'));
+    const builds = scripts.find((r) => r.role === 'estimator')!;
+    assert.ok(builds && builds.text.startsWith('forest = RandomForestClassifier('), 'train.py builds the forest');
+    const html = renderReportHtml(buildReport({ file: { ...lint, recoverability: skipped }, scripts }), WEBVIEW);
+    const actions = /<section id="actions"[\s\S]*?<\/section>/.exec(html)?.[0];
+    assert.ok(actions, 'a What to do section');
+    assert.ok(actions.includes(`data-line="${builds.line}"`) && actions.includes(`:${builds.line + 1}</code>`), 'a link to the constructor line');
+    assert.ok(!actions.includes('joblib.dump('), 'the line that builds the model, not the one that saves it');
+    assert.match(actions, /light bulb/, 'the webview points at the quick fixes');
+    assert.ok(html.indexOf('<section id="headline"') < html.indexOf('<section id="actions"') && html.indexOf('<section id="actions"') < html.indexOf('<section id="findings"'));
+    assert.ok(html.includes('<li><a href="#actions">What to do</a></li>'));
+  });
+
+  it('the progress chart: drawn for a run of seconds, not for one of milliseconds', async () => {
+    const { final } = await runningReports(2000);
+    const t = final.timeline;
+    assert.ok(t.length >= 3 && t.at(-1)!.ms >= 1000, `${t.length} points over ${t.at(-1)!.ms} ms`);
+    assert.ok(renderReportHtml(final, WEBVIEW).includes('<canvas id="chart-progress"'));
+    const short = { ...final, timeline: [t[0], { ...t.at(-1)!, ms: 29 }] };
+    const html = renderReportHtml(short, WEBVIEW);
+    assert.ok(!html.includes('<canvas id="chart-progress"') && !html.includes('<canvas id="chart-phases"'));
+    assert.match(html, /took 29 ms: too short for a progress chart/);
   });
 });
 

@@ -16,6 +16,7 @@ import type { Forest } from '../forest/schema';
 import type { ReconstructionMethod, ReconstructionResult } from '../attacks/reconstruction/types';
 import type { Recoverability } from '../recoverability/summary';
 import { RULES } from '../rules/catalog';
+import type { Finding } from '../rules/types';
 import { packageVersion, ruleDocUrl } from '../package-info';
 import {
   REPORT_SCHEMA_VERSION,
@@ -25,10 +26,12 @@ import {
   type ReportFinding,
   type ReportHeadline,
   type RevealedRows,
+  type RowsSource,
   type RowExposure,
   type ScriptReference,
   type TimelinePoint,
 } from './model';
+import { headlineLook, headlineVerdict } from './html/verdict';
 
 /** The methods whose certified rows are proofs; the others only estimate. */
 export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts'];
@@ -55,6 +58,8 @@ export interface ReportInput {
   running?: boolean;
   timeline?: TimelinePoint[];
   advisor?: AdvisorReport;
+  /** The advisor will answer later (the editor's queue); see `PrivacyReport.advisorPending`. */
+  advisorPending?: 'queued' | 'running';
   scripts?: ScriptReference[];
   /** Rule pages under this URL instead of the packaged copies. */
   docsBaseUrl?: string;
@@ -74,7 +79,8 @@ export function featureUse(forest: Pick<Forest, 'features' | 'trees'>): FeatureU
 export function buildReport(input: ReportInput): PrivacyReport {
   const { file } = input;
   const recoverability = input.recoverability ?? file.recoverability;
-  const findings = file.findings.map((finding): ReportFinding => ({
+  // Most severe first, as the Problems panel lists them (stable: a rule's findings keep their order).
+  const findings = sortBySeverity(file.findings).map((finding): ReportFinding => ({
     rule: finding.rule,
     severity: finding.severity,
     title: RULES[finding.rule].title,
@@ -102,7 +108,7 @@ export function buildReport(input: ReportInput): PrivacyReport {
     features: featureRecovery(input, recoverability, headline),
     rows,
     timeline: input.timeline ?? [],
-    ...(input.advisor ? { advisor: input.advisor } : {}),
+    ...(input.advisor ? { advisor: input.advisor } : !input.advisorPending ? {} : { advisorPending: input.advisorPending }),
     ...(file.evaluation ? { evaluation: file.evaluation } : {}),
     scripts: input.scripts ?? [],
     notes,
@@ -111,13 +117,42 @@ export function buildReport(input: ReportInput): PrivacyReport {
 
 const SEVERITY_ORDER = ['error', 'warning', 'information', 'hint'] as const;
 
+function sortBySeverity(findings: readonly Finding[]): Finding[] {
+  return [...findings].sort((a, b) => SEVERITY_ORDER.indexOf(a.severity) - SEVERITY_ORDER.indexOf(b.severity));
+}
+
+/**
+ * The training rows N, one number for the model header and the headline, and where it comes from:
+ * the reconstruction's N when it ran (the engine takes the file's, or probes the first trees of a
+ * boosted model), else the file's, else the `first-tree-exposes-counts` finding's probe. The source
+ * is the first of these that states the same number: the file, the probe, or the reconstruction.
+ */
+export function trainingRows(file: Pick<FileReport, 'model' | 'findings'>, recoverability: Pick<Recoverability, 'rows'> | undefined): { rows: number | null; rowsSource?: RowsSource } {
+  const stated = file.model?.trainingRows ?? null;
+  const probed = probedRows(file.findings);
+  const rows = recoverability?.rows ?? stated ?? probed;
+  if (rows === null) return { rows };
+  return { rows, rowsSource: rows === stated ? 'file' : rows === probed ? 'first-tree-probe' : 'reconstruction' };
+}
+
+/** N as the first trees of a boosted model state it (rules/first-tree-exposes-counts.ts puts it in the finding's data). */
+function probedRows(findings: readonly Finding[]): number | null {
+  const rows = findings.find((f) => f.rule === 'first-tree-exposes-counts')?.data?.rows;
+  return typeof rows === 'number' && Number.isInteger(rows) && rows >= 0 ? rows : null;
+}
+
+/** The verdict and look of a headline (html/verdict.ts has the whole table). */
+function judged(headline: Omit<ReportHeadline, 'verdict' | 'look'>): ReportHeadline {
+  const verdict = headlineVerdict(headline);
+  return { ...headline, verdict, look: headlineLook(verdict, headline.worstSeverity) };
+}
+
 function buildHeadline(input: ReportInput, recoverability: Recoverability | undefined, findings: ReportFinding[]): ReportHeadline {
   const worstSeverity = SEVERITY_ORDER.find((s) => findings.some((f) => f.severity === s)) ?? null;
-  const rowsStated = input.file.model?.trainingRows ?? null;
   if (!recoverability || input.running) {
     const status = input.running ? 'running' : 'not-run';
-    return {
-      rows: recoverability?.rows ?? rowsStated,
+    return judged({
+      ...trainingRows(input.file, recoverability),
       certifiedRows: 0,
       reconstructedRows: 0,
       certifiedShare: null,
@@ -132,18 +167,19 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
           ? 'No reconstruction ran on this model: nothing is known yet about which training rows it gives away.'
           : 'The file could not be read as a model (see the findings).',
       worstSeverity,
-    };
+    });
   }
   const { status, method, certifiedRows, reconstructedRows } = recoverability;
-  const rows = recoverability.rows ?? rowsStated;
+  const { rows, rowsSource } = trainingRows(input.file, recoverability);
   // Rows certified without their label (regression) are proven to be in the training data too.
   const withoutLabel = recoverability.certifiedWithoutLabel ?? 0;
   const proven = certifiedRows + withoutLabel > 0 && CERTIFYING_METHODS.includes(method);
   const claim = proven ? 'certified' : reconstructedRows > 0 ? 'estimate' : 'none';
   const featureCount = Object.keys(recoverability.determinedFeatures).length;
   const determined = Object.values(recoverability.determinedFeatures).reduce((a, b) => a + b, 0);
-  return {
+  return judged({
     rows,
+    ...(rowsSource ? { rowsSource } : {}),
     // An estimate proves nothing: its rows are not counted as certified anywhere in the report.
     certifiedRows: proven ? certifiedRows : 0,
     ...(proven && withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
@@ -157,12 +193,15 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
     claim,
     summary: summarySentence(claim, recoverability, rows),
     worstSeverity,
-  };
+  });
 }
 
 const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word}${n === 1 ? '' : 's'}`;
 
-/** One honest sentence: proven vs estimated, and out of how many. */
+/**
+ * One honest sentence: proven vs estimated, and out of how many. When nothing was reconstructed it
+ * says what that means, without the reason: the report shows `reason` once, on its own line.
+ */
 export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason'>, rows: number | null): string {
   const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
@@ -181,15 +220,16 @@ export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recovera
   if (claim === 'estimate') {
     return `Estimate: a training set of ${plural(r.reconstructedRows, 'row')} consistent with the model was reconstructed (method ${r.method}), but no row is proven to be in the real training data.`;
   }
+  const which = rows !== null ? `which of the ${plural(rows, 'training row')}` : 'which training rows';
   switch (r.status) {
     case 'skipped':
-      return `The reconstruction was not run${r.reason ? `: ${r.reason}` : ''}.`;
+      return `The reconstruction was skipped, so it is not known ${which} this model gives away.`;
     case 'failed':
-      return `The reconstruction failed${r.reason ? `: ${r.reason}` : ''}.`;
+      return `The reconstruction failed, so it is not known ${which} this model gives away.`;
     case 'timeout':
       return 'The time budget ran out before any training row was reconstructed; a longer budget may find them.';
     default:
-      return 'The reconstruction found no training row it could prove.';
+      return 'The reconstruction ran to completion and recovered no training row.';
   }
 }
 

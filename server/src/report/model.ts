@@ -42,6 +42,13 @@ export interface PrivacyReport {
   timeline: TimelinePoint[];
   /** What-if simulations of the remedies; absent until the advisor ran. */
   advisor?: AdvisorReport;
+  /**
+   * The advisor has not answered yet but will: `queued` behind the running reconstruction (the
+   * editor runs it after the reconstruction when `modelPrivacyLint.advisor.enabled`), `running`.
+   * Absent when it will not run (disabled, the CLI without `--advise`, nothing to simulate) or
+   * has answered: the report then announces no advisor at all.
+   */
+  advisorPending?: 'queued' | 'running';
   /** The reconstruction scored against the true training data (CLI `--training-data`). */
   evaluation?: Evaluation;
   /** Training scripts that write this model file (issue 5, item 3), for links and quick fixes. */
@@ -50,8 +57,10 @@ export interface PrivacyReport {
 }
 
 export interface ReportHeadline {
-  /** Training rows N the model states; null when unknown. */
+  /** Training rows N: stated by the file, or found by probing / the reconstruction (`rowsSource`); null when nobody knows. */
   rows: number | null;
+  /** Where `rows` comes from; absent when `rows` is null. The model header shows the same N with this source. */
+  rowsSource?: RowsSource;
   /** Rows proven from the model alone to be in the training data. */
   certifiedRows: number;
   /** Rows proven to be in the training data whose label is only estimated (regression); absent when none. */
@@ -83,7 +92,26 @@ export interface ReportHeadline {
   summary: string;
   /** The most severe finding, for the headline's colour. */
   worstSeverity: Exclude<Severity, 'off'> | null;
+  /**
+   * What the headline says, from status x claim x worst severity (report/html/verdict.ts has the
+   * table). Optional for reports made before it: `headlineVerdict` derives it from the other fields.
+   *
+   * `certified` / `estimate`: rows were reconstructed; `nothing-found`: the reconstruction ran to
+   * completion and recovered nothing; `not-measured`: skipped, failed, not run, or the budget ran
+   * out with nothing; `not-measured-yet`: running or queued.
+   */
+  verdict?: HeadlineVerdict;
+  /**
+   * Its colour: `exposed` (certified rows), `estimate`, `warning` (not measured or nothing found,
+   * but a warning or error finding stands), `neutral` (not measured, nothing stands), `safe` (ran
+   * to completion, recovered nothing, and no finding is a warning or an error). Nothing else is `safe`.
+   */
+  look?: HeadlineLook;
 }
+
+export type RowsSource = 'file' | 'first-tree-probe' | 'reconstruction';
+export type HeadlineVerdict = 'certified' | 'estimate' | 'nothing-found' | 'not-measured' | 'not-measured-yet';
+export type HeadlineLook = 'exposed' | 'estimate' | 'warning' | 'neutral' | 'safe';
 
 export interface ReportFinding {
   rule: RuleId;

@@ -19,6 +19,7 @@
 import type { PrivacyReport, RevealedRows } from '../model';
 import { checkNonce, escapeHtml as h, inlineScriptSource, inlineStyleSource, jsonForScript } from './escape';
 import * as section from './sections';
+import { actions } from './actions';
 
 export { escapeHtml, jsonForScript } from './escape';
 export { ROW_TABLE_LIMIT } from './sections';
@@ -52,6 +53,21 @@ export function renderReportHtml(report: PrivacyReport, options: RenderOptions):
   const style = webview ? `<link rel="stylesheet" ${n} href="${h(options.styles.report)}">` : `<style ${n}>\n${inlineStyleSource(options.styles.report)}\n</style>`;
   const script = (source: string, id: string) => (webview ? `<script ${n} id="${id}" src="${h(source)}"></script>` : `<script ${n} id="${id}">\n${inlineScriptSource(source)}\n</script>`);
   const revealed = !webview && options.revealed ? `\n<script type="application/json" id="revealed-data" ${n}>${jsonForScript(options.revealed)}</script>` : '';
+  // The order a reader needs: the verdict, what to do about it, the findings (most severe first,
+  // build.ts), then the details. A section with nothing to say renders '' and gets no nav link.
+  const parts: [id: string, text: string, html: string][] = [
+    ['headline', 'Headline', section.headline(report)],
+    ['actions', 'What to do', actions(report, options.mode)],
+    ['findings', 'Findings', section.findings(report, options.mode)],
+    ['details', 'Details', section.noDetails(report)],
+    ['features', 'Per feature', section.features(report)],
+    ['rows', 'Per row', section.rows(report, options.mode, Boolean(revealed))],
+    ['advisor', 'What if', section.advisor(report)],
+    ['progress', 'Progress', section.progress(report)],
+    ['evaluation', 'Evaluation', section.evaluation(report)],
+    ['scripts', 'Training scripts', section.scripts(report, options.mode)],
+    ['notes', 'Notes', section.notes(report)],
+  ];
   const severity = report.headline.worstSeverity ? ` worst-${h(report.headline.worstSeverity)}` : '';
   return `<!DOCTYPE html>
 <html lang="en">
@@ -68,16 +84,8 @@ ${style}
 <a class="skip" href="#headline">Skip to the headline</a>
 <main>
 ${section.header(report)}
-${section.nav(report)}
-${section.headline(report)}
-${section.findings(report, options.mode)}
-${section.features(report)}
-${section.rows(report, options.mode, Boolean(revealed))}
-${section.progress(report)}
-${section.advisor(report)}
-${section.evaluation(report)}
-${section.scripts(report, options.mode)}
-${section.notes(report)}
+${section.nav(parts.filter(([, , html]) => html).map(([id, text]) => [id, text] as const))}
+${parts.map(([, , html]) => html).filter(Boolean).join('\n')}
 ${section.footer(report)}
 </main>
 <script type="application/json" id="report-data" ${n}>${jsonForScript(report)}</script>${revealed}

@@ -8,10 +8,11 @@
  * model file reaches the page as markup. No inline `style` attributes or event handlers: the
  * page's CSP forbids both.
  */
-import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, ScriptReference } from '../model';
+import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, ReportHeadline, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
-import { count, duration, errorValue, METHOD_WORDS, percent, STATUS_WORDS } from './format';
+import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS } from './format';
 import { phaseRows, phaseSummary } from './live';
+import { isMeasured, standingFindings, verdictOf } from './verdict';
 
 /** Rows listed in the exposure table; the heatmap above it shows every row. */
 export const ROW_TABLE_LIMIT = 500;
@@ -19,7 +20,7 @@ export const ROW_TABLE_LIMIT = 500;
 export type Mode = 'webview' | 'standalone';
 
 /** A link: in the webview, media/report.js posts `{type:'open', url}` instead of navigating. */
-function link(url: string, text: string, mode: Mode, extra = ''): string {
+export function link(url: string, text: string, mode: Mode, extra = ''): string {
   const external = mode === 'standalone' ? ' target="_blank" rel="noopener noreferrer"' : '';
   return `<a href="${h(url)}" data-open="${h(url)}"${external}${extra}>${text}</a>`;
 }
@@ -41,7 +42,7 @@ export function header(report: PrivacyReport): string {
       ['Max depth', count(m.maxDepth)],
       ['Features', count(m.features)],
       ['Classes', m.classes.map(String).join(', ') || '–'],
-      ['Training rows', m.trainingRows === null ? 'not stated' : count(m.trainingRows)],
+      ['Training rows', trainingRowsText(report.headline)],
       ['Bootstrap', m.bootstrap ? 'yes' : 'no'],
     );
   }
@@ -53,54 +54,91 @@ export function header(report: PrivacyReport): string {
 </header>`;
 }
 
-export function nav(report: PrivacyReport): string {
-  const items: [string, string][] = [
-    ['headline', 'Headline'],
-    ['findings', 'Findings'],
-    ['features', 'Per feature'],
-    ['rows', 'Per row'],
-    ['progress', 'Progress'],
-    ['advisor', 'Advisor'],
-  ];
-  if (report.evaluation) items.push(['evaluation', 'Evaluation']);
-  if (report.scripts.length) items.push(['scripts', 'Training scripts']);
+const ROWS_SOURCE_WORDS = { file: '', 'first-tree-probe': ' (from first-tree probing)', reconstruction: ' (from the reconstruction)' } as const;
+
+/** N as the headline uses it, with where it comes from when the file does not state it. */
+export function trainingRowsText(hl: Pick<ReportHeadline, 'rows' | 'rowsSource'>): string {
+  if (hl.rows === null) return 'not stated';
+  return `${count(hl.rows)}${hl.rowsSource ? ROWS_SOURCE_WORDS[hl.rowsSource] : ''}`;
+}
+
+/** Links to the sections the page has, in its order (index.ts passes only the rendered ones). */
+export function nav(items: readonly (readonly [id: string, text: string])[]): string {
   return `<nav class="toc" aria-label="Sections"><ul>${items.map(([id, text]) => `<li><a href="#${id}">${h(text)}</a></li>`).join('')}</ul></nav>`;
 }
 
-const CLAIM_WORDS = { certified: 'Certified', estimate: 'Estimate', none: 'Nothing reconstructed' } as const;
 const CLAIM_HELP = {
   certified: 'Proven from the model alone: every certified row is in the real training data, with these determined values and label.',
   estimate: 'A best reconstruction that fits the model, without proof that any of its rows is in the real training data.',
-  none: 'No training row was reconstructed.',
 } as const;
 
+/** The badge: what was found, or, when nothing was measured, why not (the status). */
+function badgeWords(hl: ReportHeadline, verdict: ReturnType<typeof verdictOf>['verdict']): string {
+  switch (verdict) {
+    case 'certified':
+      return 'Certified';
+    case 'estimate':
+      return 'Estimate';
+    case 'nothing-found':
+      return 'Nothing reconstructed';
+    case 'not-measured-yet':
+      return 'Running';
+    default:
+      return { skipped: 'Skipped', failed: 'Failed', timeout: 'Budget ran out' }[hl.status as string] ?? 'Not run';
+  }
+}
+
+/**
+ * The headline (html/verdict.ts has the table of what it shows for every status, claim and worst
+ * severity). "Not measured" appears once, as the figure; the reason once, on the "Why" line.
+ */
 export function headline(report: PrivacyReport): string {
   const hl = report.headline;
+  const { verdict, look } = verdictOf(hl);
+  const measured = isMeasured(verdict);
+  const ofRows = hl.rows !== null ? `of ${h(count(hl.rows))} training rows` : 'training rows';
   const figure =
-    hl.claim === 'certified'
-      ? `<span class="big">${h(count(hl.certifiedRows))}</span><span class="of">${hl.rows !== null ? `of ${h(count(hl.rows))} training rows certified` : 'training rows certified'}${hl.certifiedWithoutLabel ? `, ${h(count(hl.certifiedWithoutLabel))} more without their label` : ''}</span>`
-      : hl.claim === 'estimate'
+    verdict === 'certified'
+      ? `<span class="big">${h(count(hl.certifiedRows))}</span><span class="of">${ofRows} certified${hl.certifiedWithoutLabel ? `, ${h(count(hl.certifiedWithoutLabel))} more without their label` : ''}</span>`
+      : verdict === 'estimate'
         ? `<span class="big">${h(count(hl.reconstructedRows))}</span><span class="of">rows reconstructed${hl.rows !== null ? ` for ${h(count(hl.rows))} training rows` : ''}, 0 certified</span>`
-        : `<span class="big">&ndash;</span><span class="of">${hl.rows !== null ? `${h(count(hl.rows))} training rows` : 'no training rows'} reconstructed</span>`;
-  const meta: [string, string][] = [
-    ['Certified share', hl.certifiedShare === null ? '–' : percent(hl.certifiedShare)],
-    ['Feature values determined', hl.determinedValueShare === null ? '–' : percent(hl.determinedValueShare)],
-    ['Status', STATUS_WORDS[hl.status] ?? hl.status],
-    ['Method', METHOD_WORDS[hl.method] ?? hl.method],
-    ['Time', hl.status === 'not-run' || hl.status === 'running' ? '–' : duration(hl.seconds)],
-  ];
-  const bar = hl.certifiedShare !== null ? shareBar(hl.certifiedShare, `${percent(hl.certifiedShare)} of the training rows certified`, 'certified') : '';
-  return `<section id="headline" class="card headline claim-${h(hl.claim)} status-${h(hl.status)}${hl.worstSeverity ? ` worst-${h(hl.worstSeverity)}` : ''}" aria-labelledby="headline-title">
+        : verdict === 'nothing-found'
+          ? `<span class="big">0</span><span class="of">${ofRows} reconstructed</span>`
+          : `<span class="big big-words">${verdict === 'not-measured-yet' ? 'Not measured yet' : 'Not measured'}</span>`;
+  const help = verdict === 'certified' || verdict === 'estimate' ? CLAIM_HELP[verdict] : verdict === 'nothing-found' ? 'The reconstruction ended by itself and recovered no training row from the model.' : '';
+  const meta: [string, string][] = measured
+    ? [
+        ['Certified share', hl.certifiedShare === null ? '–' : percent(hl.certifiedShare)],
+        ['Feature values determined', hl.determinedValueShare === null ? '–' : percent(hl.determinedValueShare)],
+        ['Status', STATUS_WORDS[hl.status] ?? hl.status],
+        ['Method', METHOD_WORDS[hl.method] ?? hl.method],
+        ['Time', duration(hl.seconds)],
+      ]
+    : // Not measured: the badge says the status, and "–" figures say nothing; only what is known.
+      [
+        ...(hl.method !== 'none' ? ([['Method', METHOD_WORDS[hl.method] ?? hl.method]] as [string, string][]) : []),
+        ...(hl.status !== 'not-run' && hl.status !== 'running' ? ([['Time', duration(hl.seconds)]] as [string, string][]) : []),
+      ];
+  // The certified share as a bar only when there is a share to see (an estimate's is 0 by definition).
+  const bar = verdict === 'certified' && hl.certifiedShare !== null ? shareBar(hl.certifiedShare, `${percent(hl.certifiedShare)} of the training rows certified`, 'certified') : '';
+  // What still stands when the headline measured nothing: the reader must not take it for an all-clear.
+  const standing = verdict === 'certified' || verdict === 'estimate' ? undefined : standingFindings(report.findings);
+  const standingLine = standing
+    ? `<p class="standing"><a href="#findings">${h(standing.text)}</a>: ${standing.rules.map((r) => `<code>${h(r)}</code>`).join(', ')}</p>`
+    : '';
+  const classes = `card headline look-${h(look)} verdict-${h(verdict)} claim-${h(hl.claim)} status-${h(hl.status)}${hl.worstSeverity ? ` worst-${h(hl.worstSeverity)}` : ''}`;
+  return `<section id="headline" class="${classes}" aria-labelledby="headline-title">
 <h2 id="headline-title" class="visually-hidden">Headline</h2>
 <div class="headline-top">
 <p class="headline-figure">${figure}</p>
-<p class="claim" title="${h(CLAIM_HELP[hl.claim])}"><span class="claim-badge">${h(CLAIM_WORDS[hl.claim])}</span></p>
+<p class="claim"${help ? ` title="${h(help)}"` : ''}><span class="claim-badge">${h(badgeWords(hl, verdict))}</span></p>
 </div>
 ${bar}
 <p class="summary">${h(hl.summary)}</p>
-<p class="claim-help">${h(CLAIM_HELP[hl.claim])}</p>
-<dl class="meta">${meta.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
+${help ? `<p class="claim-help">${h(help)}</p>` : ''}
 ${hl.reason ? `<p class="reason"><span class="label">Why:</span> ${h(hl.reason)}</p>` : ''}
+${standingLine}
+${meta.length ? `<dl class="meta">${meta.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>` : ''}
 </section>`;
 }
 
@@ -133,6 +171,7 @@ ${list}
 }
 
 export function features(report: PrivacyReport): string {
+  if (noReconstruction(report)) return '';
   const proven = report.features.some((f) => f.determinedRows > 0);
   const body = proven
     ? `<p class="lede">In how many certified rows the model determines each feature's value. A feature no tree splits on is never determined: the model says nothing about it.</p>
@@ -147,7 +186,9 @@ ${report.features
   .join('\n')}
 </tbody></table></details>`
     : `<p class="empty">${
-        report.headline.claim === 'estimate'
+        report.headline.status === 'running'
+          ? 'The reconstruction is running: the figures per feature appear when it ends.'
+          : report.headline.claim === 'estimate'
           ? 'No feature value is proven: the reconstruction is an estimate.'
           : report.features.length
             ? 'No certified row: no feature value is proven.'
@@ -160,11 +201,12 @@ ${body}
 }
 
 export function rows(report: PrivacyReport, mode: Mode, valuesEmbedded: boolean): string {
+  if (noReconstruction(report)) return '';
   const all = report.rows;
   if (all.length === 0) {
     return `<section id="rows" class="card" aria-labelledby="rows-title">
 <h2 id="rows-title">Exposure per row</h2>
-<p class="empty">${report.headline.claim === 'none' ? 'No rows were reconstructed.' : 'The rows of this reconstruction are not part of this report (only its summary was at hand).'}</p>
+<p class="empty">${report.headline.status === 'running' ? 'The reconstruction is running: its rows appear when it ends.' : report.headline.claim === 'none' ? 'No rows were reconstructed.' : 'The rows of this reconstruction are not part of this report (only its summary was at hand).'}</p>
 </section>`;
   }
   const shown = all.slice(0, ROW_TABLE_LIMIT);
@@ -199,9 +241,52 @@ ${revealControls}
 </section>`;
 }
 
+/** A finished run needs at least this long, and this many timeline points, for a progress chart. */
+export const PROGRESS_CHART_MIN_MS = 1000;
+export const PROGRESS_CHART_MIN_POINTS = 3;
+
+/**
+ * Whether the progress section draws its charts. A finished run of a few milliseconds would draw
+ * empty axes: it gets a sentence and the phase table. A running one always draws (the editor
+ * redraws it in place as it grows, html/live.ts), so the page has its canvases from the start.
+ */
+export function hasProgressChart(report: Pick<PrivacyReport, 'timeline' | 'headline'>): boolean {
+  const t = report.timeline;
+  if (t.length === 0) return false;
+  if (report.headline.status === 'running') return true;
+  return t.length >= PROGRESS_CHART_MIN_POINTS && t[t.length - 1].ms - t[0].ms >= PROGRESS_CHART_MIN_MS;
+}
+
+/** No reconstruction finished (skipped, failed, not run): nothing per feature, per row or over time to show. */
+function noReconstruction(report: PrivacyReport): boolean {
+  return !isMeasured(verdictOf(report.headline).verdict) && report.headline.status !== 'running' && report.headline.status !== 'timeout';
+}
+
+/** In place of the detail sections when no reconstruction finished: one sentence, not three empty cards. */
+export function noDetails(report: PrivacyReport): string {
+  if (!noReconstruction(report)) return '';
+  return `<section id="details" class="card" aria-labelledby="details-title">
+<h2 id="details-title">Details</h2>
+<p class="empty">No reconstruction finished for this model, so there is nothing to show per feature, per row or over time.</p>
+</section>`;
+}
+
 export function progress(report: PrivacyReport): string {
+  if (noReconstruction(report)) return '';
   const phases = phaseRows(report.timeline);
   const running = report.headline.status === 'running';
+  const phaseTable = `<details class="table-details"><summary id="phases-summary">${h(phaseSummary(phases.length))}</summary>
+<table class="data"><thead><tr><th scope="col">Phase</th><th scope="col" class="num">From</th><th scope="col" class="num">To</th><th scope="col" class="num">Duration</th></tr></thead><tbody id="phases-body">
+${phases.map(([phase, from, to, length]) => `<tr><th scope="row">${h(phase)}</th><td class="num">${h(from)}</td><td class="num">${h(to)}</td><td class="num">${h(length)}</td></tr>`).join('\n')}
+</tbody></table></details>`;
+  if (report.timeline.length && !hasProgressChart(report)) {
+    const span = report.timeline[report.timeline.length - 1].ms - report.timeline[0].ms;
+    return `<section id="progress" class="card" aria-labelledby="progress-title">
+<h2 id="progress-title">Progress over time</h2>
+<p class="empty">The reconstruction took ${h(milliseconds(span))}: too short for a progress chart.</p>
+${phases.length ? phaseTable : ''}
+</section>`;
+  }
   // While the run goes on, the editor redraws the charts and the phase table in place (html/live.ts).
   const lede = running
     ? "The reconstruction is running: the engine's phases so far, redrawn as it reports. A solve by HiGHS reports nothing until it returns, and rows are certified at the end, so the row curve comes with the answer."
@@ -210,10 +295,7 @@ export function progress(report: PrivacyReport): string {
     ? `<p class="lede">${h(lede)}</p>
 <div class="chart-box" data-chart="progress"><canvas id="chart-progress" role="img" aria-label="Line chart of certified and reconstructed rows over time, with the engine's phases; the table below lists the phases"></canvas></div>
 <div class="chart-box chart-box-short" data-chart="phases"><canvas id="chart-phases" role="img" aria-label="Timeline of the engine's phases"></canvas></div>
-<details class="table-details"><summary id="phases-summary">${h(phaseSummary(phases.length))}</summary>
-<table class="data"><thead><tr><th scope="col">Phase</th><th scope="col" class="num">From</th><th scope="col" class="num">To</th><th scope="col" class="num">Duration</th></tr></thead><tbody id="phases-body">
-${phases.map(([phase, from, to, length]) => `<tr><th scope="row">${h(phase)}</th><td class="num">${h(from)}</td><td class="num">${h(to)}</td><td class="num">${h(length)}</td></tr>`).join('\n')}
-</tbody></table></details>`
+${phaseTable}`
     : running
       ? '<p class="empty">The reconstruction is running; its progress appears here as the engine reports it.</p>'
       : '<p class="empty">No progress was recorded for this reconstruction.</p>';
@@ -235,18 +317,13 @@ function outcomeRow(o: RemedyOutcome): string {
 
 export function advisor(report: PrivacyReport): string {
   const a = report.advisor;
-  if (!a) {
-    return `<section id="advisor" class="card" aria-labelledby="advisor-title">
-<h2 id="advisor-title">What if: remedies</h2>
-<p class="empty">Advisor not run: no what-if simulations for this model yet.</p>
-</section>`;
-  }
+  // No answer: the advisor is off, cannot run, or is still queued (said in "What to do"): no section.
+  if (!a) return '';
   const outcomes = [a.current, ...a.scenarios];
   return `<section id="advisor" class="card" aria-labelledby="advisor-title">
 <h2 id="advisor-title">What if: remedies <span class="tag">simulation</span></h2>
 <p class="lede">Each scenario retrains nothing: it simulates the remedy on this model and runs the reconstruction on the result. Errors are scored against ${h(TRUTH_WORDS[a.truth])}${a.baselineError !== null ? `; random guessing scores ${h(errorValue(a.baselineError))}` : ''}. Higher error is better for privacy.</p>
 ${a.partial ? '<p class="note">The advisor stopped early (time budget or cancel): some scenarios are missing.</p>' : ''}
-${a.recommendations.length ? `<ul class="recommendations">${a.recommendations.map((r) => `<li>${h(r.text)}</li>`).join('')}</ul>` : ''}
 <div class="chart-box" data-chart="advisor"><canvas id="chart-advisor" role="img" aria-label="Bar chart of the reconstruction error per scenario against the random-guess baseline; the table below has the same figures"></canvas></div>
 <details class="table-details"><summary>Table (${h(count(outcomes.length))} scenarios)</summary>
 <table class="data"><thead><tr><th scope="col">Scenario</th><th scope="col">Status</th><th scope="col" class="num">Certified</th><th scope="col" class="num">Reconstructed</th><th scope="col" class="num">Error</th><th scope="col">Against the baseline</th><th scope="col">How it was simulated</th></tr></thead><tbody>
@@ -280,7 +357,7 @@ ${e.problem ? `<p class="reason"><span class="label">Problem:</span> ${h(e.probl
 </section>`;
 }
 
-function scriptPath(uri: string): string {
+export function scriptPath(uri: string): string {
   try {
     const url = new URL(uri);
     return url.protocol === 'file:' ? decodeURIComponent(url.pathname) : uri;
