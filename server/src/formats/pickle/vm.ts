@@ -155,7 +155,7 @@ interface Findings {
 const UFUNC_RECONSTRUCT = new Set(['numpy.core._ufunc_reconstruct', 'numpy._core._ufunc_reconstruct']);
 
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
-const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__']);
+const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
 
 function addUnsafe(findings: Findings, q: string): void {
   if (findings.unsafeSet.has(q)) return;
