@@ -24,7 +24,7 @@ import { FIXTURES } from '../support/paths';
 import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost-pickle');
-type Entry = { file: string; model?: string; json?: string; estimator: string; handmade?: boolean; unread?: string };
+type Entry = { file: string; model?: string; json?: string; estimator: string; location?: string; handmade?: boolean; unread?: string };
 const manifest: Entry[] = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 const bytesOf = (file: string) => new Uint8Array(fs.readFileSync(path.join(DIR, file)));
 const truthOf = (model: string) => JSON.parse(fs.readFileSync(path.join(DIR, `${model}.truth.json`), 'utf8'));
@@ -71,7 +71,7 @@ describe('XGBoost pickles: the decoder gives the IR of the model saved as JSON',
       assert.equal(decoded.models.length, 1);
       assert.deepEqual(decoded.unread, []);
       const [model] = decoded.models;
-      assert.equal(model.location, 'model');
+      assert.equal(model.location, entry.location ?? 'model');
       assert.equal(model.estimator, entry.estimator);
       const format = entry.handmade ? 'JSON memory snapshot' : 'UBJSON memory snapshot';
       assert.ok(model.notes.includes(`XGBoost booster inside the pickle (format: ${format}, XGBoost 1.7.4)`), model.notes.join('\n'));
@@ -190,6 +190,7 @@ describe('XGBoost pickles through readSklearn (end to end)', () => {
       assert.equal(read.kind, 'model', JSON.stringify(read).slice(0, 300));
       if (read.kind !== 'model') return;
       assert.equal(read.forest.estimator, entry.estimator);
+      assert.equal(read.location, entry.location);
       assert.ok(read.notes.some((n) => n.startsWith('XGBoost booster inside the pickle (format: UBJSON memory snapshot')), read.notes.join('\n'));
       const completed = completeForest(read.forest);
       assert.ok(completed.ok);
