@@ -8,7 +8,8 @@ import { readModel } from './formats';
 import { completeForest } from './forest/complete';
 import type { Forest } from './forest/schema';
 import { treeDepth } from './forest/structure';
-import { checkReplay } from './attacks/bootstrap-replay';
+import { checkReplay, type ReplayCheck } from './attacks/bootstrap-replay';
+import { probeFirstTrees, type FirstTreeProbe } from './attacks/first-tree-probe';
 import { noModelFindings, runModelRules, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from './rules';
 import type { EmbeddedModel, ModelRead } from './formats/types';
 import type { Finding } from './rules/types';
@@ -39,6 +40,12 @@ export interface ModelSummary {
   classes: (string | number | boolean)[];
   features: number;
   trainingRows: number | null;
+  /**
+   * Where `trainingRows` comes from: `file` (the file states it: forests' root counts,
+   * `*.forest.json`), `replay` (bootstrap replay established it), `probe` (first-tree probing of a
+   * boosted model proves it from the hessian sums); null when N is unknown.
+   */
+  trainingRowsSource: TrainingRowsSource | null;
   bootstrap: boolean;
   maxDepth: number;
   /**
@@ -73,7 +80,25 @@ export interface FileReport {
   forest?: Forest;
 }
 
-export function summarize(forest: Forest, rows: number | undefined, location?: string): ModelSummary {
+export type TrainingRowsSource = 'file' | 'replay' | 'probe';
+
+/** The training-set size N and how it is known, or undefined when nothing establishes it. */
+export interface TrainingRows {
+  rows: number;
+  source: TrainingRowsSource;
+}
+
+export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: FirstTreeProbe | undefined): TrainingRows | undefined {
+  if (forest.training.rows !== undefined) return { rows: forest.training.rows, source: 'file' };
+  // Replay can establish N when the file does not state it (scikit-learn with max_samples set).
+  if (replay.status === 'replayed' && replay.rowsAtMost === undefined) return { rows: replay.rows, source: 'replay' };
+  // The first tree was grown on every row unless subsample < 1 drew some (then it counts the draw).
+  const subsample = forest.hyperParameters.subsample;
+  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1)) return { rows: probe.rows, source: 'probe' };
+  return undefined;
+}
+
+export function summarize(forest: Forest, rows: TrainingRows | undefined, location?: string): ModelSummary {
   return {
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
@@ -81,7 +106,8 @@ export function summarize(forest: Forest, rows: number | undefined, location?: s
     trees: forest.trees.length,
     classes: forest.classes,
     features: forest.features.length,
-    trainingRows: rows ?? null,
+    trainingRows: rows?.rows ?? null,
+    trainingRowsSource: rows?.source ?? null,
     bootstrap: forest.training.bootstrap,
     maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
     location: location ?? null,
@@ -141,9 +167,10 @@ function analyseModel(input: ModelRead['forest'], read: ModelRead, options: Lint
   if (!completed.ok) return { ok: false, problem: completed.problem };
   const forest = completed.forest;
   const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
-  // Replay can establish N when the file does not state it (scikit-learn with max_samples set).
-  const rows = forest.training.rows ?? (replay.status === 'replayed' && replay.rowsAtMost === undefined ? replay.rows : undefined);
-  const findings = runModelRules(forest, replay, read, options.severities ?? {});
+  // Probed once here: the first-tree-exposes-counts rule reports it, the summary states its N.
+  const probe = forest.boosting ? probeFirstTrees(forest) : undefined;
+  const rows = trainingRowsOf(forest, replay, probe);
+  const findings = runModelRules(forest, replay, read, options.severities ?? {}, probe);
   return { ok: true, forest, summary: summarize(forest, rows, read.location), findings };
 }
 

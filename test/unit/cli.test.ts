@@ -25,7 +25,7 @@ test('--format json follows the documented contract', () => {
   for (const file of report.files) {
     for (const key of ['path', 'format', 'model', 'findings']) assert.ok(key in file, `files[].${key}`);
     assert.ok(file.model, `${file.path} was read`);
-    for (const key of ['library', 'estimator', 'trees', 'classes', 'features', 'trainingRows', 'bootstrap', 'maxDepth']) {
+    for (const key of ['library', 'estimator', 'trees', 'classes', 'features', 'trainingRows', 'trainingRowsSource', 'bootstrap', 'maxDepth']) {
       assert.ok(key in file.model, `model.${key}`);
     }
     for (const finding of file.findings) {
@@ -36,6 +36,9 @@ test('--format json follows the documented contract', () => {
   assert.equal(forest.model.library, 'scikit-learn');
   assert.equal(forest.model.bootstrap, true);
   assert.equal(forest.model.trainingRows, 200);
+  assert.equal(forest.model.trainingRowsSource, 'file');
+  const xgb = report.files.find((f: { path: string }) => f.path.endsWith('diabetes_xgb.json'));
+  assert.deepEqual([xgb.model.trainingRows, xgb.model.trainingRowsSource], [200, 'probe']);
 });
 
 test('--fail-on decides the exit code', () => {

@@ -263,7 +263,8 @@ describe('the headline\'s verdict over every status x claim x worst severity', (
 describe('the training rows N: one number in the model header and the headline', () => {
   it('XGBoost (diabetes_xgb.json, N not in the file): the header says where N comes from, and shows the headline\'s N', async () => {
     const xgb = await run(DIABETES_XGB, 3000);
-    assert.equal(xgb.file.model!.trainingRows, null, 'the file does not state N');
+    // The file does not state N: the linter's summary has it from first-tree probing, and says so.
+    assert.equal(xgb.file.model!.trainingRowsSource, 'probe');
     assert.ok(xgb.result.rows !== null && xgb.result.rows > 0, 'the reconstruction knows N');
     const probe = xgb.file.findings.find((f) => f.rule === 'first-tree-exposes-counts');
     assert.equal(probe?.data?.rows, xgb.result.rows, 'the first-tree probe states the same N');
@@ -285,7 +286,7 @@ describe('the training rows N: one number in the model header and the headline',
   });
 
   it('"not stated" only when nobody knows N', () => {
-    const file: FileReport = { path: '/m.json', format: 'xgboost-json', contentHash: 'x', model: { library: 'xgboost', libraryVersion: null, estimator: 'Booster', trees: 1, maxDepth: 1, features: 1, classes: [], trainingRows: null, bootstrap: false, location: null }, findings: [], notes: [] };
+    const file: FileReport = { path: '/m.json', format: 'xgboost-json', contentHash: 'x', model: { library: 'xgboost', libraryVersion: null, estimator: 'Booster', trees: 1, maxDepth: 1, features: 1, classes: [], trainingRows: null, bootstrap: false, location: null, trainingRowsSource: null }, findings: [], notes: [] };
     const report = buildReport({ file });
     assert.equal(report.headline.rows, null);
     assert.equal(report.headline.rowsSource, undefined);

@@ -128,11 +128,14 @@ function sortBySeverity(findings: readonly Finding[]): Finding[] {
  * is the first of these that states the same number: the file, the probe, or the reconstruction.
  */
 export function trainingRows(file: Pick<FileReport, 'model' | 'findings'>, recoverability: Pick<Recoverability, 'rows'> | undefined): { rows: number | null; rowsSource?: RowsSource } {
+  // The linter's summary says how it knows N (linter.ts trainingRowsOf); the probe's finding is a
+  // fallback for summaries made before that field existed.
   const stated = file.model?.trainingRows ?? null;
+  const statedSource: RowsSource = file.model?.trainingRowsSource === 'probe' ? 'first-tree-probe' : file.model?.trainingRowsSource === 'replay' ? 'bootstrap-replay' : 'file';
   const probed = probedRows(file.findings);
   const rows = recoverability?.rows ?? stated ?? probed;
   if (rows === null) return { rows };
-  return { rows, rowsSource: rows === stated ? 'file' : rows === probed ? 'first-tree-probe' : 'reconstruction' };
+  return { rows, rowsSource: rows === stated ? statedSource : rows === probed ? 'first-tree-probe' : 'reconstruction' };
 }
 
 /** N as the first trees of a boosted model state it (rules/first-tree-exposes-counts.ts puts it in the finding's data). */

@@ -109,7 +109,7 @@ export interface ReportHeadline {
   look?: HeadlineLook;
 }
 
-export type RowsSource = 'file' | 'first-tree-probe' | 'reconstruction';
+export type RowsSource = 'file' | 'bootstrap-replay' | 'first-tree-probe' | 'reconstruction';
 export type HeadlineVerdict = 'certified' | 'estimate' | 'nothing-found' | 'not-measured' | 'not-measured-yet';
 export type HeadlineLook = 'exposed' | 'estimate' | 'warning' | 'neutral' | 'safe';
 

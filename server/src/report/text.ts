@@ -1,5 +1,5 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
-import type { FileReport } from '../linter';
+import type { FileReport, TrainingRowsSource } from '../linter';
 import { countBySeverity } from './severity';
 import { percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
@@ -31,6 +31,9 @@ export function evaluationLine(e: Evaluation): string {
   return `evaluation against ${e.trainingData}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
 }
 
+/** How N is known, when the file does not simply state it. */
+const ROWS_FROM: Record<TrainingRowsSource, string> = { file: '', replay: ' (from bootstrap replay)', probe: ' (from first-tree probing)' };
+
 export function writeText(files: FileReport[]): string {
   const lines: string[] = [];
   // The rule column is as wide as the longest rule id present, so messages line up.
@@ -39,7 +42,7 @@ export function writeText(files: FileReport[]): string {
     const model = file.model;
     const about = model
       ? `${file.format}, ${model.estimator}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
-        (model.trainingRows !== null ? `, ${model.trainingRows} training rows` : '')
+        (model.trainingRows !== null ? `, ${model.trainingRows} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '')
       : file.format;
     lines.push(`${file.path}  (${about})`);
     if (file.findings.length === 0) lines.push('  no findings');

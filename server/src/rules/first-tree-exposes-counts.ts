@@ -32,9 +32,9 @@ function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, c
 
 export const firstTreeExposesCounts: ModelRule = {
   id: 'first-tree-exposes-counts',
-  check({ forest }) {
+  check({ forest, probe: computed }) {
     if (!forest.boosting) return [];
-    const probe = probeFirstTrees(forest);
+    const probe = computed ?? probeFirstTrees(forest);
     if (probe.status === 'not-applicable' || probe.rows === undefined) return [];
     const k = probe.trees.length;
     const leaves = probe.trees.reduce((sum, t) => sum + t.leaves.length, 0);

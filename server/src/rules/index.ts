@@ -2,6 +2,7 @@
 import type { Forest } from '../forest/schema';
 import type { ModelRead, NoTreeModelRead, UnreadModel, UnreadableRead, UnsafeRead } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
+import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { RULES, type RuleId, type Severity } from './catalog';
 import type { Finding, FindingDraft, ModelRule } from './types';
 import { noBootstrap } from './no-bootstrap';
@@ -32,10 +33,10 @@ function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides,
   };
 }
 
-export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides): Finding[] {
+export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides, probe?: FirstTreeProbe): Finding[] {
   const findings: Finding[] = [];
   for (const rule of MODEL_RULES) {
-    for (const draft of rule.check({ forest, replay })) {
+    for (const draft of rule.check({ forest, replay, probe })) {
       const finding = finish(rule.id, draft, overrides, read);
       if (finding) findings.push(finding);
     }

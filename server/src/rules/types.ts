@@ -2,6 +2,7 @@
 import type { Forest } from '../forest/schema';
 import type { ModelPath, SourceRange } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
+import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { RuleId, Severity } from './catalog';
 
 export interface FindingLocation {
@@ -37,6 +38,8 @@ export interface RuleContext {
   forest: Forest;
   /** Bootstrap replay verdict, computed once per model (see attacks/bootstrap-replay.ts). */
   replay: ReplayCheck;
+  /** First-tree probe of a boosted model, computed once per model by the linter; rules run it when absent. */
+  probe?: FirstTreeProbe;
 }
 
 export interface ModelRule {

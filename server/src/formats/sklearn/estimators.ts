@@ -9,6 +9,7 @@
 import type { PyGlobal, PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
+import { XGBOOST_CLASSES, decodeXgboostPickle } from './xgboost-pickle';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -19,7 +20,10 @@ interface DecoderEntry {
   decode: EstimatorDecoder;
 }
 
-const DECODERS: readonly DecoderEntry[] = [{ library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier }];
+const DECODERS: readonly DecoderEntry[] = [
+  { library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier },
+  { library: 'xgboost', classes: XGBOOST_CLASSES, decode: decodeXgboostPickle },
+];
 
 function libraryOf(cls: PyGlobal): string {
   return cls.module.split('.')[0];
@@ -41,7 +45,6 @@ export function unreadTreeModel(cls: PyGlobal): string | undefined {
     return 'LightGBM models are not read yet';
   }
   if (library === 'catboost' && /^CatBoost\w*$/.test(cls.name)) return 'CatBoost models are not read yet';
-  if (library === 'xgboost' && /^(XGB\w+|Booster)$/.test(cls.name)) return 'XGBoost models inside pickles are not read yet; save them with model.save_model("model.json")';
   if (library === 'sklearn' && /(Forest|Tree|Trees|Boosting|Bagging)\w*(Classifier|Regressor)$|^AdaBoost(Classifier|Regressor)$|^IsolationForest$|^RandomTreesEmbedding$/.test(cls.name)) {
     return `scikit-learn's ${cls.name} is not read yet`;
   }

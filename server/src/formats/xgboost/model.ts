@@ -58,7 +58,7 @@ const intParam = (v: unknown): number | undefined => {
 };
 
 /** Scikit-learn wrapper names -> XGBoost's own parameter names, for the ones that matter here. */
-const WRAPPER_PARAMS: [string, string][] = [
+export const WRAPPER_PARAMS: [string, string][] = [
   ['learning_rate', 'eta'],
   ['reg_lambda', 'lambda'],
   ['reg_alpha', 'alpha'],

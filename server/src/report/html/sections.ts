@@ -8,7 +8,7 @@
  * model file reaches the page as markup. No inline `style` attributes or event handlers: the
  * page's CSP forbids both.
  */
-import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, ReportHeadline, ScriptReference } from '../model';
+import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, RowsSource, ReportHeadline, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
 import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS } from './format';
 import { phaseRows, phaseSummary } from './live';
@@ -54,7 +54,7 @@ export function header(report: PrivacyReport): string {
 </header>`;
 }
 
-const ROWS_SOURCE_WORDS = { file: '', 'first-tree-probe': ' (from first-tree probing)', reconstruction: ' (from the reconstruction)' } as const;
+const ROWS_SOURCE_WORDS: Record<RowsSource, string> = { file: '', 'bootstrap-replay': ' (from bootstrap replay)', 'first-tree-probe': ' (from first-tree probing)', reconstruction: ' (from the reconstruction)' };
 
 /** N as the headline uses it, with where it comes from when the file does not state it. */
 export function trainingRowsText(hl: Pick<ReportHeadline, 'rows' | 'rowsSource'>): string {
