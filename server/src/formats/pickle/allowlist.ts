@@ -56,6 +56,24 @@ const EXACT = new Set<string>([
   'numpy._core._ufunc_reconstruct',
   // Masked arrays: a search's cv_results_ (param_* columns). _mareconstruct(subtype, baseclass,
   // baseshape, basetype) only calls ndarray.__new__; subtype and baseclass are checked globals too.
+  // scikit-learn functions that estimators keep as parameter values by default (a search's
+  // scorer, SelectKBest's score_func): pure computations on arrays, never called by loading.
+  'sklearn.metrics._scorer._passthrough_scorer',
+  'sklearn.feature_selection._univariate_selection.f_classif',
+  'sklearn.feature_selection._univariate_selection.f_regression',
+  'sklearn.feature_selection._univariate_selection.chi2',
+  'sklearn.feature_selection._mutual_info.mutual_info_classif',
+  'sklearn.feature_selection._mutual_info.mutual_info_regression',
+  // XGBoost's scikit-learn wrappers and its Booster: their __setstate__ stores hyper-parameters and
+  // loads the booster from the bytes the pickle carries, which this tool decodes itself
+  // (formats/sklearn/xgboost-pickle.ts); nothing else is imported or run.
+  'xgboost.sklearn.XGBModel',
+  'xgboost.sklearn.XGBClassifier',
+  'xgboost.sklearn.XGBRegressor',
+  'xgboost.sklearn.XGBRFClassifier',
+  'xgboost.sklearn.XGBRFRegressor',
+  'xgboost.sklearn.XGBRanker',
+  'xgboost.core.Booster',
   'numpy.ma.core._mareconstruct',
   'numpy.ma.core.MaskedArray',
   'numpy.ma.MaskedArray',

@@ -9,6 +9,8 @@
  * that hold fitted estimators under a parameter name: Pipeline.steps, FeatureUnion.transformer_list,
  * and the private helper objects such as `_CalibratedClassifier`). That skips the unfitted
  * templates that wrappers keep as parameters (`GridSearchCV.estimator`), which hold no data.
+ * Other classes (a project's own `ModelWrapper` with `self.model = forest`) have every attribute
+ * followed.
  *
  * Each model gets a location: the Python expression that reaches it from the loaded object, e.g.
  * `model.named_steps["rf"]` or `model["clf"].best_estimator_`, so a person can look at it.
@@ -103,12 +105,15 @@ export function findModels(root: PyValue): Walk {
     walk.others.push(cls.name);
     const state = stateDict(v);
     if (!state) return;
-    const privateHelper = cls.name.startsWith('_');
+    // scikit-learn's convention (fitted attributes end in `_`) holds for its own estimators and
+    // those built on its base classes (they carry `_sklearn_version`); a project's own wrapper
+    // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
+    const sklearnStyle = (cls.module.startsWith('sklearn.') || state.has('_sklearn_version')) && !cls.name.startsWith('_');
     const fittedParameters = FITTED_PARAMETERS[cls.name] ?? [];
     state.keys.forEach((key, i) => {
       const name = asString(key);
       if (name === undefined || name.startsWith('__')) return;
-      const fitted = (name.endsWith('_') && !name.startsWith('_')) || fittedParameters.includes(name) || privateHelper;
+      const fitted = !sklearnStyle || (name.endsWith('_') && !name.startsWith('_')) || fittedParameters.includes(name);
       if (!fitted) return;
       const value = state.values[i];
       const named = NAMED_LISTS[name];
