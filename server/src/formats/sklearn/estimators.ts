@@ -9,6 +9,7 @@
 import type { PyGlobal, PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
+import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -19,7 +20,10 @@ interface DecoderEntry {
   decode: EstimatorDecoder;
 }
 
-const DECODERS: readonly DecoderEntry[] = [{ library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier }];
+const DECODERS: readonly DecoderEntry[] = [
+  { library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier },
+  { library: 'sklearn', classes: TREE_REGRESSORS, decode: decodeTreeRegressor },
+];
 
 function libraryOf(cls: PyGlobal): string {
   return cls.module.split('.')[0];

@@ -1,0 +1,215 @@
+/**
+ * scikit-learn estimators beyond the tree classifiers (test/fixtures/estimators/generate.py,
+ * scikit-learn 1.2.1): the IR each decoder builds equals the arrays scikit-learn holds (the truth
+ * JSON), the rules read the models as what they are, and the reconstruction engine's certified
+ * rows are really in the training data (the `.train.csv` written next to the model).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct, type ReconstructedRow } from '../../server/src/attacks/reconstruction';
+import { checkReplay } from '../../server/src/attacks/bootstrap-replay';
+import { completeForest } from '../../server/src/forest/complete';
+import type { Forest } from '../../server/src/forest/schema';
+import { readModel } from '../../server/src/formats';
+import type { ModelRead } from '../../server/src/formats/types';
+import { runModelRules } from '../../server/src/rules';
+import { FIXTURES } from '../support/paths';
+import { readTrainingRows, type TrainingRow } from '../support/reconstruction-truth';
+
+const DIR = path.join(FIXTURES, 'estimators');
+
+interface TreeTruth {
+  node_count: number;
+  children_left: number[];
+  children_right: number[];
+  feature: number[];
+  threshold: number[];
+  n_node_samples: number[];
+  weighted_n_node_samples: number[];
+  value: number[][];
+  random_state: number | null;
+}
+interface Truth {
+  estimator: string;
+  features: string[];
+  n: number;
+  trees?: TreeTruth[];
+  stages?: TreeTruth[][];
+  learning_rate?: number;
+  subsample?: number;
+  init_constant?: number[] | null;
+  class_prior?: number[] | null;
+  classes?: number[] | null;
+  stage0_positives?: Record<string, number>;
+}
+
+function truthOf(name: string): Truth {
+  return JSON.parse(fs.readFileSync(path.join(DIR, `${name}.truth.json`), 'utf8')) as Truth;
+}
+
+function readFixture(name: string): { forest: Forest; notes: string[]; read: ModelRead } {
+  const file = `${name}.joblib`;
+  const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
+  assert.equal(result.kind, 'model', JSON.stringify(result).slice(0, 400));
+  const read = result as ModelRead;
+  const completed = completeForest(read.forest);
+  assert.ok(completed.ok, completed.ok ? '' : completed.problem);
+  return { forest: completed.forest, notes: read.notes, read };
+}
+
+function findings(name: string) {
+  const { forest, read } = readFixture(name);
+  return runModelRules(forest, checkReplay(forest), read, {});
+}
+
+/** The IR tree's structure and counts are scikit-learn's arrays, node by node. */
+function assertTreeEquals(tree: Forest['trees'][number], truth: TreeTruth, where: string): void {
+  assert.equal(tree.left.length, truth.node_count, where);
+  assert.deepEqual(tree.left, truth.children_left, `${where}: left`);
+  assert.deepEqual(tree.right, truth.children_right, `${where}: right`);
+  assert.deepEqual(tree.threshold, truth.threshold, `${where}: threshold`);
+  assert.deepEqual(tree.distinctRows, truth.n_node_samples, `${where}: n_node_samples`);
+  tree.left.forEach((l, i) => {
+    if (l !== -1) assert.equal(tree.feature[i], truth.feature[i], `${where} node ${i}: feature`);
+  });
+}
+
+const REGRESSORS = ['rf_reg_nobs', 'rf_reg', 'rf_reg_maxs', 'et_reg', 'dt_reg', 'etr_reg'];
+
+describe('sklearn tree regressors: the IR is scikit-learn\'s arrays', () => {
+  for (const name of REGRESSORS) {
+    it(name, () => {
+      const truth = truthOf(name);
+      const { forest } = readFixture(name);
+      assert.equal(forest.estimator, truth.estimator);
+      assert.equal(forest.task, 'regression');
+      assert.deepEqual(forest.classes, []);
+      assert.equal(forest.trees.length, truth.trees!.length);
+      forest.trees.forEach((tree, t) => {
+        const tt = truth.trees![t];
+        assertTreeEquals(tree, tt, `tree ${t}`);
+        // One column: the weighted row count (draws with bootstrap), and the mean target.
+        assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples, `tree ${t}: weighted_n_node_samples`);
+        assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]), `tree ${t}: value`);
+        if (tt.random_state !== null && forest.training.bootstrap) assert.equal(tree.training.seed, tt.random_state);
+      });
+      const bootstrap = forest.hyperParameters.bootstrap === true;
+      assert.equal(forest.training.bootstrap, bootstrap);
+      // N: the root count without bootstrap or with a full-size draw; unknown for a fractional max_samples.
+      if (name === 'rf_reg_maxs') {
+        assert.equal(forest.training.rows, undefined);
+        assert.equal(forest.training.bootstrapSize, truth.trees![0].weighted_n_node_samples[0]);
+      } else {
+        assert.equal(forest.training.rows, truth.n);
+      }
+    });
+  }
+});
+
+describe('sklearn tree regressors: rules', () => {
+  for (const name of REGRESSORS) {
+    it(`${name}: leaf-reveals-target counts the one-row leaves scikit-learn stores, and states one's target`, () => {
+      const truth = truthOf(name);
+      let expected = 0;
+      for (const tt of truth.trees!) tt.children_left.forEach((l, i) => (expected += l === -1 && tt.n_node_samples[i] === 1 ? 1 : 0));
+      const found = findings(name).filter((f) => f.rule === 'leaf-reveals-target');
+      if (expected === 0) {
+        assert.equal(found.length, 0);
+        return;
+      }
+      assert.equal(found.length, 1);
+      const f = found[0];
+      assert.equal(f.severity, 'warning');
+      assert.equal(f.data?.revealingLeaves, expected);
+      const { tree, node } = f.location;
+      const tt = truth.trees![tree!];
+      assert.equal(tt.n_node_samples[node!], 1);
+      assert.equal(tt.children_left[node!], -1);
+      assert.match(f.message, new RegExp(`target ${String(Number(tt.value[node!][0].toPrecision(6))).replace('.', '\\.')} for the row with`));
+    });
+  }
+  it('no-bootstrap and exact-counts speak of rows, not classes; bootstrap replay is verified on a regressor', () => {
+    const nobs = findings('rf_reg_nobs');
+    assert.ok(nobs.some((f) => f.rule === 'no-bootstrap' && /120 training rows/.test(f.message)));
+    const counts = nobs.find((f) => f.rule === 'exact-counts');
+    assert.ok(counts && /exact row counts/.test(counts.message) && !/each class/.test(counts.message), counts?.message);
+    const single = findings('dt_reg').find((f) => f.rule === 'no-bootstrap');
+    assert.ok(single && /mean target/.test(single.message) && !/label/.test(single.message), single?.message);
+    const boot = findings('rf_reg');
+    assert.ok(!boot.some((f) => f.rule === 'no-bootstrap'));
+    const replay = boot.find((f) => f.rule === 'replayable-bootstrap');
+    assert.ok(replay && /verified on 4 trees/.test(replay.message), replay?.message);
+  });
+});
+
+/** Whether a training row lies in a reconstructed row's box (scikit-learn: float32(x) <= threshold goes left). */
+function inside(row: ReconstructedRow, x: readonly number[]): boolean {
+  return (row.intervals ?? []).every((interval, f) => {
+    if (!interval) return true;
+    const v = Math.fround(x[f]);
+    return v > (interval[0] ?? -Infinity) && v <= (interval[1] ?? Infinity);
+  });
+}
+
+/**
+ * Soundness: per distinct box, the rows certified there (with their label, when `certified`; the
+ * intervals alone, when only `certifiedValues`) are no more than the true rows there. Returns the
+ * rows checked.
+ */
+function assertSound(rows: readonly ReconstructedRow[], truth: readonly TrainingRow[]): number {
+  const byBox = new Map<string, { row: ReconstructedRow; proven: number; withLabel: Map<number, number> }>();
+  for (const row of rows) {
+    if (!row.certified && !row.certifiedValues) continue;
+    const key = JSON.stringify(row.intervals);
+    const entry = byBox.get(key) ?? { row, proven: 0, withLabel: new Map<number, number>() };
+    entry.proven++;
+    if (row.certified) entry.withLabel.set(row.label as number, (entry.withLabel.get(row.label as number) ?? 0) + 1);
+    byBox.set(key, entry);
+  }
+  let checked = 0;
+  for (const { row, proven, withLabel } of byBox.values()) {
+    const there = truth.filter((t) => inside(row, t.values));
+    assert.ok(there.length >= proven, `${proven} rows certified in a box that holds ${there.length} true rows`);
+    for (const [label, n] of withLabel) {
+      const same = there.filter((t) => Math.abs(t.label - label) <= 1e-6 * Math.max(1, Math.abs(label)));
+      assert.ok(same.length >= n, `${n} rows certified with target ${label}; the box holds ${same.length} true rows with it`);
+    }
+    checked += proven;
+  }
+  return checked;
+}
+
+describe('sklearn tree regressors: reconstruction', () => {
+  it('rf_reg_nobs (no bootstrap): feature intervals certified through the counts, every one in the training data', async () => {
+    const { forest } = readFixture('rf_reg_nobs');
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_nobs.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.method, 'aggregated');
+    assert.ok(r.status === 'exact' || r.status === 'bounded', `${r.status}: ${r.reason}`);
+    assert.equal(r.rows, 120);
+    const proven = r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.ok(proven > 0, r.reason);
+    assert.equal(assertSound(r.reconstruction, truth), proven);
+    assert.match(r.reason ?? '', /determined by the leaf means/);
+  });
+  it('dt_reg (one deep tree): one-row leaves give rows with their exact target, certified', async () => {
+    const { forest } = readFixture('dt_reg');
+    const truth = readTrainingRows(path.join(DIR, 'dt_reg.train.csv')).rows;
+    const tt = truthOf('dt_reg').trees![0];
+    const oneRowLeaves = tt.children_left.filter((l, i) => l === -1 && tt.n_node_samples[i] === 1).length;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.rows, 80);
+    // One tree: each leaf's rows are a cell; a one-row leaf's target is its value.
+    assert.equal(r.certifiedRows, oneRowLeaves);
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), 80);
+    assert.equal(assertSound(r.reconstruction, truth), 80);
+  });
+  it('a regressor with bootstrap is skipped with the reason', async () => {
+    const { forest } = readFixture('rf_reg');
+    const r = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(r.certifiedRows, 0);
+    assert.match(r.reason ?? '', /regression/);
+  });
+});
