@@ -213,3 +213,110 @@ describe('sklearn tree regressors: reconstruction', () => {
     assert.match(r.reason ?? '', /regression/);
   });
 });
+
+/** The leaf a row reaches: scikit-learn compares float32(x) <= threshold. */
+function leafOf(tree: Forest['trees'][number], x: readonly number[]): number {
+  let node = 0;
+  while (tree.left[node] !== -1) node = Math.fround(x[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+  return node;
+}
+
+describe('sklearn gradient boosting', () => {
+  it('gb_reg (squared_error): the boosted IR of reg:squarederror, lambda 0, equal to scikit-learn\'s arrays', () => {
+    const truth = truthOf('gb_reg');
+    const { forest } = readFixture('gb_reg');
+    assert.equal(forest.task, 'regression');
+    assert.equal(forest.boosting?.objective, 'reg:squarederror');
+    assert.deepEqual(forest.boosting?.baseScore, truth.init_constant);
+    assert.equal(forest.hyperParameters.eta, truth.learning_rate);
+    assert.equal(forest.hyperParameters.lambda, 0);
+    assert.equal(forest.training.rows, truth.n);
+    assert.equal(forest.trees.length, truth.stages!.length);
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.stages![t][0];
+      assertTreeEquals(tree, tt, `stage ${t}`);
+      assert.deepEqual(tree.boosting?.cover, tt.weighted_n_node_samples);
+      assert.deepEqual(tree.boosting?.baseWeight, tt.value.map((v) => v[0]));
+      assert.deepEqual(tree.boosting?.leafValue, tt.value.map((v) => truth.learning_rate! * v[0]));
+      assert.ok(tree.classWeights.every((w) => w === 0));
+    });
+  });
+  it('gb_reg: on the true rows every leaf\'s stored weight is -G/H of squared error (the mapping holds exactly)', () => {
+    const { forest } = readFixture('gb_reg');
+    const rows = readTrainingRows(path.join(DIR, 'gb_reg.train.csv')).rows;
+    const prediction = rows.map(() => forest.boosting!.baseScore[0]);
+    let leaves = 0;
+    forest.trees.forEach((tree, t) => {
+      const reached = rows.map((r) => leafOf(tree, r.values));
+      const b = tree.boosting!;
+      tree.left.forEach((l, node) => {
+        if (l !== -1) return;
+        const mine = rows.map((_, i) => i).filter((i) => reached[i] === node);
+        const g = mine.reduce((s, i) => s + (prediction[i] - rows[i].label), 0);
+        assert.equal(mine.length, b.cover![node], `stage ${t} node ${node}: rows`);
+        assert.ok(Math.abs(-g / mine.length - b.baseWeight![node]) < 1e-9 * (1 + Math.abs(g)), `stage ${t} node ${node}: ${-g / mine.length} vs ${b.baseWeight![node]}`);
+        leaves++;
+      });
+      rows.forEach((_, i) => (prediction[i] += b.leafValue[reached[i]]));
+    });
+    assert.ok(leaves >= forest.trees.length * 2);
+  });
+  it('gb_reg: boosting-counts certifies feature intervals, every one in the training data', async () => {
+    const { forest } = readFixture('gb_reg');
+    const truth = readTrainingRows(path.join(DIR, 'gb_reg.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.method, 'boosting-counts');
+    assert.ok(r.status === 'exact' || r.status === 'bounded', `${r.status}: ${r.reason}`);
+    assert.equal(r.rows, 120);
+    const proven = r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.ok(proven > 0, r.reason);
+    assert.equal(assertSound(r.reconstruction, truth), proven);
+  });
+  it('gb_reg_sub (subsample 0.7): no N, and the reconstruction says why it does not apply', async () => {
+    const { forest, notes } = readFixture('gb_reg_sub');
+    assert.equal(forest.training.rows, undefined);
+    assert.ok(notes.some((n) => /subsample=0\.7/.test(n)));
+    const truth = truthOf('gb_reg_sub');
+    forest.trees.forEach((tree, t) => assert.deepEqual(tree.boosting?.cover, truth.stages![t][0].weighted_n_node_samples));
+    const r = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(r.status, 'skipped');
+    assert.match(r.reason ?? '', /subsample/);
+  });
+  it('gb_clf (binary log-loss): stage 0\'s values and the prior give each leaf\'s positives exactly', async () => {
+    const truth = truthOf('gb_clf');
+    const { forest, notes } = readFixture('gb_clf');
+    assert.equal(forest.task, 'classification');
+    assert.deepEqual(forest.classes, truth.classes);
+    assert.equal(forest.trees.length, 1);
+    assert.ok(notes.some((n) => /later 2 stages are not read/.test(n)));
+    const tree = forest.trees[0];
+    assertTreeEquals(tree, truth.stages![0][0], 'stage 0');
+    const leaves = Object.keys(truth.stage0_positives!);
+    assert.ok(leaves.length >= 2);
+    for (const leaf of leaves) {
+      const node = Number(leaf);
+      assert.equal(tree.classWeights[node * 2 + 1], truth.stage0_positives![leaf], `leaf ${leaf}: positives`);
+      assert.equal(tree.classWeights[node * 2] + tree.classWeights[node * 2 + 1], truth.stages![0][0].n_node_samples[node]);
+    }
+    // Internal nodes too (the mean residual): the root holds every positive.
+    assert.equal(tree.classWeights[1], Object.values(truth.stage0_positives!).reduce((a, b) => a + b, 0));
+    const rows = readTrainingRows(path.join(DIR, 'gb_clf.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.certifiedRows, truth.n);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it('gb_clf_multi: read as row counts only, with a note', () => {
+    const truth = truthOf('gb_clf_multi');
+    const { forest, notes } = readFixture('gb_clf_multi');
+    assert.equal(forest.boosting, undefined);
+    assert.equal(forest.trees.length, truth.stages!.length * 3);
+    assert.ok(notes.some((n) => /3 classes/.test(n) && /row counts only/.test(n)));
+    forest.trees.forEach((tree, i) => {
+      const tt = truth.stages![Math.floor(i / 3)][i % 3];
+      assertTreeEquals(tree, tt, `tree ${i}`);
+      assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples);
+      assert.equal(tree.targetMean, undefined);
+    });
+    assert.equal(forest.training.rows, truth.n);
+  });
+});

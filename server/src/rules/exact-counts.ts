@@ -12,7 +12,8 @@ export const exactCounts: ModelRule = {
     const regression = forest.task === 'regression';
     const counts = regression ? 'row counts' : 'per-class counts';
     const what = distinct ? `${counts} and distinct-row counts` : counts;
-    const perLeaf = regression ? 'how many training rows fall in its region (and their mean target)' : 'how many training rows of each class fall in its region';
+    const means = regression && forest.trees.every((tree) => tree.targetMean);
+    const perLeaf = regression ? `how many training rows fall in its region${means ? ' (and their mean target)' : ''}` : 'how many training rows of each class fall in its region';
     const weighted = forest.training.weighted
       ? ' The counts are sample-weighted, which makes them harder, not impossible, to invert.'
       : '';

@@ -47,7 +47,7 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
     meanLabel,
     // The leaf's mean target times its rows (the stored count) is the sum of its rows' targets.
     solve: means ? (cells, counts, deadline) => labelsFromLeafSums(table, cells, counts, meanLabel, deadline, (t, node) => forest.trees[t].targetMean![node] * forest.trees[t].classWeights[node]) : undefined,
-    unsolvable: 'labels not determined (the trees do not store mean targets: criterion absolute_error stores medians); each row has the mean label',
+    unsolvable: 'labels not determined (the trees store no mean targets: criterion absolute_error stores medians, and a model read as row counts only has none); each row has the mean label',
     source: 'the leaf means',
   };
   return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);

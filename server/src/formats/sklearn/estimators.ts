@@ -10,6 +10,7 @@ import type { PyGlobal, PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
+import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -23,6 +24,7 @@ interface DecoderEntry {
 const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier },
   { library: 'sklearn', classes: TREE_REGRESSORS, decode: decodeTreeRegressor },
+  { library: 'sklearn', classes: GRADIENT_BOOSTING, decode: decodeGradientBoosting },
 ];
 
 function libraryOf(cls: PyGlobal): string {
