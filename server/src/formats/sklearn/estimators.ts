@@ -11,6 +11,7 @@ import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
 import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
+import { HIST_GRADIENT_BOOSTING, decodeHistGradientBoosting } from './hist-gradient-boosting';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -25,6 +26,7 @@ const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier },
   { library: 'sklearn', classes: TREE_REGRESSORS, decode: decodeTreeRegressor },
   { library: 'sklearn', classes: GRADIENT_BOOSTING, decode: decodeGradientBoosting },
+  { library: 'sklearn', classes: HIST_GRADIENT_BOOSTING, decode: decodeHistGradientBoosting },
 ];
 
 function libraryOf(cls: PyGlobal): string {

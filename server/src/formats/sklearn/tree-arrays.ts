@@ -145,7 +145,7 @@ export function assertSingleOutput(st: PyDict, cls: PyGlobal): void {
  * Feature names (`feature_names_in_`, else `x0..` for `n_features_in_` or as many as the trees
  * test), checked against every split's feature.
  */
-export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: PyValue): string[] {
+export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: PyValue | undefined): string[] {
   let featureNames: string[] | undefined;
   const fni = st.get('feature_names_in_');
   if (fni !== undefined && fni !== null) featureNames = arrayOrThrow(fni, 'feature_names_in_').values().map((x) => String(labelOf(x)));
@@ -174,7 +174,7 @@ export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: 
 }
 
 /** The version that wrote the model, from the estimator or its first tree. */
-export function sklearnVersion(st: PyDict, firstTree: PyValue): string | undefined {
+export function sklearnVersion(st: PyDict, firstTree: PyValue | undefined): string | undefined {
   return asString(st.get('_sklearn_version')) ?? asString(stateDict(firstTree)?.get('_sklearn_version'));
 }
 
