@@ -57,6 +57,10 @@ function readFixture(name: string): { forest: Forest; notes: string[]; read: Mod
   const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
   assert.equal(result.kind, 'model', JSON.stringify(result).slice(0, 400));
   const read = result as ModelRead;
+  // The decoder owns the whole estimator: its trees (GB's object array of stages, bagging's list)
+  // are not reported again as models of their own.
+  assert.equal(read.others, undefined, `${name}: the walk reported the estimator's trees as further models`);
+  assert.equal(read.unread, undefined);
   const completed = completeForest(read.forest);
   assert.ok(completed.ok, completed.ok ? '' : completed.problem);
   return { forest: completed.forest, notes: read.notes, read };
@@ -335,6 +339,7 @@ function decodeHist(name: string): { forest: Forest; notes: string[] } {
   assert.equal(unpickled.error, undefined);
   const decoded = decodeModel(unpickled.value);
   assert.equal(decoded.models.length, 1, JSON.stringify(decoded.unread));
+  assert.equal(decoded.unread.length, 0);
   const completed = completeForest(decoded.models[0].forest);
   assert.ok(completed.ok, completed.ok ? '' : completed.problem);
   const viaReader = readSklearn(bytes, `${name}.joblib`);
@@ -463,5 +468,52 @@ describe('sklearn histogram gradient boosting', () => {
     assert.equal(es.forest.training.rows, truth.iterations[0][0].count[0]);
     assert.ok(es.forest.training.rows! < truth.n);
     assert.ok(es.notes.some((n) => /validation split/.test(n)));
+  });
+});
+
+describe('sklearn bagging of trees', () => {
+  for (const name of ['bag_clf', 'bag_reg', 'bag_reg_nobs', 'bag_clf_half']) {
+    it(`${name}: one forest, features remapped to the original columns, no replay seed`, () => {
+      const truth = truthOf(name) as Truth & { estimators_features: number[][]; bootstrap: boolean; max_samples: number };
+      const { forest, notes } = readFixture(name);
+      assert.equal(forest.estimator, truth.estimator);
+      assert.equal(forest.trees.length, truth.trees!.length);
+      const regression = name.startsWith('bag_reg');
+      assert.equal(forest.task, regression ? 'regression' : 'classification');
+      forest.trees.forEach((tree, t) => {
+        const tt = truth.trees![t];
+        // The truth's features are already mapped through estimators_features_ by the generator.
+        assertTreeEquals(tree, tt, `tree ${t}`);
+        const k = regression ? 1 : forest.classes.length;
+        const weights = tree.classWeights;
+        tt.weighted_n_node_samples.forEach((w, i) => assert.equal(weights.slice(i * k, i * k + k).reduce((a, b) => a + b, 0), w, `tree ${t} node ${i}: draws`));
+        if (regression) assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]));
+        else assert.deepEqual(weights, tt.value.flat());
+        assert.equal(tree.training.seed, undefined);
+      });
+      // Trees on feature subsets (all but bag_clf_half, which keeps every column in order) test renumbered columns.
+      if (name !== 'bag_clf_half') assert.ok(
+        forest.trees.some((tree, t) => tree.feature.some((f, i) => tree.left[i] !== -1 && truth.estimators_features[t].indexOf(f) !== f)),
+        'no tree tests a renumbered column: the fixture does not exercise the remapping',
+      );
+      assert.ok(notes.some((n) => /estimators_features_/.test(n)));
+      if (truth.bootstrap) {
+        assert.equal(forest.training.bootstrap, true);
+        assert.equal(forest.training.rows, truth.n);
+        assert.ok(notes.some((n) => /not replayed/.test(n)));
+      } else if (truth.max_samples === 1) {
+        assert.equal(forest.training.bootstrap, false);
+        assert.equal(forest.training.rows, truth.n);
+      } else {
+        // Subsets without replacement: each tree saw other rows; not one N.
+        assert.equal(forest.training.bootstrap, true);
+        assert.equal(forest.training.rows, undefined);
+      }
+    });
+  }
+  it('bag_clf_half: no rule claims every tree saw every row, and no replay is claimed', () => {
+    const found = findings('bag_clf_half');
+    assert.ok(!found.some((f) => f.rule === 'no-bootstrap' || f.rule === 'replayable-bootstrap'), found.map((f) => f.rule).join(', '));
+    assert.ok(!findings('bag_clf').some((f) => f.rule === 'replayable-bootstrap'));
   });
 });

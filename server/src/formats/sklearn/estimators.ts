@@ -12,6 +12,7 @@ import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
 import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
 import { HIST_GRADIENT_BOOSTING, decodeHistGradientBoosting } from './hist-gradient-boosting';
+import { BAGGING, decodeBagging } from './bagging';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -27,6 +28,7 @@ const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: TREE_REGRESSORS, decode: decodeTreeRegressor },
   { library: 'sklearn', classes: GRADIENT_BOOSTING, decode: decodeGradientBoosting },
   { library: 'sklearn', classes: HIST_GRADIENT_BOOSTING, decode: decodeHistGradientBoosting },
+  { library: 'sklearn', classes: BAGGING, decode: decodeBagging },
 ];
 
 function libraryOf(cls: PyGlobal): string {

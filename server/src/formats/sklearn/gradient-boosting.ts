@@ -116,11 +116,14 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     splitRule: 'less-or-equal' as const,
     hyperParameters,
   };
+  // The boosted IR states subsample in its hyper-parameters (the boosted methods check it, as for XGBoost).
   const training = { bootstrap: false, weighted, ...(rows !== undefined ? { rows } : {}) };
   const countTrees = (): Tree[] => raws.map((t) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted) }));
   const asCounts = (why: string): Decoded => {
     notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
-    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees() }, notes };
+    // Count trees grown on subsamples saw different rows: read as bootstrap (one draw per tree), so
+    // that nothing treats them as constraints on the same N rows.
+    return { forest: { ...base, task: 'regression', classes: [], training: { ...training, bootstrap: subsample < 1 }, trees: countTrees() }, notes };
   };
 
   const init = st.get('init_');
