@@ -20,6 +20,8 @@ import type { ReconstructionResult } from './types';
 
 export async function reconstructRegressionForest(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  // One count column per node (the schema's regression layout); classes would mean class counts.
+  if (forest.classes.length > 1) return skip(`a regression forest stores one row count per node, but this one names ${forest.classes.length} classes`);
   const means = forest.trees.every((tree) => tree.targetMean !== undefined);
   // The count view: the one column of classWeights holds each node's rows.
   const view: Forest = { ...forest, task: 'classification', classes: ['row'] };

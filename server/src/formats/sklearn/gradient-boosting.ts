@@ -23,7 +23,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
-import { featureNamesOf, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const GRADIENT_BOOSTING = ['GradientBoostingRegressor', 'GradientBoostingClassifier'] as const;
@@ -107,15 +107,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   if (version) notes.push(`scikit-learn ${version}`);
   notes.push(`${stages} stages x ${K} tree${K === 1 ? '' : 's'}`);
 
-  const base = {
-    format: 'model-privacy-lint/forest' as const,
-    formatVersion: 1 as const,
-    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
-    estimator: cls.name,
-    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal' as const,
-    hyperParameters,
-  };
+  const base = forestHeader(cls, version, featureNames, hyperParameters);
   // The boosted IR states subsample in its hyper-parameters (the boosted methods check it, as for XGBoost).
   const training = { bootstrap: false, weighted, ...(rows !== undefined ? { rows } : {}) };
   const countTrees = (): Tree[] => raws.map((t) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted) }));

@@ -22,7 +22,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { NumpyError, PyGlobal, PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
-import { featureNamesOf, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const HIST_GRADIENT_BOOSTING = ['HistGradientBoostingRegressor', 'HistGradientBoostingClassifier'] as const;
@@ -152,15 +152,7 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
     return s;
   };
 
-  const base = {
-    format: 'model-privacy-lint/forest' as const,
-    formatVersion: 1 as const,
-    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
-    estimator: cls.name,
-    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal' as const,
-    hyperParameters,
-  };
+  const base = forestHeader(cls, version, featureNames, hyperParameters);
   const training = { bootstrap: false, weighted: false, rows };
   const asCounts = (why: string): Decoded => {
     notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);

@@ -228,3 +228,31 @@ export function treeStructure(t: RawTree): { left: number[]; right: number[]; fe
     ...(t.missingLeft ? { defaultLeft: Array.from(t.missingLeft, (x) => x !== 0) } : {}),
   };
 }
+
+/** Hyper-parameters of scikit-learn's tree forests and single trees (classifiers add class_weight). */
+export const TREE_HYPER_PARAMETERS = [
+  'n_estimators',
+  'max_depth',
+  'min_samples_leaf',
+  'min_samples_split',
+  'max_features',
+  'max_leaf_nodes',
+  'criterion',
+  'bootstrap',
+  'max_samples',
+  'random_state',
+  'ccp_alpha',
+] as const;
+
+/** The IR fields every scikit-learn decoder fills the same way. */
+export function forestHeader(cls: PyGlobal, version: string | undefined, featureNames: readonly string[], hyperParameters: Record<string, string | number | boolean | null>) {
+  return {
+    format: 'model-privacy-lint/forest' as const,
+    formatVersion: 1 as const,
+    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
+    estimator: cls.name,
+    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
+    splitRule: 'less-or-equal' as const,
+    hyperParameters,
+  };
+}

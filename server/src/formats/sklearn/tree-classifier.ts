@@ -8,26 +8,13 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
-import { assertSingleOutput, featureNamesOf, fittedTrees, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_CLASSIFIERS = ['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier', 'ExtraTreeClassifier'] as const;
 const SUB_ESTIMATORS = new Set(['DecisionTreeClassifier', 'ExtraTreeClassifier']);
 
-const HYPER_PARAMETERS = [
-  'n_estimators',
-  'max_depth',
-  'min_samples_leaf',
-  'min_samples_split',
-  'max_features',
-  'max_leaf_nodes',
-  'criterion',
-  'bootstrap',
-  'max_samples',
-  'random_state',
-  'class_weight',
-  'ccp_alpha',
-] as const;
+const HYPER_PARAMETERS = [...TREE_HYPER_PARAMETERS, 'class_weight'] as const;
 
 type Layout = 'counts' | 'fractions';
 
@@ -131,15 +118,9 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
 
   const forest: ForestInput = {
-    format: 'model-privacy-lint/forest',
-    formatVersion: 1,
-    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
-    estimator: cls.name,
+    ...forestHeader(cls, version, featureNames, hyperParameters),
     task: 'classification',
     classes,
-    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal',
-    hyperParameters,
     training,
     trees,
   };

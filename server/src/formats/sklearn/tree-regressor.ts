@@ -10,25 +10,12 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { corrupt, type Decoded } from './decode-helpers';
-import { assertSingleOutput, featureNamesOf, fittedTrees, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
 const SUB_ESTIMATORS = new Set(['DecisionTreeRegressor', 'ExtraTreeRegressor']);
 
-const HYPER_PARAMETERS = [
-  'n_estimators',
-  'max_depth',
-  'min_samples_leaf',
-  'min_samples_split',
-  'max_features',
-  'max_leaf_nodes',
-  'criterion',
-  'bootstrap',
-  'max_samples',
-  'random_state',
-  'ccp_alpha',
-] as const;
 
 /** Criteria whose node value is the (weighted) mean target of the node's rows. */
 const MEAN_CRITERIA = new Set(['squared_error', 'friedman_mse', 'poisson', 'mse']);
@@ -48,7 +35,7 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   // Sample weights leave non-integer weighted counts (integer weights cannot be told from rows).
   const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
   if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
-  const hyperParameters = hyperParametersOf(st, HYPER_PARAMETERS);
+  const hyperParameters = hyperParametersOf(st, TREE_HYPER_PARAMETERS);
   const criterion = hyperParameters.criterion;
   const means = typeof criterion !== 'string' || MEAN_CRITERIA.has(criterion);
   if (!means) notes.push(`criterion='${criterion}': node values are not mean targets (absolute_error stores medians), so they are not read as such`);
@@ -63,15 +50,9 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
 
   const forest: ForestInput = {
-    format: 'model-privacy-lint/forest',
-    formatVersion: 1,
-    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
-    estimator: cls.name,
+    ...forestHeader(cls, version, featureNames, hyperParameters),
     task: 'regression',
     classes: [],
-    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
-    splitRule: 'less-or-equal',
-    hyperParameters,
     training,
     trees,
   };
