@@ -517,3 +517,40 @@ describe('sklearn bagging of trees', () => {
     assert.ok(!findings('bag_clf').some((f) => f.rule === 'replayable-bootstrap'));
   });
 });
+
+describe('sklearn AdaBoost of trees', () => {
+  it('ada_clf: every row in every tree, counts weighted by the boosting weights, N from tree 0', () => {
+    const truth = truthOf('ada_clf');
+    const { forest, notes } = readFixture('ada_clf');
+    assert.equal(forest.training.weighted, true);
+    assert.equal(forest.training.bootstrap, false);
+    assert.equal(forest.training.rows, truth.n);
+    assert.ok(notes.some((n) => /boosting weights/.test(n)));
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.trees![t];
+      assertTreeEquals(tree, tt, `tree ${t}`);
+      assert.deepEqual(tree.classWeights, tt.value.flat());
+      assert.equal(tree.training.seed, undefined);
+    });
+    // Tree 0's weights are 1/N per row: times N they are its rows.
+    assert.ok(Math.abs(forest.trees[0].classWeights[0] + forest.trees[0].classWeights[1] - 1) < 1e-12);
+  });
+  it('ada_reg: trees on weighted resamples: draws, no distinct rows, no replay seed', () => {
+    const truth = truthOf('ada_reg');
+    const { forest } = readFixture('ada_reg');
+    assert.equal(forest.training.bootstrap, true);
+    assert.equal(forest.training.rows, truth.n);
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.trees![t];
+      assert.deepEqual(tree.left, tt.children_left);
+      assert.deepEqual(tree.threshold, tt.threshold);
+      assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples);
+      // The resample's copies are rows to the tree: n_node_samples counts draws, not distinct rows.
+      assert.deepEqual(tt.n_node_samples, tt.weighted_n_node_samples);
+      assert.equal(tree.distinctRows, undefined);
+      assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]));
+      assert.equal(tree.training.seed, undefined);
+    });
+    assert.ok(!findings('ada_reg').some((f) => f.rule === 'replayable-bootstrap' || f.rule === 'no-bootstrap'));
+  });
+});

@@ -43,7 +43,7 @@ export const leafRevealsTarget: ModelRule = {
       {
         message:
           `${formatCount(revealing)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(revealing, leaves)}) ` +
-          `${revealing === 1 ? 'holds' : 'hold'} one training row each and state${revealing === 1 ? 's' : ''} its target exactly: ` +
+          `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
           `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)} for the row with ${conditions || 'any feature values'}.`,
         at: { tree: worst.tree, node: worst.leaf },
         data: {

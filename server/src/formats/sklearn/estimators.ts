@@ -13,6 +13,7 @@ import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
 import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
 import { HIST_GRADIENT_BOOSTING, decodeHistGradientBoosting } from './hist-gradient-boosting';
 import { BAGGING, decodeBagging } from './bagging';
+import { ADABOOST, decodeAdaBoost } from './adaboost';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -29,6 +30,7 @@ const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: GRADIENT_BOOSTING, decode: decodeGradientBoosting },
   { library: 'sklearn', classes: HIST_GRADIENT_BOOSTING, decode: decodeHistGradientBoosting },
   { library: 'sklearn', classes: BAGGING, decode: decodeBagging },
+  { library: 'sklearn', classes: ADABOOST, decode: decodeAdaBoost },
 ];
 
 function libraryOf(cls: PyGlobal): string {
