@@ -39,6 +39,13 @@ export const TreeSchema = z
     classWeights: z.array(z.number()),
     /** Distinct training rows that reached each node (scikit-learn's `n_node_samples`), when stored. */
     distinctRows: z.array(z.number().int().nonnegative()).optional(),
+    /**
+     * Regression forests only: the mean target of the training rows (or draws, with bootstrap;
+     * weighted by sample weights) that reached each node, what scikit-learn's regression trees
+     * store in `value[:, 0, 0]` and predict at a leaf. Absent when the tree's values are not means
+     * (`criterion='absolute_error'` stores medians) and for every other kind of model.
+     */
+    targetMean: z.array(z.number()).optional(),
     /** Per-tree training facts. */
     training: z
       .object({
@@ -66,12 +73,13 @@ export function treeShapeProblem(tree: {
   threshold: ArrayLike<number>;
   classWeights: ArrayLike<number>;
   distinctRows?: ArrayLike<number>;
+  targetMean?: ArrayLike<number>;
   defaultLeft?: ArrayLike<boolean>;
   boosting?: Parameters<typeof boostedTreeProblem>[0];
 }): string | undefined {
   const n = tree.left.length;
   if (n === 0) return 'a tree needs at least one node';
-  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'defaultLeft'] as const) {
+  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'defaultLeft'] as const) {
     const column = tree[key];
     if (column && column.length !== n) return `${key} has ${column.length} entries, left has ${n}`;
   }

@@ -48,6 +48,8 @@ export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   // 5.3 as singleton-leaf: rows and labels per leaf are read off directly (exact only under the
   // rule's stated conditions, hence high).
   'first-tree-exposes-counts': { tags: [...PRIVACY, 'external/cwe/cwe-200'], precision: 'high', securitySeverity: '5.3' },
+  // 5.3 as singleton-leaf, plus the person's exact target value (an attribute disclosure).
+  'leaf-reveals-target': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'attribute-inference'], precision: 'very-high', securitySeverity: '5.3' },
   // 5.3: the dump's first-tree cover is the same count disclosure, shared in a readable file.
   'exported-statistics': { tags: [...PRIVACY, 'external/cwe/cwe-200'], precision: 'very-high', securitySeverity: '5.3' },
   // AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N = 7.5: training rows (personal data) are rebuilt and, when

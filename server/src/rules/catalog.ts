@@ -63,6 +63,11 @@ export const RULES = {
     defaultSeverity: 'warning',
     title: 'A boosted model\'s first tree states the training rows and labels in each of its leaves',
   },
+  'leaf-reveals-target': {
+    id: 'leaf-reveals-target',
+    defaultSeverity: 'warning',
+    title: 'Regression leaves that hold one training row state its target exactly',
+  },
   'exported-statistics': {
     id: 'exported-statistics',
     defaultSeverity: 'warning',

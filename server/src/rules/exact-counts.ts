@@ -9,7 +9,11 @@ export const exactCounts: ModelRule = {
     if (forest.privacy || forest.boosting) return [];
     const nodes = forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
     const distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
-    const what = distinct ? 'per-class counts and distinct-row counts' : 'per-class counts';
+    const regression = forest.task === 'regression';
+    const counts = regression ? 'row counts' : 'per-class counts';
+    const what = distinct ? `${counts} and distinct-row counts` : counts;
+    const means = regression && forest.trees.every((tree) => tree.targetMean);
+    const perLeaf = regression ? `how many training rows fall in its region${means ? ' (and their mean target)' : ''}` : 'how many training rows of each class fall in its region';
     const weighted = forest.training.weighted
       ? ' The counts are sample-weighted, which makes them harder, not impossible, to invert.'
       : '';
@@ -17,7 +21,7 @@ export const exactCounts: ModelRule = {
       {
         message:
           `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
-          `each leaf says how many training rows of each class fall in its region, the starting point of every ` +
+          `each leaf says ${perLeaf}, the starting point of every ` +
           `reconstruction.${weighted}`,
         data: { nodes, trees: forest.trees.length, distinctRowCounts: distinct, weighted: forest.training.weighted },
       },

@@ -14,8 +14,9 @@ import type { Recoverability } from '../recoverability/summary';
 import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
+import { leafRevealsTarget } from './leaf-reveals-target';
 
-export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
+export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
 /** Per-rule severity overrides from settings or the command line. */
 export type SeverityOverrides = Partial<Record<RuleId, Severity>>;

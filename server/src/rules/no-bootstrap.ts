@@ -13,7 +13,9 @@ export const noBootstrap: ModelRule = {
     const seen = rows === undefined ? 'all training rows' : `every one of the ${plural(rows, 'training row')}`;
     const consequence =
       trees === 1
-        ? ` Its leaves partition the training set: each leaf says how many people with each label fall in its box.`
+        ? forest.task === 'regression'
+          ? ` Its leaves partition the training set: each leaf says how many people fall in its box${forest.trees[0].targetMean ? ' and their mean target' : ''}.`
+          : ` Its leaves partition the training set: each leaf says how many people with each label fall in its box.`
         : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
     const noise = forest.privacy
       ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`

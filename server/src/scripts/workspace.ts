@@ -42,6 +42,7 @@ const FIX_FOR_MODEL_RULE: Record<string, ScriptRuleId[]> = {
   'no-bootstrap': ['script-no-bootstrap'],
   'replayable-bootstrap': ['script-stored-seeds'],
   'singleton-leaf': ['script-small-leaves'],
+  'leaf-reveals-target': ['script-small-leaves'],
   'exported-statistics': ['script-dump-with-stats'],
   'exact-counts': ['script-dp-epsilon'],
   'reconstructable-training-set': ['script-no-bootstrap', 'script-stored-seeds', 'script-dp-epsilon', 'script-small-leaves'],

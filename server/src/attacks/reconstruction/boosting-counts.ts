@@ -21,7 +21,8 @@ import { reconstructBySearch } from './bounded-search';
 import type { RunContext } from './context';
 import { buildLeafTable, type LeafTable } from './leaves';
 import { oneVsRestFormulation } from './multiclass-formulation';
-import { regressionLabels } from './regression-labels';
+import type { MergedCell } from './merge';
+import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -100,14 +101,33 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
     return { ...searched, reason: withNote(`${searched.reason ?? ''}; labels are not estimated after a bounded search`), reconstruction: searched.reconstruction.map((r) => ({ ...r, label: prepared.meanLabel })) };
   }
   if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };
-  return labelRegressionRows(forest, ctx.deadline, prepared, answer, details, what, withNote);
+  const { eta, lambda, meanLabel } = prepared;
+  const labels: LabelSource = {
+    table,
+    meanLabel,
+    solve: prepared.gradients && eta !== undefined ? (cells, counts, deadline) => regressionLabels(forest, table, cells, counts, eta, lambda, meanLabel, deadline) : undefined,
+    unsolvable: 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label',
+    source: 'the gradient sums',
+  };
+  return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
+}
+
+/** How a regression model's labels are read once its rows' cells are known (labelRegressionRows). */
+export interface LabelSource {
+  table: LeafTable;
+  meanLabel: number;
+  /** The cells' label sums, when the model's leaves give them; undefined when they are not readable. */
+  solve?: (cells: readonly MergedCell[], counts: Float64Array, deadline: number) => CellLabels | undefined;
+  /** Why the labels cannot be solved for, when `solve` is absent. */
+  unsolvable: string;
+  /** What determines the labels, for the reason: 'the gradient sums', 'the leaf means'. */
+  source: string;
 }
 
 /** Replaces the single class 'row' by label estimates; a row is certified only if its label is determined. */
-function labelRegressionRows(
-  forest: Forest,
+export function labelRegressionRows(
   deadline: number,
-  prepared: { table: LeafTable; eta?: number; lambda: number; gradients: boolean; meanLabel: number },
+  prepared: LabelSource,
   answer: ReconstructionResult,
   details: ReconstructionDetails | undefined,
   what: string,
@@ -123,7 +143,7 @@ function labelRegressionRows(
     proven[formulation.colCell[j]] += lower[j];
   }
   // The labels need the full set of rows: the leaf equations hold only for it.
-  const labels = complete && prepared.gradients && prepared.eta !== undefined ? regressionLabels(forest, prepared.table, cells, counts, prepared.eta, prepared.lambda, prepared.meanLabel, deadline) : undefined;
+  const labels = complete && prepared.solve ? prepared.solve(cells, counts, deadline) : undefined;
   // Cell multiplicities unique: a determined label sum of a one-row cell is that row's label.
   const unique = answer.status === 'exact';
   const rows: ReconstructedRow[] = [];
@@ -152,12 +172,12 @@ function labelRegressionRows(
   });
   const featureRows = answer.certifiedRows;
   const labelText = !labels
-    ? prepared.gradients
+    ? prepared.solve
       ? complete
         ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out); each row has the mean label'
         : 'labels not estimated (no complete reconstruction); each row has the mean label'
-      : 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label'
-    : `${determinedRows} rows' labels determined by the gradient sums${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
+      : prepared.unsolvable
+    : `${determinedRows} rows' labels determined by ${prepared.source}${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
   return {
     ...answer,

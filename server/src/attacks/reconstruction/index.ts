@@ -20,6 +20,8 @@
  *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
+ *   regression-forest.ts  regression forests without bootstrap: the aggregated formulation on the row
+ *                   counts (certified intervals), labels from the leaf means (regression-labels.ts)
  *   boosting.ts     XGBoost models: which of the two methods below reads them (a dump: the
  *                   objective first-tree probing settled on)
  *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
@@ -44,6 +46,7 @@ import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
 import { buildLeafTable } from './leaves';
+import { reconstructRegressionForest } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
 
 export type * from './types';
@@ -74,6 +77,8 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
   // Boosted models store hessian sums, not counts: their own methods (they say when they do not apply).
   if (forest.boosting) return reconstructBoosting(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
+  // Regression forests: rows certified through the counts, labels from the leaf means.
+  if (forest.task === 'regression') return reconstructRegressionForest(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.method = 'aggregated';

@@ -114,7 +114,8 @@ export function buildLeafTable(forest: Forest, { bootstrap = false, released = f
 
 /** Why the engine does not apply to this kind of model yet, if it does not. */
 function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefined {
-  if (forest.task !== 'classification') return 'regression forests are not reconstructed yet';
+  // Regression forests without bootstrap are read as count trees (regression-forest.ts); the others are not.
+  if (forest.task !== 'classification') return 'regression forests trained with bootstrap are not reconstructed yet';
   if (forest.privacy) return 'differentially private forests (noised counts) are not reconstructed yet';
   if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
   if (forest.training.bootstrap && !bootstrap) return 'forests trained with bootstrap are not reconstructed yet';

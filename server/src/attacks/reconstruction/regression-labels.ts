@@ -43,7 +43,6 @@ const PIVOT = 1e-9;
 export function regressionLabels(forest: Forest, table: LeafTable, cells: readonly MergedCell[], counts: ArrayLike<number>, eta: number, lambda: number, meanLabel: number, deadline = Infinity): CellLabels | undefined {
   const trees = table.trees.length;
   const used = cells.map((_, c) => c).filter((c) => counts[c] > 0);
-  const C = used.length;
   // Per cell, the prediction before each tree.
   const base = forest.boosting!.baseScore[0];
   const prediction = used.map((c) => {
@@ -55,9 +54,24 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
     }
     return before;
   });
-  // Equations: one per (tree, leaf) some used cell reaches.
+  return labelsFromLeafSums(table, cells, counts, meanLabel, deadline, (t, node, cols) => {
+    const b = forest.trees[t].boosting!;
+    const G = -(b.leafValue[node] / eta) * (b.cover![node] + lambda);
+    let rhs = -G;
+    for (const i of cols) rhs += counts[used[i]] * prediction[i][t];
+    return rhs;
+  });
+}
+
+/**
+ * Label sums of the cells from one equation per (tree, leaf) some used cell reaches:
+ * `labelSum(t, node, cols)` is the sum of the labels of the leaf's rows, `cols` the indices (among
+ * the cells with rows, in order) of the cells in the leaf.
+ */
+export function labelsFromLeafSums(table: LeafTable, cells: readonly MergedCell[], counts: ArrayLike<number>, meanLabel: number, deadline: number, labelSum: (tree: number, node: number, cols: number[]) => number): CellLabels | undefined {
+  const used = cells.map((_, c) => c).filter((c) => counts[c] > 0);
   const rows: { cols: number[]; rhs: number }[] = [];
-  for (let t = 0; t < trees; t++) {
+  for (let t = 0; t < table.trees.length; t++) {
     const byLeaf = new Map<number, number[]>();
     used.forEach((c, i) => {
       const l = cells[c].leaves[t];
@@ -65,16 +79,29 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
       if (list) list.push(i);
       else byLeaf.set(l, [i]);
     });
-    const b = forest.trees[t].boosting!;
-    for (const [l, cols] of byLeaf) {
-      const node = table.trees[t].nodes[l];
-      const G = -(b.leafValue[node] / eta) * (b.cover![node] + lambda);
-      let rhs = -G;
-      for (const i of cols) rhs += counts[used[i]] * prediction[i][t];
-      rows.push({ cols, rhs });
-    }
+    for (const [l, cols] of byLeaf) rows.push({ cols, rhs: labelSum(t, table.trees[t].nodes[l], cols) });
   }
-  // Dense reduced row echelon form of [A | rhs].
+  const solved = solveCellSums(rows, used.map((c) => counts[c]), meanLabel, deadline);
+  if (!solved) return undefined;
+  const { Y, determinedUsed, residual } = solved;
+  const sums = new Float64Array(cells.length);
+  const determined = new Uint8Array(cells.length);
+  used.forEach((c, i) => {
+    sums[c] = Y[i];
+    determined[c] = determinedUsed[i];
+  });
+  return { sums, determined, residual };
+}
+
+/**
+ * Solves `sum over cols of Y = rhs` (one equation per leaf) for the label sums Y of the used
+ * cells (`rowCounts`: rows per used cell) by dense reduced row echelon form of [A | rhs]. A Y is
+ * determined when its unit vector lies in the row space; free unknowns are set to their rows times
+ * `meanLabel` and the rest follow. Shared by every model whose leaves give label sums (boosted
+ * gradient sums here, regression forests' leaf means in regression-forest.ts).
+ */
+function solveCellSums(rows: readonly { cols: number[]; rhs: number }[], rowCounts: readonly number[], meanLabel: number, deadline = Infinity): { Y: Float64Array; determinedUsed: Uint8Array; residual: number } | undefined {
+  const C = rowCounts.length;
   const E = rows.length;
   if (E * (C + 1) > LABEL_MATRIX_LIMIT) return undefined;
   const A = rows.map(({ cols, rhs }) => {
@@ -108,7 +135,7 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
   const isPivot = new Uint8Array(C);
   for (const col of pivotOfRow) isPivot[col] = 1;
   const Y = new Float64Array(C);
-  for (let i = 0; i < C; i++) if (!isPivot[i]) Y[i] = counts[used[i]] * meanLabel;
+  for (let i = 0; i < C; i++) if (!isPivot[i]) Y[i] = rowCounts[i] * meanLabel;
   const determinedUsed = new Uint8Array(C);
   for (let r = 0; r < rank; r++) {
     const col = pivotOfRow[r];
@@ -128,11 +155,5 @@ export function regressionLabels(forest: Forest, table: LeafTable, cells: readon
     for (const i of cols) s += Y[i];
     residual = Math.max(residual, Math.abs(s - rhs));
   }
-  const sums = new Float64Array(cells.length);
-  const determined = new Uint8Array(cells.length);
-  used.forEach((c, i) => {
-    sums[c] = Y[i];
-    determined[c] = determinedUsed[i];
-  });
-  return { sums, determined, residual };
+  return { Y, determinedUsed, residual };
 }

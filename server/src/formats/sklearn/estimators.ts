@@ -10,6 +10,11 @@ import type { PyGlobal, PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { XGBOOST_CLASSES, decodeXgboostPickle } from './xgboost-pickle';
+import { TREE_REGRESSORS, decodeTreeRegressor } from './tree-regressor';
+import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
+import { HIST_GRADIENT_BOOSTING, decodeHistGradientBoosting } from './hist-gradient-boosting';
+import { BAGGING, decodeBagging } from './bagging';
+import { ADABOOST, decodeAdaBoost } from './adaboost';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -23,6 +28,11 @@ interface DecoderEntry {
 const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: TREE_CLASSIFIERS, decode: decodeTreeClassifier },
   { library: 'xgboost', classes: XGBOOST_CLASSES, decode: decodeXgboostPickle },
+  { library: 'sklearn', classes: TREE_REGRESSORS, decode: decodeTreeRegressor },
+  { library: 'sklearn', classes: GRADIENT_BOOSTING, decode: decodeGradientBoosting },
+  { library: 'sklearn', classes: HIST_GRADIENT_BOOSTING, decode: decodeHistGradientBoosting },
+  { library: 'sklearn', classes: BAGGING, decode: decodeBagging },
+  { library: 'sklearn', classes: ADABOOST, decode: decodeAdaBoost },
 ];
 
 function libraryOf(cls: PyGlobal): string {

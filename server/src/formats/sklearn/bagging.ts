@@ -1,0 +1,79 @@
+/**
+ * BaggingClassifier and BaggingRegressor of decision trees, read as one forest by the tree
+ * decoders (./tree-classifier.ts, ./tree-regressor.ts), then adjusted for what bagging does
+ * differently (scikit-learn 1.2, ensemble/_bagging.py `_parallel_build_estimators`):
+ *  - tree i was fitted on `X[:, estimators_features_[i]]`, so its feature indices are remapped to
+ *    the original columns;
+ *  - trees take sample weights, so bagging passes each row's draw count as its weight (bootstrap)
+ *    or weight 0 to the rows left out (no bootstrap): `weighted_n_node_samples` counts draws and
+ *    `n_node_samples` distinct rows, as for a random forest;
+ *  - the draws come from `_seeds` through `sample_without_replacement` / `randint`, not from
+ *    RandomForest's `_generate_sample_indices`: the trees' own random_state is no replay seed, so
+ *    no seed is kept (no replay is claimed);
+ *  - N: a draw of max_samples = 1.0 (the default) or of an integer equal to the roots has N rows;
+ *    a fraction below 1 does not state N, and without bootstrap each tree saw a different subset.
+ */
+import { PyFloat, PyGlobal, PyValue, classOf, numeric, seqItems, stateDict } from '../pickle';
+import { DecodeError, arrayOrThrow, corrupt, found, type Decoded } from './decode-helpers';
+import { decodeTreeClassifier } from './tree-classifier';
+import { decodeTreeRegressor } from './tree-regressor';
+
+/** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
+export const BAGGING = ['BaggingClassifier', 'BaggingRegressor'] as const;
+const TREES: Record<string, readonly string[]> = {
+  BaggingClassifier: ['DecisionTreeClassifier', 'ExtraTreeClassifier'],
+  BaggingRegressor: ['DecisionTreeRegressor', 'ExtraTreeRegressor'],
+};
+
+/** Decodes a fitted bagging ensemble of trees; throws DecodeError. */
+export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
+  const st = stateDict(est);
+  if (!st) throw corrupt(`the ${cls.name} has no state.`);
+  const estimators = seqItems(st.get('estimators_'));
+  if (!estimators) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
+  const first = classOf(estimators[0]);
+  if (!first || !TREES[cls.name].includes(first.name)) {
+    throw new DecodeError('unsupported-estimator', `the ${cls.name} bags ${found(estimators[0])}, not decision trees; only bagged trees are read.`);
+  }
+  const subsets = seqItems(st.get('estimators_features_'));
+  if (!subsets || subsets.length !== estimators.length) throw corrupt(`the ${cls.name} has ${estimators.length} trees but ${subsets?.length ?? 'no'} estimators_features_.`);
+  const featureSets = subsets.map((s, i) => Array.from(arrayOrThrow(s, `estimators_features_[${i}]`).numbers()));
+
+  const decoded = cls.name === 'BaggingClassifier' ? decodeTreeClassifier(est, cls) : decodeTreeRegressor(est, cls);
+  const forest = decoded.forest;
+  const nFeatures = forest.features.length;
+  forest.trees = forest.trees.map((tree, t) => {
+    const set = featureSets[t];
+    const feature = tree.feature.map((f, i) => {
+      if (tree.left[i] === -1) return f;
+      const original = set[f];
+      if (original === undefined || !(Number.isInteger(original) && original >= 0 && original < nFeatures)) {
+        throw corrupt(`tree ${t} node ${i} tests column ${f} of its feature subset, which names no feature of the model.`);
+      }
+      return original;
+    });
+    return { ...tree, feature, training: {} };
+  });
+
+  const notes = decoded.notes.filter((n) => !/root counts differ/.test(n));
+  const bootstrap = st.get('bootstrap') === true;
+  const maxSamples = st.get('max_samples');
+  const roots = forest.trees.map((tree) => tree.distinctRows?.[0]);
+  // The first tree's root weight: the draws it was grown on.
+  const draws = forest.trees[0].classWeights.slice(0, Math.max(1, forest.classes.length)).reduce((x, y) => x + y, 0);
+  const everyRow = maxSamples instanceof PyFloat && maxSamples.value === 1;
+  const weighted = forest.training.weighted;
+  if (bootstrap) {
+    const size = maxSamples instanceof PyFloat ? draws : numeric(maxSamples);
+    forest.training = { bootstrap: true, weighted, ...(everyRow && !weighted ? { rows: draws } : {}), ...(size !== undefined && !weighted ? { bootstrapSize: size } : {}) };
+    notes.push('bagging draws rows from its stored _seeds with its own sampler, not RandomForest\'s: the draws are not replayed here (no seed kept)');
+  } else if (!everyRow) {
+    // Each tree saw its own subset: read as bootstrap (one draw per tree, here without replacement),
+    // so that nothing treats the trees as constraints on the same N rows.
+    forest.training = { bootstrap: true, weighted };
+    notes.push(`max_samples=${numeric(maxSamples)} without bootstrap: each tree was grown on its own subset of the rows (${roots.join(', ')} rows) drawn without replacement, read as a bootstrap draw; no root counts N`);
+  }
+  const bootstrapFeatures = st.get('bootstrap_features') === true;
+  notes.push(`tree features remapped through estimators_features_ (${featureSets.map((s) => s.length).join(', ')} columns per tree${bootstrapFeatures ? ', drawn with replacement' : ''})`);
+  return { forest, notes };
+}

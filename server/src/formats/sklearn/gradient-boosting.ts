@@ -1,0 +1,185 @@
+/**
+ * GradientBoostingRegressor and GradientBoostingClassifier (scikit-learn 0.22 onwards) into the
+ * forest IR. `estimators_` is a numpy object array (n_stages, K) of DecisionTreeRegressors fitted
+ * to the residuals; each stage's trees were grown on every training row (subsample=1.0) or on a
+ * draw without replacement (subsample < 1, the others given weight 0, which the tree builder
+ * drops), so every tree's `n_node_samples` counts rows. How the leaves' values read:
+ *
+ *  - regressor, loss squared_error, init_ a DummyRegressor (the mean): a tree's node value is the
+ *    mean residual of its rows, -G/H of XGBoost's reg:squarederror with lambda 0 (H = rows), and a
+ *    stage adds learning_rate x value (sklearn's LeastSquaresError.update_terminal_regions does not
+ *    change the leaves). So the model is the boosted IR of XGBoost's reg:squarederror: cover =
+ *    rows, base weight = value, leaf value = learning_rate x value, base score = init_.constant_,
+ *    and the boosted methods (boosting-counts) apply unchanged;
+ *  - binary classifier, log-loss, init_ the class prior p0: in stage 0 every row has the same
+ *    probability p0, so the Newton step sklearn writes into each leaf
+ *    (BinomialDeviance._update_terminal_region: sum(y - p0) / sum(p0 (1 - p0))) is
+ *    (pos - n p0) / (n p0 (1 - p0)), and an internal node's value, the mean residual, is pos / n - p0:
+ *    each node's positives follow exactly. Stage 0 is read as a classification tree with those
+ *    counts; later stages' leaves mix residuals of different predictions and are left out (noted);
+ *  - anything else (multi-class, other losses, a custom init estimator): the trees are read as
+ *    count trees (one column of rows, no target means): rows and intervals, no labels (noted).
+ */
+import type { ForestInput, Tree } from '../../forest/schema';
+import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
+import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
+import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+
+/** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
+export const GRADIENT_BOOSTING = ['GradientBoostingRegressor', 'GradientBoostingClassifier'] as const;
+const STAGE_TREES = new Set(['DecisionTreeRegressor']);
+
+const HYPER_PARAMETERS = [
+  'n_estimators',
+  'learning_rate',
+  'loss',
+  'subsample',
+  'criterion',
+  'max_depth',
+  'min_samples_leaf',
+  'min_samples_split',
+  'max_features',
+  'max_leaf_nodes',
+  'n_iter_no_change',
+  'validation_fraction',
+  'random_state',
+  'ccp_alpha',
+] as const;
+
+/** How far a derived count may sit from a whole number (float64 arithmetic on the stored values). */
+const COUNT_TOLERANCE = 1e-6;
+
+interface Stages {
+  raws: RawTree[];
+  /** Estimators as stored, row-major (stage, k). */
+  trees: PyValue[];
+  stages: number;
+  K: number;
+}
+
+function readStages(st: ReturnType<typeof stateDict>, cls: PyGlobal): Stages {
+  const v = st!.get('estimators_');
+  if (v === undefined || !isArray(v)) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
+  let arr;
+  try {
+    arr = asNdArray(v);
+  } catch (e) {
+    throw corrupt(`estimators_ is not a readable array (${(e as Error).message}).`);
+  }
+  const trees = arr.objects;
+  if (!trees || arr.shape.length !== 2) throw corrupt(`estimators_ is not a 2-d array of trees (found shape (${arr.shape.join(', ')})).`);
+  const [stages, K] = arr.shape;
+  if (stages < 1 || K < 1) throw corrupt(`the ${cls.name} has no trees.`);
+  trees.forEach((t, i) => {
+    if (!isSklearnClass(classOf(t), STAGE_TREES)) throw corrupt(`estimators_ entry ${i} of the ${cls.name} is ${found(t)}, not a regression tree.`);
+  });
+  return { raws: trees.map((t, i) => readTree(t, i, 1, true)), trees, stages, K };
+}
+
+/** Decodes a fitted gradient boosting model; throws DecodeError. */
+export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
+  const notes: string[] = [];
+  const st = stateDict(est);
+  if (!st) throw corrupt(`the ${cls.name} has no state.`);
+  const { raws, trees: stored, stages, K } = readStages(st, cls);
+  const featureNames = featureNamesOf(st, raws, stored[0]);
+  const version = sklearnVersion(st, stored[0]);
+  const hyperParameters = hyperParametersOf(st, HYPER_PARAMETERS);
+  const learningRate = numeric(st.get('learning_rate'));
+  const subsample = numeric(st.get('subsample')) ?? 1;
+  const loss = asString(st.get('loss'));
+  const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
+  if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
+
+  // N: every stage's root counts every row it was grown on; with subsample < 1 only a draw.
+  const roots = raws.map((t) => t.weighted[0]);
+  let rows: number | undefined;
+  if (subsample < 1) {
+    notes.push(`subsample=${subsample}: each stage was grown on a draw of about ${Math.round(subsample * 100)}% of the rows (without replacement), so no root counts N and the stages' rows differ`);
+  } else if (!weighted) {
+    rows = roots[0];
+    if (roots.some((r) => r !== rows)) notes.push('the stages\' root counts differ although subsample is 1');
+  }
+  const nIterNoChange = st.get('n_iter_no_change');
+  if (nIterNoChange !== null && nIterNoChange !== undefined) {
+    notes.push(`early stopping (n_iter_no_change=${numeric(nIterNoChange)}): a validation_fraction of the rows was held out, so N is the rows the trees were grown on, not every row given to fit`);
+  }
+  if (version) notes.push(`scikit-learn ${version}`);
+  notes.push(`${stages} stages x ${K} tree${K === 1 ? '' : 's'}`);
+
+  const base = forestHeader(cls, version, featureNames, hyperParameters);
+  // The boosted IR states subsample in its hyper-parameters (the boosted methods check it, as for XGBoost).
+  const training = { bootstrap: false, weighted, ...(rows !== undefined ? { rows } : {}) };
+  const countTrees = (): Tree[] => raws.map((t) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted) }));
+  const asCounts = (why: string): Decoded => {
+    notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
+    // Count trees grown on subsamples saw different rows: read as bootstrap (one draw per tree), so
+    // that nothing treats them as constraints on the same N rows.
+    return { forest: { ...base, task: 'regression', classes: [], training: { ...training, bootstrap: subsample < 1 }, trees: countTrees() }, notes };
+  };
+
+  const init = st.get('init_');
+  const initState = stateDict(init);
+  const initName = classOf(init)?.name;
+  if (cls.name === 'GradientBoostingRegressor') {
+    if (loss !== 'squared_error' && loss !== 'ls') return asCounts(`loss='${loss}' rewrites the leaves (medians, quantiles, Huber steps), which are no mean residuals`);
+    let baseScore: number | undefined;
+    if (initName === 'DummyRegressor') baseScore = numeric(arrayOrThrow(initState?.get('constant_'), 'init_.constant_').values()[0]);
+    else if (asString(init) === 'zero') baseScore = 0;
+    if (baseScore === undefined) return asCounts(`init_ is ${found(init)}, whose predictions are not stored as one constant`);
+    if (learningRate === undefined || !(learningRate > 0)) throw corrupt('the model states no positive learning_rate.');
+    const trees: Tree[] = raws.map((t) => ({
+      ...treeStructure(t),
+      classWeights: new Array<number>(t.nodeCount).fill(0),
+      boosting: { cover: Array.from(t.weighted), baseWeight: Array.from(t.values), leafValue: Array.from(t.values, (v) => learningRate * v), group: 0 },
+    }));
+    notes.push('loss squared_error: read as XGBoost reg:squarederror with lambda 0 (cover = rows, leaf value = learning_rate x mean residual, base score = the training mean)');
+    // The names the boosted analyses read (XGBoost's), next to scikit-learn's own.
+    const boostedParameters = { eta: learningRate, lambda: 0, alpha: 0, max_delta_step: 0, subsample };
+    const forest: ForestInput = {
+      ...base,
+      task: 'regression',
+      classes: [],
+      hyperParameters: { ...hyperParameters, ...boostedParameters },
+      training,
+      trees,
+      boosting: { objective: 'reg:squarederror', baseScore: [baseScore], baseScoreStated: true, outputGroups: 1, source: 'model' },
+    };
+    return { forest, notes };
+  }
+
+  // Classifier.
+  const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
+  if (K > 1) return asCounts(`${classes.length} classes: stage 0's trees each give one class's rows per leaf, which the IR does not hold yet`);
+  if (loss !== 'log_loss' && loss !== 'deviance') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
+  if (initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
+  const prior = arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
+  if (prior.length !== 2) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has 2.`);
+  const p0 = prior[1];
+  if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
+  if (subsample < 1) return asCounts('subsample < 1: stage 0\'s leaf steps mix in-bag rows with the prior of all rows');
+  if (weighted) return asCounts('sample weights: the leaf steps are weighted sums');
+  const t0 = raws[0];
+  const weights: number[] = new Array(t0.nodeCount * 2);
+  for (let i = 0; i < t0.nodeCount; i++) {
+    const n = t0.weighted[i];
+    const v = t0.values[i];
+    // Leaves hold the Newton step; internal nodes the mean residual pos / n - p0.
+    const pos = t0.left[i] === -1 ? n * p0 + v * n * p0 * (1 - p0) : n * (v + p0);
+    const rounded = Math.round(pos);
+    if (Math.abs(pos - rounded) > COUNT_TOLERANCE * Math.max(1, n) || rounded < 0 || rounded > n) {
+      return asCounts(`stage 0 node ${i}'s value gives ${pos} positives of ${n} rows, not a whole number (the leaf step is not the log-loss Newton step)`);
+    }
+    weights[i * 2] = n - rounded;
+    weights[i * 2 + 1] = rounded;
+  }
+  notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages are not read (their leaves mix residuals of different predictions)`);
+  const forest: ForestInput = {
+    ...base,
+    task: 'classification',
+    classes,
+    training,
+    trees: [{ ...treeStructure(t0), classWeights: weights }],
+  };
+  return { forest, notes };
+}

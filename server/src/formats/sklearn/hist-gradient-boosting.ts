@@ -1,0 +1,224 @@
+/**
+ * HistGradientBoostingRegressor and HistGradientBoostingClassifier (scikit-learn 1.0 onwards) into
+ * the forest IR. `_predictors` holds, per iteration, one TreePredictor per output (K classes, or
+ * 1), each a structured `nodes` array (PREDICTOR_RECORD_DTYPE: value, count, feature_idx,
+ * num_threshold, missing_go_to_left, left, right, gain, depth, is_leaf, bin_threshold,
+ * is_categorical, bitset_idx). `x <= num_threshold` goes left; leaves have left = right = 0.
+ *
+ * The trees fit Newton steps of the loss: an internal node stores -G / (H + l2_regularization),
+ * a leaf that times the learning rate (the grower's shrinkage), the root 0 (never set). `count` is
+ * the rows that reached the node: every training row (all of them, or the training part when early
+ * stopping holds out a validation split). How the values read:
+ *  - regressor, loss squared_error (hessian 1): XGBoost's reg:squarederror with lambda =
+ *    l2_regularization: cover = count, base weight = value (leaves: value / learning rate; the root
+ *    rebuilt from its children's G), leaf value = value, base score = `_baseline_prediction` (the
+ *    mean). Gradients are float32 in scikit-learn, so label sums hold up to float32 rounding;
+ *  - binary classifier, log-loss: in iteration 0 every row has p0 = expit(baseline), gradient
+ *    p0 - y and hessian p0 (1 - p0) (float32), so a node's value gives its positives: iteration 0
+ *    is read as a classification tree with those counts (later iterations are left out, noted);
+ *  - anything else (multi-class, other losses): count trees (rows only), noted.
+ * Categorical splits (bitsets) are not thresholds: such a model is not read.
+ */
+import type { ForestInput, Tree } from '../../forest/schema';
+import { NumpyError, PyGlobal, PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
+import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
+import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+
+/** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
+export const HIST_GRADIENT_BOOSTING = ['HistGradientBoostingRegressor', 'HistGradientBoostingClassifier'] as const;
+const PREDICTOR = new Set(['TreePredictor']);
+
+const HYPER_PARAMETERS = [
+  'loss',
+  'learning_rate',
+  'max_iter',
+  'max_leaf_nodes',
+  'max_depth',
+  'min_samples_leaf',
+  'l2_regularization',
+  'max_bins',
+  'early_stopping',
+  'validation_fraction',
+  'n_iter_no_change',
+  'random_state',
+] as const;
+
+const FIELDS = ['value', 'count', 'feature_idx', 'num_threshold', 'missing_go_to_left', 'left', 'right', 'is_leaf'] as const;
+
+interface Predictor extends RawTree {
+  categorical: boolean;
+}
+
+function readPredictor(p: PyValue, index: number): Predictor {
+  const nodes = arrayOrThrow(stateDict(p)?.get('nodes'), `predictor ${index}'s nodes`);
+  for (const f of FIELDS) if (!nodes.hasField(f)) throw corrupt(`predictor ${index}'s node record has no field '${f}'.`);
+  const n = nodes.size;
+  if (n < 1) throw corrupt(`predictor ${index} has no nodes.`);
+  let col: Record<(typeof FIELDS)[number], Float64Array>;
+  let categorical = false;
+  try {
+    col = Object.fromEntries(FIELDS.map((f) => [f, nodes.field(f)])) as typeof col;
+    if (nodes.hasField('is_categorical')) categorical = nodes.field('is_categorical').some((c, i) => c !== 0 && col.is_leaf[i] === 0);
+  } catch (e) {
+    if (e instanceof NumpyError) throw corrupt(`predictor ${index}: ${e.message}.`);
+    throw e;
+  }
+  const left = new Float64Array(n);
+  const right = new Float64Array(n);
+  const feature = new Float64Array(n);
+  const threshold = new Float64Array(n);
+  for (let i = 0; i < n; i++) {
+    const leaf = col.is_leaf[i] !== 0;
+    left[i] = leaf ? -1 : col.left[i];
+    right[i] = leaf ? -1 : col.right[i];
+    feature[i] = leaf ? -2 : col.feature_idx[i];
+    threshold[i] = leaf ? -2 : col.num_threshold[i];
+    if (!leaf && !(left[i] > i && left[i] < n && right[i] > i && right[i] < n)) throw corrupt(`predictor ${index} node ${i} has children (${left[i]}, ${right[i]}) outside the tree.`);
+    if (!(Number.isFinite(col.value[i]) && Number.isInteger(col.count[i]))) throw corrupt(`predictor ${index} node ${i} holds an impossible value or count.`);
+  }
+  return {
+    left,
+    right,
+    feature,
+    threshold,
+    nodeSamples: col.count,
+    weighted: col.count,
+    missingLeft: col.missing_go_to_left,
+    values: col.value,
+    nodeCount: n,
+    categorical,
+  };
+}
+
+/**
+ * Whether every split sends a missing value to its larger child: what scikit-learn's grower sets
+ * for a feature that had no missing values in training (grower.py: `missing_go_to_left =
+ * left.n_samples > right.n_samples`). Any other direction shows the feature had missing values.
+ */
+function missingFollowsLargerChild(t: RawTree): boolean {
+  for (let i = 0; i < t.nodeCount; i++) {
+    if (t.left[i] === -1) continue;
+    if ((t.missingLeft![i] !== 0) !== t.nodeSamples[t.left[i]] > t.nodeSamples[t.right[i]]) return false;
+  }
+  return true;
+}
+
+/** Decodes a fitted histogram gradient boosting model; throws DecodeError. */
+export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
+  const notes: string[] = [];
+  const st = stateDict(est);
+  if (!st) throw corrupt(`the ${cls.name} has no state.`);
+  const iterations = seqItems(st.get('_predictors'));
+  if (!iterations) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no _predictors).`);
+  if (iterations.length === 0) throw corrupt(`the ${cls.name} has no trees.`);
+  const stored: PyValue[] = [];
+  let K: number | undefined;
+  for (const [i, it] of iterations.entries()) {
+    const items = seqItems(it);
+    if (!items || items.length === 0) throw corrupt(`iteration ${i} of the ${cls.name} holds no trees.`);
+    if (K !== undefined && items.length !== K) throw corrupt(`iteration ${i} holds ${items.length} trees, iteration 0 ${K}.`);
+    K = items.length;
+    for (const p of items) {
+      if (!isSklearnClass(classOf(p), PREDICTOR)) throw corrupt(`iteration ${i} of the ${cls.name} holds ${found(p)}, not a TreePredictor.`);
+      stored.push(p);
+    }
+  }
+  const raws = stored.map((p, i) => readPredictor(p, i));
+  const categorical = raws.findIndex((t) => t.categorical);
+  if (categorical >= 0) {
+    throw new DecodeError('unsupported-estimator', `tree ${categorical} of the ${cls.name} has categorical splits (bitsets of categories sent left), which no threshold expresses; the model is not analysed rather than misread.`);
+  }
+  const featureNames = featureNamesOf(st, raws, undefined);
+  const version = sklearnVersion(st, undefined);
+  const hyperParameters = hyperParametersOf(st, HYPER_PARAMETERS);
+  const learningRate = numeric(st.get('learning_rate'));
+  const l2 = numeric(st.get('l2_regularization')) ?? 0;
+  const loss = asString(st.get('loss'));
+  const rows = raws[0].nodeSamples[0];
+  if (raws.some((t) => t.nodeSamples[0] !== rows)) notes.push('the trees\' root counts differ');
+  // `_use_validation_data` is set whenever validation_fraction is; the split happens only with early stopping.
+  if (st.get('do_early_stopping_') === true && st.get('_use_validation_data') === true) {
+    notes.push(`early stopping held out a validation split (validation_fraction=${numeric(st.get('validation_fraction'))}): N = ${rows} is the rows the trees were grown on, not every row given to fit`);
+  }
+  if (version) notes.push(`scikit-learn ${version}`);
+  notes.push(`${iterations.length} iterations x ${K} tree${K === 1 ? '' : 's'}`);
+
+  // Missing values: the direction stated for prediction is kept only when it shows that training had them.
+  const noMissing = raws.every(missingFollowsLargerChild);
+  if (noMissing) notes.push('every split sends missing values to its larger child, as scikit-learn does for features without missing values in training: read as a training set without missing values (the directions are left out of the IR)');
+  const structure = (t: RawTree) => {
+    const s = treeStructure(t);
+    if (noMissing) delete s.defaultLeft;
+    return s;
+  };
+
+  const base = forestHeader(cls, version, featureNames, hyperParameters);
+  const training = { bootstrap: false, weighted: false, rows };
+  const asCounts = (why: string): Decoded => {
+    notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
+    return { forest: { ...base, task: 'regression', classes: [], training, trees: raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) })) }, notes };
+  };
+  if (learningRate === undefined || !(learningRate > 0)) return asCounts('the model states no positive learning_rate');
+  const baseline = arrayOrThrow(st.get('_baseline_prediction'), '_baseline_prediction').numbers();
+
+  if (cls.name === 'HistGradientBoostingRegressor') {
+    if (loss !== 'squared_error' && loss !== 'least_squares') return asCounts(`loss='${loss}': the leaves are not squared-error Newton steps`);
+    const trees: Tree[] = raws.map((t) => {
+      const weight = Array.from(t.values, (v, i) => (t.left[i] === -1 ? v / learningRate : v));
+      // The root's value is never set: -G / (H + l2) from its children's G = -w (H + l2).
+      if (t.left[0] !== -1) {
+        const g = (c: number) => -weight[c] * (t.nodeSamples[c] + l2);
+        weight[0] = -(g(t.left[0]) + g(t.right[0])) / (t.nodeSamples[0] + l2);
+      }
+      return {
+        ...structure(t),
+        classWeights: new Array<number>(t.nodeCount).fill(0),
+        boosting: { cover: Array.from(t.nodeSamples), baseWeight: weight, leafValue: Array.from(t.values), group: 0 },
+      };
+    });
+    notes.push(`loss squared_error: read as XGBoost reg:squarederror with lambda = l2_regularization (${l2}), cover = rows, base score = the training mean`);
+    const forest: ForestInput = {
+      ...base,
+      task: 'regression',
+      classes: [],
+      hyperParameters: { ...hyperParameters, eta: learningRate, lambda: l2, alpha: 0, max_delta_step: 0 },
+      training,
+      trees,
+      boosting: { objective: 'reg:squarederror', baseScore: [baseline[0]], baseScoreStated: true, outputGroups: 1, source: 'model' },
+    };
+    return { forest, notes };
+  }
+
+  const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
+  if (K! > 1) return asCounts(`${classes.length} classes: iteration 0's trees each give one class's rows per leaf, which the IR does not hold yet`);
+  if (loss !== 'log_loss' && loss !== 'binary_crossentropy' && loss !== 'auto') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
+  // Iteration 0: every row's probability is p0; scikit-learn's gradients and hessians are float32.
+  const p0 = 1 / (1 + Math.exp(-baseline[0]));
+  const gPos = Math.fround(p0 - 1);
+  const gNeg = Math.fround(p0);
+  const h = Math.fround(p0 * (1 - p0));
+  const t0 = raws[0];
+  const weights: number[] = new Array(t0.nodeCount * 2);
+  const rootSplit = t0.left[0] !== -1;
+  for (let i = rootSplit ? 1 : 0; i < t0.nodeCount; i++) {
+    const n = t0.nodeSamples[i];
+    const w = t0.left[i] === -1 ? t0.values[i] / learningRate : t0.values[i];
+    // G = pos gPos + (n - pos) gNeg = -w (n h + l2).
+    const pos = (-w * (n * h + l2) - n * gNeg) / (gPos - gNeg);
+    const rounded = Math.round(pos) || 0;
+    if (!(Math.abs(pos - rounded) <= 1e-3) || rounded < 0 || rounded > n) {
+      return asCounts(`iteration 0 node ${i}'s value gives ${pos} positives of ${n} rows, not a whole number (not a log-loss Newton step from one prior)`);
+    }
+    weights[i * 2] = n - rounded;
+    weights[i * 2 + 1] = rounded;
+  }
+  // The root's value is never set: its positives are its children's.
+  if (rootSplit) {
+    const pos = weights[t0.left[0] * 2 + 1] + weights[t0.right[0] * 2 + 1];
+    weights[0] = t0.nodeSamples[0] - pos;
+    weights[1] = pos;
+  }
+  notes.push(`log-loss with prior ${p0}: iteration 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${iterations.length - 1} iterations are not read (their leaves mix gradients of different predictions)`);
+  const forest: ForestInput = { ...base, task: 'classification', classes, training, trees: [{ ...structure(t0), classWeights: weights }] };
+  return { forest, notes };
+}

@@ -1,0 +1,258 @@
+/**
+ * What every decoder of scikit-learn's own trees shares (tree classifiers, tree regressors,
+ * gradient boosting's stages, bagging): a fitted `tree_`'s arrays read and checked, the list of
+ * fitted trees, the feature names, the forest's bootstrap facts and its hyper-parameters.
+ */
+import {
+  NumpyError,
+  PyCall,
+  PyDict,
+  PyFloat,
+  PyList,
+  PyObject,
+  PyValue,
+  asInt,
+  asNumpyScalar,
+  asString,
+  classOf,
+  numeric,
+  seqItems,
+  stateDict,
+  type PyGlobal,
+} from '../pickle';
+import type { ForestInput } from '../../forest/schema';
+import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
+
+/** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
+export interface RawTree {
+  left: Float64Array;
+  right: Float64Array;
+  feature: Float64Array;
+  threshold: Float64Array;
+  nodeSamples: Float64Array;
+  weighted: Float64Array;
+  missingLeft?: Float64Array;
+  /** `value` flattened: `values[node * nValues + k]`. */
+  values: Float64Array;
+  nodeCount: number;
+  seed?: number;
+}
+
+/**
+ * Reads estimator `index`'s `tree_` with `nValues` values per node (classes, or 1 for a
+ * regression tree). `signedValues`: regression trees store means, which may be negative;
+ * classifiers' class counts may not.
+ */
+export function readTree(estimator: PyValue, index: number, nValues: number, signedValues = false): RawTree {
+  const st = stateDict(estimator);
+  if (!st) throw corrupt(`estimator ${index} has no state.`);
+  const treeObj = st.get('tree_');
+  const tcls = classOf(treeObj);
+  if (!tcls || tcls.name !== 'Tree') throw corrupt(`estimator ${index} has no fitted tree_ (found ${found(treeObj)}).`);
+  const args = seqItems((treeObj as PyCall | PyObject).args as PyValue);
+  const nOutputs = asInt(args?.[2]);
+  if (nOutputs !== undefined && nOutputs !== 1) {
+    throw new DecodeError('unsupported-estimator', `tree ${index} has ${nOutputs} outputs; multi-output models are not read.`);
+  }
+  const ts = stateDict(treeObj);
+  if (!ts) throw corrupt(`tree ${index} has no state.`);
+  const nodes = arrayOrThrow(ts.get('nodes'), `tree ${index}'s node array`);
+  const values = arrayOrThrow(ts.get('values'), `tree ${index}'s value array`);
+  const nodeCount = asInt(ts.get('node_count')) ?? nodes.size;
+  if (nodes.size !== nodeCount || nodeCount < 1) throw corrupt(`tree ${index} says ${nodeCount} nodes but stores ${nodes.size}.`);
+  for (const f of ['left_child', 'right_child', 'feature', 'threshold', 'n_node_samples', 'weighted_n_node_samples']) {
+    if (!nodes.hasField(f)) throw corrupt(`tree ${index}'s node record has no field '${f}'.`);
+  }
+  const shape = values.shape;
+  if (shape.length !== 3 || shape[0] !== nodeCount) throw corrupt(`tree ${index}'s value array has shape (${shape.join(', ')}), expected (${nodeCount}, 1, ${nValues}).`);
+  if (shape[1] !== 1) throw new DecodeError('unsupported-estimator', `tree ${index} has ${shape[1]} outputs; multi-output models are not read.`);
+  if (shape[2] !== nValues) throw corrupt(`tree ${index} stores ${shape[2]} values per node, the model has ${nValues}.`);
+  let raw: RawTree;
+  try {
+    raw = {
+      left: nodes.field('left_child'),
+      right: nodes.field('right_child'),
+      feature: nodes.field('feature'),
+      threshold: nodes.field('threshold'),
+      nodeSamples: nodes.field('n_node_samples'),
+      weighted: nodes.field('weighted_n_node_samples'),
+      missingLeft: nodes.hasField('missing_go_to_left') ? nodes.field('missing_go_to_left') : undefined,
+      values: values.numbers(),
+      nodeCount,
+    };
+  } catch (e) {
+    if (e instanceof NumpyError) throw corrupt(`tree ${index}: ${e.message}.`);
+    throw e;
+  }
+  for (let i = 0; i < nodeCount; i++) {
+    const ns = raw.nodeSamples[i];
+    const w = raw.weighted[i];
+    if (!(Number.isInteger(ns) && ns >= 0) || !(Number.isFinite(w) && w >= 0) || Number.isNaN(raw.threshold[i])) {
+      throw corrupt(`tree ${index} node ${i} holds impossible sample counts or threshold.`);
+    }
+    for (let c = 0; c < nValues; c++) {
+      const v = raw.values[i * nValues + c];
+      if (!(Number.isFinite(v) && (signedValues || v >= 0))) throw corrupt(`tree ${index} node ${i} holds an impossible value (${v}).`);
+    }
+    const l = raw.left[i];
+    const r = raw.right[i];
+    if (l === -1 || r === -1) {
+      if (l !== r) throw corrupt(`tree ${index} node ${i} has exactly one child.`);
+    } else if (!(l > i && l < nodeCount && r > i && r < nodeCount)) {
+      throw corrupt(`tree ${index} node ${i} has children (${l}, ${r}) outside the tree.`);
+    }
+  }
+  const rs = st.get('random_state');
+  const seed = asInt(rs) ?? asInt(asNumpyScalar(rs) ?? undefined);
+  if (seed !== undefined && Number.isInteger(seed) && seed >= 0 && seed <= 0xffffffff) raw.seed = seed;
+  return raw;
+}
+
+/**
+ * The fitted trees of a forest (`estimators_`) or the single tree itself (`singles` names the
+ * single-tree classes), each checked to be one of `singles`.
+ */
+export function fittedTrees(est: PyValue, st: PyDict, cls: PyGlobal, singles: Set<string>): PyValue[] {
+  let estimators: PyValue[];
+  if (!singles.has(cls.name)) {
+    const list = seqItems(st.get('estimators_'));
+    if (!list) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
+    if (list.length === 0) throw corrupt(`the ${cls.name} has no trees.`);
+    estimators = list;
+  } else {
+    if (!st.has('tree_')) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no tree_).`);
+    estimators = [est];
+  }
+  for (let i = 0; i < estimators.length; i++) {
+    const c = classOf(estimators[i]);
+    if (!isSklearnClass(c, singles)) throw corrupt(`estimator ${i} of the ${cls.name} is ${found(estimators[i])}, not a tree.`);
+  }
+  return estimators;
+}
+
+/** Refuses multi-output models (`n_outputs_` above 1, or a list of `classes_`). */
+export function assertSingleOutput(st: PyDict, cls: PyGlobal): void {
+  const nOutputs = numeric(st.get('n_outputs_'));
+  if (nOutputs !== undefined && nOutputs !== 1) {
+    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified} (n_outputs_=${nOutputs}); multi-output models are not read.`);
+  }
+  if (st.get('classes_') instanceof PyList) {
+    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified}; multi-output models are not read.`);
+  }
+}
+
+/**
+ * Feature names (`feature_names_in_`, else `x0..` for `n_features_in_` or as many as the trees
+ * test), checked against every split's feature.
+ */
+export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: PyValue | undefined): string[] {
+  let featureNames: string[] | undefined;
+  const fni = st.get('feature_names_in_');
+  if (fni !== undefined && fni !== null) featureNames = arrayOrThrow(fni, 'feature_names_in_').values().map((x) => String(labelOf(x)));
+  let nFeatures = numeric(st.get('n_features_in_')) ?? numeric(st.get('n_features_'));
+  if (nFeatures === undefined) {
+    const targs = seqItems((stateDict(firstTree)?.get('tree_') as PyCall | undefined)?.args as PyValue);
+    nFeatures = asInt(targs?.[0]);
+  }
+  if (featureNames && nFeatures !== undefined && featureNames.length !== nFeatures) {
+    throw corrupt(`the model names ${featureNames.length} features but has ${nFeatures}.`);
+  }
+  if (!featureNames) {
+    let maxFeature = -1;
+    for (const t of raws) for (let i = 0; i < t.nodeCount; i++) if (t.left[i] !== -1 && t.feature[i] > maxFeature) maxFeature = t.feature[i];
+    const n = nFeatures ?? maxFeature + 1;
+    featureNames = Array.from({ length: n }, (_, i) => `x${i}`);
+  }
+  for (const [ti, t] of raws.entries()) {
+    for (let i = 0; i < t.nodeCount; i++) {
+      if (t.left[i] !== -1 && !(t.feature[i] >= 0 && t.feature[i] < featureNames.length)) {
+        throw corrupt(`tree ${ti} node ${i} tests feature ${t.feature[i]}, the model has ${featureNames.length}.`);
+      }
+    }
+  }
+  return featureNames;
+}
+
+/** The version that wrote the model, from the estimator or its first tree. */
+export function sklearnVersion(st: PyDict, firstTree: PyValue | undefined): string | undefined {
+  return asString(st.get('_sklearn_version')) ?? asString(stateDict(firstTree)?.get('_sklearn_version'));
+}
+
+/**
+ * N and the bootstrap sample size, from a forest's `bootstrap` and `max_samples` and its roots'
+ * weights: without bootstrap every root holds N; with bootstrap and no `max_samples` each tree
+ * draws N rows; a float `max_samples` draws a fraction (N unknown, the draw size is the root's
+ * weight); an integer draws that many.
+ */
+export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: boolean, weighted: boolean, notes: string[]): ForestInput['training'] {
+  const bootstrap = isForest ? st.get('bootstrap') === true : false;
+  const maxSamples = st.get('max_samples');
+  const rootWeight = raws[0].weighted[0];
+  const rootCount = Number.isInteger(rootWeight) ? rootWeight : undefined;
+  let rows: number | undefined;
+  let bootstrapSize: number | undefined;
+  if (!weighted && rootCount !== undefined) {
+    if (!bootstrap) {
+      rows = rootCount;
+      if (raws.some((t) => t.weighted[0] !== rootCount)) notes.push('the trees\' root counts differ although the model does not bootstrap');
+    } else if (maxSamples === null || maxSamples === undefined) {
+      rows = rootCount;
+      bootstrapSize = rootCount;
+    } else if (maxSamples instanceof PyFloat) {
+      bootstrapSize = rootCount;
+    }
+  }
+  if (bootstrap && maxSamples !== null && maxSamples !== undefined && !(maxSamples instanceof PyFloat)) {
+    const ms = numeric(maxSamples);
+    if (ms !== undefined && Number.isInteger(ms) && ms >= 0) bootstrapSize = ms;
+  }
+  return { bootstrap, weighted, ...(rows !== undefined ? { rows } : {}), ...(bootstrapSize !== undefined ? { bootstrapSize } : {}) };
+}
+
+/** The named hyper-parameters the estimator's state holds, as the IR keeps them. */
+export function hyperParametersOf(st: PyDict, names: readonly string[]): Record<string, string | number | boolean | null> {
+  const out: Record<string, string | number | boolean | null> = {};
+  for (const k of names) if (st.has(k)) out[k] = hyperValue(st.get(k));
+  return out;
+}
+
+/** A tree's structure columns in the IR (children, features, thresholds, distinct rows, seed, missing side). */
+export function treeStructure(t: RawTree): { left: number[]; right: number[]; feature: number[]; threshold: number[]; distinctRows: number[]; training: { seed?: number }; defaultLeft?: boolean[] } {
+  return {
+    left: Array.from(t.left),
+    right: Array.from(t.right),
+    feature: Array.from(t.feature),
+    threshold: Array.from(t.threshold),
+    distinctRows: Array.from(t.nodeSamples),
+    training: t.seed !== undefined ? { seed: t.seed } : {},
+    ...(t.missingLeft ? { defaultLeft: Array.from(t.missingLeft, (x) => x !== 0) } : {}),
+  };
+}
+
+/** Hyper-parameters of scikit-learn's tree forests and single trees (classifiers add class_weight). */
+export const TREE_HYPER_PARAMETERS = [
+  'n_estimators',
+  'max_depth',
+  'min_samples_leaf',
+  'min_samples_split',
+  'max_features',
+  'max_leaf_nodes',
+  'criterion',
+  'bootstrap',
+  'max_samples',
+  'random_state',
+  'ccp_alpha',
+] as const;
+
+/** The IR fields every scikit-learn decoder fills the same way. */
+export function forestHeader(cls: PyGlobal, version: string | undefined, featureNames: readonly string[], hyperParameters: Record<string, string | number | boolean | null>) {
+  return {
+    format: 'model-privacy-lint/forest' as const,
+    formatVersion: 1 as const,
+    library: version ? { name: 'scikit-learn', version } : { name: 'scikit-learn' },
+    estimator: cls.name,
+    features: featureNames.map((name) => ({ name, kind: 'unknown' as const })),
+    splitRule: 'less-or-equal' as const,
+    hyperParameters,
+  };
+}

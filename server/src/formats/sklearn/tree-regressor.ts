@@ -1,0 +1,60 @@
+/**
+ * RandomForestRegressor, ExtraTreesRegressor, DecisionTreeRegressor and ExtraTreeRegressor into
+ * the forest IR as a regression forest: one "class" per node holding its weighted row count
+ * (`weighted_n_node_samples`: draws, with bootstrap), the distinct rows (`n_node_samples`), and
+ * each node's mean target (`value[:, 0, 0]`) in `targetMean`.
+ *
+ * A regression tree's value is the mean of its rows' targets for the criteria squared_error,
+ * friedman_mse and poisson; absolute_error stores the median instead, which is not read as a mean.
+ */
+import type { ForestInput, Tree } from '../../forest/schema';
+import { PyGlobal, PyValue, stateDict } from '../pickle';
+import { corrupt, type Decoded } from './decode-helpers';
+import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
+
+/** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
+export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
+const SUB_ESTIMATORS = new Set(['DecisionTreeRegressor', 'ExtraTreeRegressor']);
+
+
+/** Criteria whose node value is the (weighted) mean target of the node's rows. */
+const MEAN_CRITERIA = new Set(['squared_error', 'friedman_mse', 'poisson', 'mse']);
+
+/** Decodes a fitted tree regressor or forest of them; throws DecodeError. */
+export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
+  const notes: string[] = [];
+  const st = stateDict(est);
+  if (!st) throw corrupt(`the ${cls.name} has no state.`);
+  const isForest = !SUB_ESTIMATORS.has(cls.name);
+  const estimators = fittedTrees(est, st, cls, SUB_ESTIMATORS);
+  assertSingleOutput(st, cls);
+  const raws = estimators.map((e, i) => readTree(e, i, 1, true));
+  const featureNames = featureNamesOf(st, raws, estimators[0]);
+  const version = sklearnVersion(st, estimators[0]);
+
+  // Sample weights leave non-integer weighted counts (integer weights cannot be told from rows).
+  const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
+  if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
+  const hyperParameters = hyperParametersOf(st, TREE_HYPER_PARAMETERS);
+  const criterion = hyperParameters.criterion;
+  const means = typeof criterion !== 'string' || MEAN_CRITERIA.has(criterion);
+  if (!means) notes.push(`criterion='${criterion}': node values are not mean targets (absolute_error stores medians), so they are not read as such`);
+
+  const trees: Tree[] = raws.map((t) => ({
+    ...treeStructure(t),
+    classWeights: Array.from(t.weighted),
+    ...(means ? { targetMean: Array.from(t.values) } : {}),
+  }));
+  const training = trainingFacts(st, raws, isForest, weighted, notes);
+  if (version) notes.push(`scikit-learn ${version}`);
+  if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
+
+  const forest: ForestInput = {
+    ...forestHeader(cls, version, featureNames, hyperParameters),
+    task: 'regression',
+    classes: [],
+    training,
+    trees,
+  };
+  return { forest, notes };
+}

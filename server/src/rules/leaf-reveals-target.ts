@@ -1,0 +1,57 @@
+/**
+ * `leaf-reveals-target`: regression leaves reached by exactly one distinct training row. A
+ * regression tree predicts the mean target of a leaf's rows, so such a leaf states that row's
+ * target exactly (with bootstrap too: the mean of copies of one row is that row's target), next to
+ * the conditions on its path: one person's feature ranges and their exact outcome.
+ */
+import type { ModelRule } from './types';
+import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
+import { formatCount, formatInterval, formatNumber, percent, plural } from './format';
+
+interface Revealing {
+  tree: number;
+  leaf: number;
+  box: FeatureInterval[];
+  target: number;
+}
+
+export const leafRevealsTarget: ModelRule = {
+  id: 'leaf-reveals-target',
+  check({ forest }) {
+    // Noised models state no exact row; only trees whose leaves store mean targets say anything.
+    if (forest.privacy || forest.task !== 'regression') return [];
+    let leaves = 0;
+    let revealing = 0;
+    let worst: Revealing | undefined;
+    forest.trees.forEach((tree, t) => {
+      const means = tree.targetMean;
+      if (!means) return;
+      forEachLeaf(tree, (leaf, path) => {
+        leaves++;
+        // Distinct rows when stored; otherwise only an unweighted count of exactly one proves one row.
+        const distinct = tree.distinctRows?.[leaf] ?? (!forest.training.weighted && Math.abs(tree.classWeights[leaf] - 1) < 1e-9 ? 1 : undefined);
+        if (distinct !== 1) return;
+        revealing++;
+        // The example shown is the one whose path pins down the most features.
+        const box = pathBox(path);
+        if (!worst || box.length > worst.box.length) worst = { tree: t, leaf, box, target: means[leaf] };
+      });
+    });
+    if (!worst) return [];
+    const conditions = worst.box.map((interval) => formatInterval(forest, interval)).join(', ');
+    return [
+      {
+        message:
+          `${formatCount(revealing)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(revealing, leaves)}) ` +
+          `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
+          `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)} for the row with ${conditions || 'any feature values'}.`,
+        at: { tree: worst.tree, node: worst.leaf },
+        data: {
+          revealingLeaves: revealing,
+          leaves,
+          worst: { tree: worst.tree, node: worst.leaf, target: worst.target, conditions: worst.box.length },
+        },
+      },
+    ];
+  },
+};

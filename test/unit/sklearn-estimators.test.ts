@@ -1,0 +1,556 @@
+/**
+ * scikit-learn estimators beyond the tree classifiers (test/fixtures/estimators/generate.py,
+ * scikit-learn 1.2.1): the IR each decoder builds equals the arrays scikit-learn holds (the truth
+ * JSON), the rules read the models as what they are, and the reconstruction engine's certified
+ * rows are really in the training data (the `.train.csv` written next to the model).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct, type ReconstructedRow } from '../../server/src/attacks/reconstruction';
+import { checkReplay } from '../../server/src/attacks/bootstrap-replay';
+import { completeForest } from '../../server/src/forest/complete';
+import type { Forest } from '../../server/src/forest/schema';
+import { readModel } from '../../server/src/formats';
+import { unpickle } from '../../server/src/formats/pickle';
+import { readSklearn } from '../../server/src/formats/sklearn';
+import { decodeModel } from '../../server/src/formats/sklearn/decode';
+import type { ModelRead } from '../../server/src/formats/types';
+import { runModelRules } from '../../server/src/rules';
+import { FIXTURES } from '../support/paths';
+import { readTrainingRows, type TrainingRow } from '../support/reconstruction-truth';
+
+const DIR = path.join(FIXTURES, 'estimators');
+
+interface TreeTruth {
+  node_count: number;
+  children_left: number[];
+  children_right: number[];
+  feature: number[];
+  threshold: number[];
+  n_node_samples: number[];
+  weighted_n_node_samples: number[];
+  value: number[][];
+  random_state: number | null;
+}
+interface Truth {
+  estimator: string;
+  features: string[];
+  n: number;
+  trees?: TreeTruth[];
+  stages?: TreeTruth[][];
+  learning_rate?: number;
+  subsample?: number;
+  init_constant?: number[] | null;
+  class_prior?: number[] | null;
+  classes?: number[] | null;
+  stage0_positives?: Record<string, number>;
+}
+
+function truthOf(name: string): Truth {
+  return JSON.parse(fs.readFileSync(path.join(DIR, `${name}.truth.json`), 'utf8')) as Truth;
+}
+
+function readFixture(name: string): { forest: Forest; notes: string[]; read: ModelRead } {
+  const file = `${name}.joblib`;
+  const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
+  assert.equal(result.kind, 'model', JSON.stringify(result).slice(0, 400));
+  const read = result as ModelRead;
+  // The decoder owns the whole estimator: its trees (GB's object array of stages, bagging's list)
+  // are not reported again as models of their own.
+  assert.equal(read.others, undefined, `${name}: the walk reported the estimator's trees as further models`);
+  assert.equal(read.unread, undefined);
+  const completed = completeForest(read.forest);
+  assert.ok(completed.ok, completed.ok ? '' : completed.problem);
+  return { forest: completed.forest, notes: read.notes, read };
+}
+
+function findings(name: string) {
+  const { forest, read } = readFixture(name);
+  return runModelRules(forest, checkReplay(forest), read, {});
+}
+
+/** The IR tree's structure and counts are scikit-learn's arrays, node by node. */
+function assertTreeEquals(tree: Forest['trees'][number], truth: TreeTruth, where: string): void {
+  assert.equal(tree.left.length, truth.node_count, where);
+  assert.deepEqual(tree.left, truth.children_left, `${where}: left`);
+  assert.deepEqual(tree.right, truth.children_right, `${where}: right`);
+  assert.deepEqual(tree.threshold, truth.threshold, `${where}: threshold`);
+  assert.deepEqual(tree.distinctRows, truth.n_node_samples, `${where}: n_node_samples`);
+  tree.left.forEach((l, i) => {
+    if (l !== -1) assert.equal(tree.feature[i], truth.feature[i], `${where} node ${i}: feature`);
+  });
+}
+
+const REGRESSORS = ['rf_reg_nobs', 'rf_reg', 'rf_reg_maxs', 'et_reg', 'dt_reg', 'etr_reg'];
+
+describe('sklearn tree regressors: the IR is scikit-learn\'s arrays', () => {
+  for (const name of REGRESSORS) {
+    it(name, () => {
+      const truth = truthOf(name);
+      const { forest } = readFixture(name);
+      assert.equal(forest.estimator, truth.estimator);
+      assert.equal(forest.task, 'regression');
+      assert.deepEqual(forest.classes, []);
+      assert.equal(forest.trees.length, truth.trees!.length);
+      forest.trees.forEach((tree, t) => {
+        const tt = truth.trees![t];
+        assertTreeEquals(tree, tt, `tree ${t}`);
+        // One column: the weighted row count (draws with bootstrap), and the mean target.
+        assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples, `tree ${t}: weighted_n_node_samples`);
+        assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]), `tree ${t}: value`);
+        if (tt.random_state !== null && forest.training.bootstrap) assert.equal(tree.training.seed, tt.random_state);
+      });
+      const bootstrap = forest.hyperParameters.bootstrap === true;
+      assert.equal(forest.training.bootstrap, bootstrap);
+      // N: the root count without bootstrap or with a full-size draw; unknown for a fractional max_samples.
+      if (name === 'rf_reg_maxs') {
+        assert.equal(forest.training.rows, undefined);
+        assert.equal(forest.training.bootstrapSize, truth.trees![0].weighted_n_node_samples[0]);
+      } else {
+        assert.equal(forest.training.rows, truth.n);
+      }
+    });
+  }
+});
+
+describe('sklearn tree regressors: rules', () => {
+  for (const name of REGRESSORS) {
+    it(`${name}: leaf-reveals-target counts the one-row leaves scikit-learn stores, and states one's target`, () => {
+      const truth = truthOf(name);
+      let expected = 0;
+      for (const tt of truth.trees!) tt.children_left.forEach((l, i) => (expected += l === -1 && tt.n_node_samples[i] === 1 ? 1 : 0));
+      const found = findings(name).filter((f) => f.rule === 'leaf-reveals-target');
+      if (expected === 0) {
+        assert.equal(found.length, 0);
+        return;
+      }
+      assert.equal(found.length, 1);
+      const f = found[0];
+      assert.equal(f.severity, 'warning');
+      assert.equal(f.data?.revealingLeaves, expected);
+      const { tree, node } = f.location;
+      const tt = truth.trees![tree!];
+      assert.equal(tt.n_node_samples[node!], 1);
+      assert.equal(tt.children_left[node!], -1);
+      assert.match(f.message, new RegExp(`target ${String(Number(tt.value[node!][0].toPrecision(6))).replace('.', '\\.')} for the row with`));
+    });
+  }
+  it('no-bootstrap and exact-counts speak of rows, not classes; bootstrap replay is verified on a regressor', () => {
+    const nobs = findings('rf_reg_nobs');
+    assert.ok(nobs.some((f) => f.rule === 'no-bootstrap' && /120 training rows/.test(f.message)));
+    const counts = nobs.find((f) => f.rule === 'exact-counts');
+    assert.ok(counts && /exact row counts/.test(counts.message) && !/each class/.test(counts.message), counts?.message);
+    const single = findings('dt_reg').find((f) => f.rule === 'no-bootstrap');
+    assert.ok(single && /mean target/.test(single.message) && !/label/.test(single.message), single?.message);
+    const boot = findings('rf_reg');
+    assert.ok(!boot.some((f) => f.rule === 'no-bootstrap'));
+    const replay = boot.find((f) => f.rule === 'replayable-bootstrap');
+    assert.ok(replay && /verified on 4 trees/.test(replay.message), replay?.message);
+  });
+});
+
+/** Whether a training row lies in a reconstructed row's box (scikit-learn: float32(x) <= threshold goes left). */
+function inside(row: ReconstructedRow, x: readonly number[]): boolean {
+  return (row.intervals ?? []).every((interval, f) => {
+    if (!interval) return true;
+    const v = Math.fround(x[f]);
+    return v > (interval[0] ?? -Infinity) && v <= (interval[1] ?? Infinity);
+  });
+}
+
+/**
+ * Soundness: per distinct box, the rows certified there (with their label, when `certified`; the
+ * intervals alone, when only `certifiedValues`) are no more than the true rows there. Returns the
+ * rows checked.
+ */
+function assertSound(rows: readonly ReconstructedRow[], truth: readonly TrainingRow[]): number {
+  const byBox = new Map<string, { row: ReconstructedRow; proven: number; withLabel: Map<number, number> }>();
+  for (const row of rows) {
+    if (!row.certified && !row.certifiedValues) continue;
+    const key = JSON.stringify(row.intervals);
+    const entry = byBox.get(key) ?? { row, proven: 0, withLabel: new Map<number, number>() };
+    entry.proven++;
+    if (row.certified) entry.withLabel.set(row.label as number, (entry.withLabel.get(row.label as number) ?? 0) + 1);
+    byBox.set(key, entry);
+  }
+  let checked = 0;
+  for (const { row, proven, withLabel } of byBox.values()) {
+    const there = truth.filter((t) => inside(row, t.values));
+    assert.ok(there.length >= proven, `${proven} rows certified in a box that holds ${there.length} true rows`);
+    for (const [label, n] of withLabel) {
+      const same = there.filter((t) => Math.abs(t.label - label) <= 1e-6 * Math.max(1, Math.abs(label)));
+      assert.ok(same.length >= n, `${n} rows certified with target ${label}; the box holds ${same.length} true rows with it`);
+    }
+    checked += proven;
+  }
+  return checked;
+}
+
+describe('sklearn tree regressors: reconstruction', () => {
+  it('rf_reg_nobs (no bootstrap): feature intervals certified through the counts, every one in the training data', async () => {
+    const { forest } = readFixture('rf_reg_nobs');
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_nobs.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.method, 'aggregated');
+    assert.ok(r.status === 'exact' || r.status === 'bounded', `${r.status}: ${r.reason}`);
+    assert.equal(r.rows, 120);
+    const proven = r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.ok(proven > 0, r.reason);
+    assert.equal(assertSound(r.reconstruction, truth), proven);
+    assert.match(r.reason ?? '', /determined by the leaf means/);
+  });
+  it('dt_reg (one deep tree): one-row leaves give rows with their exact target, certified', async () => {
+    const { forest } = readFixture('dt_reg');
+    const truth = readTrainingRows(path.join(DIR, 'dt_reg.train.csv')).rows;
+    const tt = truthOf('dt_reg').trees![0];
+    const oneRowLeaves = tt.children_left.filter((l, i) => l === -1 && tt.n_node_samples[i] === 1).length;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.rows, 80);
+    // One tree: each leaf's rows are a cell; a one-row leaf's target is its value.
+    assert.equal(r.certifiedRows, oneRowLeaves);
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), 80);
+    assert.equal(assertSound(r.reconstruction, truth), 80);
+  });
+  it('a regressor with bootstrap is skipped with the reason', async () => {
+    const { forest } = readFixture('rf_reg');
+    const r = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(r.certifiedRows, 0);
+    assert.match(r.reason ?? '', /regression/);
+  });
+});
+
+/** The leaf a row reaches: scikit-learn compares float32(x) <= threshold. */
+function leafOf(tree: Forest['trees'][number], x: readonly number[]): number {
+  let node = 0;
+  while (tree.left[node] !== -1) node = Math.fround(x[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+  return node;
+}
+
+describe('sklearn gradient boosting', () => {
+  it('gb_reg (squared_error): the boosted IR of reg:squarederror, lambda 0, equal to scikit-learn\'s arrays', () => {
+    const truth = truthOf('gb_reg');
+    const { forest } = readFixture('gb_reg');
+    assert.equal(forest.task, 'regression');
+    assert.equal(forest.boosting?.objective, 'reg:squarederror');
+    assert.deepEqual(forest.boosting?.baseScore, truth.init_constant);
+    assert.equal(forest.hyperParameters.eta, truth.learning_rate);
+    assert.equal(forest.hyperParameters.lambda, 0);
+    assert.equal(forest.training.rows, truth.n);
+    assert.equal(forest.trees.length, truth.stages!.length);
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.stages![t][0];
+      assertTreeEquals(tree, tt, `stage ${t}`);
+      assert.deepEqual(tree.boosting?.cover, tt.weighted_n_node_samples);
+      assert.deepEqual(tree.boosting?.baseWeight, tt.value.map((v) => v[0]));
+      assert.deepEqual(tree.boosting?.leafValue, tt.value.map((v) => truth.learning_rate! * v[0]));
+      assert.ok(tree.classWeights.every((w) => w === 0));
+    });
+  });
+  it('gb_reg: on the true rows every leaf\'s stored weight is -G/H of squared error (the mapping holds exactly)', () => {
+    const { forest } = readFixture('gb_reg');
+    const rows = readTrainingRows(path.join(DIR, 'gb_reg.train.csv')).rows;
+    const prediction = rows.map(() => forest.boosting!.baseScore[0]);
+    let leaves = 0;
+    forest.trees.forEach((tree, t) => {
+      const reached = rows.map((r) => leafOf(tree, r.values));
+      const b = tree.boosting!;
+      tree.left.forEach((l, node) => {
+        if (l !== -1) return;
+        const mine = rows.map((_, i) => i).filter((i) => reached[i] === node);
+        const g = mine.reduce((s, i) => s + (prediction[i] - rows[i].label), 0);
+        assert.equal(mine.length, b.cover![node], `stage ${t} node ${node}: rows`);
+        assert.ok(Math.abs(-g / mine.length - b.baseWeight![node]) < 1e-9 * (1 + Math.abs(g)), `stage ${t} node ${node}: ${-g / mine.length} vs ${b.baseWeight![node]}`);
+        leaves++;
+      });
+      rows.forEach((_, i) => (prediction[i] += b.leafValue[reached[i]]));
+    });
+    assert.ok(leaves >= forest.trees.length * 2);
+  });
+  it('gb_reg: boosting-counts certifies feature intervals, every one in the training data', async () => {
+    const { forest } = readFixture('gb_reg');
+    const truth = readTrainingRows(path.join(DIR, 'gb_reg.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.method, 'boosting-counts');
+    assert.ok(r.status === 'exact' || r.status === 'bounded', `${r.status}: ${r.reason}`);
+    assert.equal(r.rows, 120);
+    const proven = r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.ok(proven > 0, r.reason);
+    assert.equal(assertSound(r.reconstruction, truth), proven);
+  });
+  it('gb_reg_sub (subsample 0.7): no N, and the reconstruction says why it does not apply', async () => {
+    const { forest, notes } = readFixture('gb_reg_sub');
+    assert.equal(forest.training.rows, undefined);
+    assert.ok(notes.some((n) => /subsample=0\.7/.test(n)));
+    const truth = truthOf('gb_reg_sub');
+    forest.trees.forEach((tree, t) => assert.deepEqual(tree.boosting?.cover, truth.stages![t][0].weighted_n_node_samples));
+    const r = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(r.status, 'skipped');
+    assert.match(r.reason ?? '', /subsample/);
+  });
+  it('gb_clf (binary log-loss): stage 0\'s values and the prior give each leaf\'s positives exactly', async () => {
+    const truth = truthOf('gb_clf');
+    const { forest, notes } = readFixture('gb_clf');
+    assert.equal(forest.task, 'classification');
+    assert.deepEqual(forest.classes, truth.classes);
+    assert.equal(forest.trees.length, 1);
+    assert.ok(notes.some((n) => /later 2 stages are not read/.test(n)));
+    const tree = forest.trees[0];
+    assertTreeEquals(tree, truth.stages![0][0], 'stage 0');
+    const leaves = Object.keys(truth.stage0_positives!);
+    assert.ok(leaves.length >= 2);
+    for (const leaf of leaves) {
+      const node = Number(leaf);
+      assert.equal(tree.classWeights[node * 2 + 1], truth.stage0_positives![leaf], `leaf ${leaf}: positives`);
+      assert.equal(tree.classWeights[node * 2] + tree.classWeights[node * 2 + 1], truth.stages![0][0].n_node_samples[node]);
+    }
+    // Internal nodes too (the mean residual): the root holds every positive.
+    assert.equal(tree.classWeights[1], Object.values(truth.stage0_positives!).reduce((a, b) => a + b, 0));
+    const rows = readTrainingRows(path.join(DIR, 'gb_clf.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.certifiedRows, truth.n);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it('gb_clf_multi: read as row counts only, with a note', () => {
+    const truth = truthOf('gb_clf_multi');
+    const { forest, notes } = readFixture('gb_clf_multi');
+    assert.equal(forest.boosting, undefined);
+    assert.equal(forest.trees.length, truth.stages!.length * 3);
+    assert.ok(notes.some((n) => /3 classes/.test(n) && /row counts only/.test(n)));
+    forest.trees.forEach((tree, i) => {
+      const tt = truth.stages![Math.floor(i / 3)][i % 3];
+      assertTreeEquals(tree, tt, `tree ${i}`);
+      assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples);
+      assert.equal(tree.targetMean, undefined);
+    });
+    assert.equal(forest.training.rows, truth.n);
+  });
+});
+
+/**
+ * HistGradientBoosting pickles name globals outside this branch's allowlist (the loss's Cython
+ * unpickler, _BinMapper), so the decoder is checked on the inert unpickled value directly; through
+ * readSklearn the file is either refused as unsafe for exactly those globals or read the same way.
+ */
+function decodeHist(name: string): { forest: Forest; notes: string[] } {
+  const bytes = new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.joblib`)));
+  const unpickled = unpickle(bytes, { joblib: true });
+  assert.equal(unpickled.error, undefined);
+  const decoded = decodeModel(unpickled.value);
+  assert.equal(decoded.models.length, 1, JSON.stringify(decoded.unread));
+  assert.equal(decoded.unread.length, 0);
+  const completed = completeForest(decoded.models[0].forest);
+  assert.ok(completed.ok, completed.ok ? '' : completed.problem);
+  const viaReader = readSklearn(bytes, `${name}.joblib`);
+  if (viaReader.kind === 'unsafe') {
+    assert.ok(viaReader.globals.every((g) => /^sklearn\._loss\._loss\.__pyx_unpickle_Cy\w+$|^sklearn\.ensemble\._hist_gradient_boosting\.binning\._BinMapper$/.test(g)), viaReader.globals.join(', '));
+  } else {
+    assert.equal(viaReader.kind, 'model');
+    if (viaReader.kind === 'model') assert.deepEqual(viaReader.forest, decoded.models[0].forest);
+  }
+  return { forest: completed.forest, notes: decoded.models[0].notes };
+}
+
+interface PredictorTruth {
+  value: number[];
+  count: number[];
+  feature_idx: number[];
+  num_threshold: number[];
+  missing_go_to_left: number[];
+  left: number[];
+  right: number[];
+  is_leaf: number[];
+}
+interface HistTruth {
+  iterations: PredictorTruth[][];
+  baseline: number[];
+  learning_rate: number;
+  l2_regularization: number;
+  early_stopping: boolean;
+  classes: number[] | null;
+  iteration0_positives?: Record<string, number>;
+  n: number;
+}
+
+function assertPredictorEquals(tree: Forest['trees'][number], p: PredictorTruth, where: string): void {
+  assert.equal(tree.left.length, p.value.length, where);
+  p.is_leaf.forEach((leaf, i) => {
+    assert.equal(tree.left[i], leaf ? -1 : p.left[i], `${where} node ${i}: left`);
+    assert.equal(tree.right[i], leaf ? -1 : p.right[i], `${where} node ${i}: right`);
+    if (!leaf) assert.equal(tree.feature[i], p.feature_idx[i], `${where} node ${i}: feature`);
+    if (!leaf) assert.equal(tree.threshold[i], p.num_threshold[i], `${where} node ${i}: threshold`);
+  });
+  assert.deepEqual(tree.distinctRows, p.count, `${where}: count`);
+}
+
+describe('sklearn histogram gradient boosting', () => {
+  it('hgb_reg (squared_error): the boosted IR of reg:squarederror with lambda = l2_regularization', () => {
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_reg.truth.json'), 'utf8')) as HistTruth;
+    const { forest } = decodeHist('hgb_reg');
+    assert.equal(forest.boosting?.objective, 'reg:squarederror');
+    assert.deepEqual(forest.boosting?.baseScore, truth.baseline);
+    assert.equal(forest.hyperParameters.lambda, truth.l2_regularization);
+    assert.equal(forest.hyperParameters.eta, truth.learning_rate);
+    assert.equal(forest.training.rows, truth.n);
+    assert.equal(forest.trees.length, truth.iterations.length);
+    forest.trees.forEach((tree, t) => {
+      const p = truth.iterations[t][0];
+      assertPredictorEquals(tree, p, `iteration ${t}`);
+      assert.deepEqual(tree.boosting?.cover, p.count);
+      assert.deepEqual(tree.boosting?.leafValue, p.value);
+      // No missing values in training: the stated directions are those of the larger child, left out.
+      assert.equal(tree.defaultLeft, undefined);
+    });
+  });
+  it('hgb_reg: on the true rows every node\'s weight is -G/(H + l2) of squared error (float32 gradients)', () => {
+    const { forest } = decodeHist('hgb_reg');
+    const l2 = forest.hyperParameters.lambda as number;
+    const rows = readTrainingRows(path.join(DIR, 'hgb_reg.train.csv')).rows;
+    const prediction = rows.map(() => forest.boosting!.baseScore[0]);
+    let nodes = 0;
+    forest.trees.forEach((tree, t) => {
+      const b = tree.boosting!;
+      const reached = rows.map((r) => leafOf(tree, r.values));
+      // Every node (internal ones too): the rows whose path passes through it.
+      const through = (node: number) =>
+        rows.map((_, i) => i).filter((i) => {
+          let n = 0;
+          while (n !== node && tree.left[n] !== -1) n = Math.fround(rows[i].values[tree.feature[n]]) <= tree.threshold[n] ? tree.left[n] : tree.right[n];
+          return n === node;
+        });
+      for (let node = 0; node < tree.left.length; node++) {
+        const mine = through(node);
+        const g = mine.reduce((s, i) => s + Math.fround(prediction[i] - rows[i].label), 0);
+        assert.equal(mine.length, b.cover![node], `iteration ${t} node ${node}: rows`);
+        const w = -g / (mine.length + l2);
+        assert.ok(Math.abs(w - b.baseWeight![node]) < 1e-4 * (1 + Math.abs(w)), `iteration ${t} node ${node}: ${w} vs ${b.baseWeight![node]}`);
+        nodes++;
+      }
+      rows.forEach((_, i) => (prediction[i] += b.leafValue[reached[i]]));
+    });
+    assert.ok(nodes > forest.trees.length * 3);
+  });
+  it('hgb_reg: boosting-counts certifies feature intervals, every one in the training data', async () => {
+    const { forest } = decodeHist('hgb_reg');
+    const truth = readTrainingRows(path.join(DIR, 'hgb_reg.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 20_000 });
+    assert.equal(r.method, 'boosting-counts');
+    assert.ok(r.status === 'exact' || r.status === 'bounded', `${r.status}: ${r.reason}`);
+    const proven = r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.ok(proven > 0, r.reason);
+    assert.equal(assertSound(r.reconstruction, truth), proven);
+  });
+  it('hgb_clf (binary log-loss): iteration 0\'s values and the prior give each leaf\'s positives exactly', async () => {
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf.truth.json'), 'utf8')) as HistTruth;
+    const { forest } = decodeHist('hgb_clf');
+    assert.equal(forest.task, 'classification');
+    assert.equal(forest.trees.length, 1);
+    const tree = forest.trees[0];
+    assertPredictorEquals(tree, truth.iterations[0][0], 'iteration 0');
+    for (const [leaf, positives] of Object.entries(truth.iteration0_positives!)) {
+      assert.equal(tree.classWeights[Number(leaf) * 2 + 1], positives, `leaf ${leaf}`);
+      assert.equal(tree.classWeights[Number(leaf) * 2] + positives, truth.iterations[0][0].count[Number(leaf)]);
+    }
+    const rows = readTrainingRows(path.join(DIR, 'hgb_clf.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.certifiedRows, truth.n);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it('hgb_clf_multi: row counts only, with a note; hgb_reg_es: N is the training split, noted', () => {
+    const multi = decodeHist('hgb_clf_multi');
+    assert.equal(multi.forest.trees.length, 6);
+    assert.equal(multi.forest.boosting, undefined);
+    assert.ok(multi.notes.some((n) => /3 classes/.test(n)));
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_reg_es.truth.json'), 'utf8')) as HistTruth;
+    assert.equal(truth.early_stopping, true);
+    const es = decodeHist('hgb_reg_es');
+    assert.equal(es.forest.training.rows, truth.iterations[0][0].count[0]);
+    assert.ok(es.forest.training.rows! < truth.n);
+    assert.ok(es.notes.some((n) => /validation split/.test(n)));
+  });
+});
+
+describe('sklearn bagging of trees', () => {
+  for (const name of ['bag_clf', 'bag_reg', 'bag_reg_nobs', 'bag_clf_half']) {
+    it(`${name}: one forest, features remapped to the original columns, no replay seed`, () => {
+      const truth = truthOf(name) as Truth & { estimators_features: number[][]; bootstrap: boolean; max_samples: number };
+      const { forest, notes } = readFixture(name);
+      assert.equal(forest.estimator, truth.estimator);
+      assert.equal(forest.trees.length, truth.trees!.length);
+      const regression = name.startsWith('bag_reg');
+      assert.equal(forest.task, regression ? 'regression' : 'classification');
+      forest.trees.forEach((tree, t) => {
+        const tt = truth.trees![t];
+        // The truth's features are already mapped through estimators_features_ by the generator.
+        assertTreeEquals(tree, tt, `tree ${t}`);
+        const k = regression ? 1 : forest.classes.length;
+        const weights = tree.classWeights;
+        tt.weighted_n_node_samples.forEach((w, i) => assert.equal(weights.slice(i * k, i * k + k).reduce((a, b) => a + b, 0), w, `tree ${t} node ${i}: draws`));
+        if (regression) assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]));
+        else assert.deepEqual(weights, tt.value.flat());
+        assert.equal(tree.training.seed, undefined);
+      });
+      // Trees on feature subsets (all but bag_clf_half, which keeps every column in order) test renumbered columns.
+      if (name !== 'bag_clf_half') assert.ok(
+        forest.trees.some((tree, t) => tree.feature.some((f, i) => tree.left[i] !== -1 && truth.estimators_features[t].indexOf(f) !== f)),
+        'no tree tests a renumbered column: the fixture does not exercise the remapping',
+      );
+      assert.ok(notes.some((n) => /estimators_features_/.test(n)));
+      if (truth.bootstrap) {
+        assert.equal(forest.training.bootstrap, true);
+        assert.equal(forest.training.rows, truth.n);
+        assert.ok(notes.some((n) => /not replayed/.test(n)));
+      } else if (truth.max_samples === 1) {
+        assert.equal(forest.training.bootstrap, false);
+        assert.equal(forest.training.rows, truth.n);
+      } else {
+        // Subsets without replacement: each tree saw other rows; not one N.
+        assert.equal(forest.training.bootstrap, true);
+        assert.equal(forest.training.rows, undefined);
+      }
+    });
+  }
+  it('bag_clf_half: no rule claims every tree saw every row, and no replay is claimed', () => {
+    const found = findings('bag_clf_half');
+    assert.ok(!found.some((f) => f.rule === 'no-bootstrap' || f.rule === 'replayable-bootstrap'), found.map((f) => f.rule).join(', '));
+    assert.ok(!findings('bag_clf').some((f) => f.rule === 'replayable-bootstrap'));
+  });
+});
+
+describe('sklearn AdaBoost of trees', () => {
+  it('ada_clf: every row in every tree, counts weighted by the boosting weights, N from tree 0', () => {
+    const truth = truthOf('ada_clf');
+    const { forest, notes } = readFixture('ada_clf');
+    assert.equal(forest.training.weighted, true);
+    assert.equal(forest.training.bootstrap, false);
+    assert.equal(forest.training.rows, truth.n);
+    assert.ok(notes.some((n) => /boosting weights/.test(n)));
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.trees![t];
+      assertTreeEquals(tree, tt, `tree ${t}`);
+      assert.deepEqual(tree.classWeights, tt.value.flat());
+      assert.equal(tree.training.seed, undefined);
+    });
+    // Tree 0's weights are 1/N per row: times N they are its rows.
+    assert.ok(Math.abs(forest.trees[0].classWeights[0] + forest.trees[0].classWeights[1] - 1) < 1e-12);
+  });
+  it('ada_reg: trees on weighted resamples: draws, no distinct rows, no replay seed', () => {
+    const truth = truthOf('ada_reg');
+    const { forest } = readFixture('ada_reg');
+    assert.equal(forest.training.bootstrap, true);
+    assert.equal(forest.training.rows, truth.n);
+    forest.trees.forEach((tree, t) => {
+      const tt = truth.trees![t];
+      assert.deepEqual(tree.left, tt.children_left);
+      assert.deepEqual(tree.threshold, tt.threshold);
+      assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples);
+      // The resample's copies are rows to the tree: n_node_samples counts draws, not distinct rows.
+      assert.deepEqual(tt.n_node_samples, tt.weighted_n_node_samples);
+      assert.equal(tree.distinctRows, undefined);
+      assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]));
+      assert.equal(tree.training.seed, undefined);
+    });
+    assert.ok(!findings('ada_reg').some((f) => f.rule === 'replayable-bootstrap' || f.rule === 'no-bootstrap'));
+  });
+});
