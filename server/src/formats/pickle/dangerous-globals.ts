@@ -34,6 +34,11 @@ export const DANGEROUS_MODULES: ReadonlyMap<string, string> = new Map([
   ['cPickle', "Python 2's pickle"],
   ['dill', 'loads pickles that carry code'],
   ['cloudpickle', 'rebuilds functions from bytecode'],
+  // Vendored copies of cloudpickle (a SHAP explainer pickled with numba's, met in a public repository).
+  ['numba.cloudpickle', 'rebuilds functions from bytecode (numba\'s copy of cloudpickle)'],
+  ['joblib.externals.cloudpickle', 'rebuilds functions from bytecode (joblib\'s copy of cloudpickle)'],
+  ['srsly.cloudpickle', 'rebuilds functions from bytecode (spaCy\'s copy of cloudpickle)'],
+  ['numba.core.serialize', 'rebuilds numba-compiled functions from bytecode'],
   ['shelve', 'opens a pickle database'],
   ['ctypes', 'loads native libraries and calls C functions'],
   ['_ctypes', "ctypes's implementation"],
