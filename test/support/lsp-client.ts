@@ -21,6 +21,8 @@ export interface StartOptions {
   workDoneProgress?: boolean;
   /** Extra environment variables of the server process. */
   env?: Record<string, string>;
+  /** Another bundled server script than dist/server.js (a benchmark compares two builds). */
+  server?: string;
 }
 
 export class TestLanguageClient {
@@ -40,7 +42,7 @@ export class TestLanguageClient {
   ) {}
 
   static async start(workspace: string, settings: Record<string, unknown> = {}, options: StartOptions = {}): Promise<TestLanguageClient> {
-    const child = spawn(process.execPath, [join(DIST, 'server.js'), '--stdio'], {
+    const child = spawn(process.execPath, [options.server ?? join(DIST, 'server.js'), '--stdio'], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: { ...process.env, ...(options.env ?? {}) },
     });
