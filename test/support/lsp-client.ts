@@ -29,6 +29,8 @@ export class TestLanguageClient {
   readonly diagnostics = new Map<string, Diagnostic[]>();
   /** Every publishDiagnostics, in order of arrival. */
   readonly published: PublishDiagnosticsParams[] = [];
+  /** For each entry of `published`, how many other notifications had arrived before it (their relative order). */
+  readonly publishedAfter: number[] = [];
   /** Work-done progress tokens the server created (`window/workDoneProgress/create`). */
   readonly progressTokens: (string | number)[] = [];
   readonly notifications: { method: string; params: unknown }[] = [];
@@ -51,6 +53,7 @@ export class TestLanguageClient {
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       client.diagnostics.set(params.uri, params.diagnostics);
       client.published.push(params);
+      client.publishedAfter.push(client.notifications.length);
       client.wake();
     });
     connection.onUnhandledNotification(({ method, params }) => {
