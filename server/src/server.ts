@@ -280,6 +280,7 @@ async function analyzeBatch(uris: string[], fresh = false): Promise<void> {
     uris.map((uri) =>
       analyze(uri, { origin: 'startup', fresh, background: false }).catch((error) => {
         connection.console.error(`${uri}: ${(error as Error).stack ?? error}`);
+        batch?.settle(uri); // nothing more will come for it: the progress must not wait for it
         return undefined;
       }),
     ),
