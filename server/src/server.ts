@@ -18,7 +18,7 @@ import {
   type WorkspaceFolder,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { BackgroundReconstruction } from './background-reconstruction';
+import { BackgroundReconstruction, type ScheduleResult } from './background-reconstruction';
 import { BatchProgress } from './batch-progress';
 import { priorities, type Origin } from './work-priority';
 import { LintPool } from './lint-pool';
@@ -249,8 +249,8 @@ async function analyze(uri: string, options: AnalyzeOptions = {}): Promise<FileR
 }
 
 /** Plans the file's reconstruction and advisor run (or keeps those in place); see background-reconstruction.ts. */
-async function planBackground(uri: string, report: FileReport, origin: Origin, fresh = false): Promise<void> {
-  await background.schedule(uri, report, { origin, fresh });
+async function planBackground(uri: string, report: FileReport, origin: Origin, fresh = false): Promise<ScheduleResult> {
+  return background.schedule(uri, report, { origin, fresh });
 }
 
 /** Coalesces bursts of events (a training run writes a file in several chunks) into one analysis. */
@@ -288,7 +288,9 @@ async function analyzeBatch(uris: string[], fresh = false): Promise<void> {
   for (const [i, uri] of uris.entries()) {
     const report = reports[i];
     // Superseded (the user changed the file meanwhile): that analysis plans its work.
-    if (report && known.get(uri) === report) await planBackground(uri, report, 'startup', fresh);
+    if (!report || known.get(uri) !== report) continue;
+    // Its fast findings went out with the answers in place; a new plan dropped them: publish without.
+    if ((await planBackground(uri, report, 'startup', fresh)) !== 'unchanged' && known.get(uri) === report) await publish(uri);
   }
   if (!pool.busy && !background.busy) idleStatus();
 }
