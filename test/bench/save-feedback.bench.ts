@@ -70,7 +70,7 @@ function timestamps(client: TestLanguageClient): number[] {
   return times;
 }
 
-/** Waits until the server reports nothing busy (its status item is idle) for a while. */
+/** Waits until the server reports nothing busy (status item idle, every progress ended) for a while. */
 async function settled(client: TestLanguageClient, quietMs = 4000): Promise<void> {
   let last = client.notifications.length;
   let since = Date.now();
@@ -80,7 +80,15 @@ async function settled(client: TestLanguageClient, quietMs = 4000): Promise<void
       since = Date.now();
     }
     const status = client.notifications.filter((n) => n.method === 'modelPrivacyLint/status').at(-1)?.params as StatusParams | undefined;
-    return status?.state !== 'busy' && Date.now() - since > quietMs ? true : undefined;
+    // Every work-done progress that began has ended (the advisor runs are not in the status item's state).
+    const open = new Set<string | number>();
+    for (const n of client.notifications) {
+      if (n.method !== '$/progress') continue;
+      const { token, value } = n.params as { token: string | number; value: { kind: string } };
+      if (value.kind === 'begin') open.add(token);
+      else if (value.kind === 'end') open.delete(token);
+    }
+    return status?.state !== 'busy' && open.size === 0 && Date.now() - since > quietMs ? true : undefined;
   }, 15 * 60_000);
 }
 
