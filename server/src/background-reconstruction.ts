@@ -97,8 +97,6 @@ export class BackgroundReconstruction {
   private readonly origins = new Map<string, Origin>();
   /** Advisor answers by `advisorKey`: results of simulations, no rows (in memory only). */
   private readonly adviceCache = new LruCache<string, AdvisorResult>({ maxEntries: 64, maxBytes: 32 * 1024 * 1024, size: estimatedBytes });
-  /** Worker jobs started (reconstructions and advisor runs), for the log and tests. */
-  private jobsStarted = 0;
 
   constructor(private readonly options: BackgroundReconstructionOptions) {
     this.pool = new ReconstructionPool({ workerScript: options.workerScript, memoryMb: options.memoryMb, log: options.log });
@@ -219,7 +217,6 @@ export class BackgroundReconstruction {
       const priority = priorities(this.origins.get(uri) ?? 'changed').reconstruction;
       const outcome = await this.pool.run(path, request, key, {
         onStart: () => {
-          this.jobsStarted++;
           this.options.onEvent({ uri, state: 'running' });
           // Two analyses of one file in flight (the start-up scan and an explicit request) can both
           // reach here: the newer run replaces the older, and so must its progress, or the older
@@ -274,10 +271,6 @@ export class BackgroundReconstruction {
     if (!this.working(uri)) this.options.onSettled?.(uri);
   }
 
-  /** Reconstruction and advisor jobs handed to the worker since start (cache answers are not jobs). */
-  get workerJobs(): number {
-    return this.jobsStarted;
-  }
 
   /**
    * Runs the advisor on the file's accepted reconstruction. Not for a failed or skipped one: the
@@ -301,7 +294,6 @@ export class BackgroundReconstruction {
       // No pool key: the pool caches reconstructions; the advice is cached here, once accepted.
       const answer = await this.pool.run(path, adviseRequest, undefined, {
         onStart: () => {
-          this.jobsStarted++;
           this.endProgress(uri);
           const display = new ProgressDisplay(this.options.createProgress, 'What-if advisor', basename(path), () => this.cancelAdvisorByUser(uri));
           this.progress.set(uri, display);
