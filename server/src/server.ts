@@ -289,8 +289,11 @@ async function analyzeBatch(uris: string[], fresh = false): Promise<void> {
     const report = reports[i];
     // Superseded (the user changed the file meanwhile): that analysis plans its work.
     if (!report || known.get(uri) !== report) continue;
-    // Its fast findings went out with the answers in place; a new plan dropped them: publish without.
-    if ((await planBackground(uri, report, 'startup', fresh)) !== 'unchanged' && known.get(uri) === report) await publish(uri);
+    // Its fast findings went out with the reconstruction's finding in place; if a new plan dropped
+    // it, publish them again without it.
+    const had = background.findings(uri, report.contentHash).length > 0;
+    const result = await planBackground(uri, report, 'startup', fresh);
+    if (had && result !== 'unchanged' && known.get(uri) === report) await publish(uri);
   }
   if (!pool.busy && !background.busy) idleStatus();
 }
