@@ -85,6 +85,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 
   context.subscriptions.push(
     vscode.commands.registerCommand('modelPrivacyLint.analyzeWorkspace', () => client?.sendRequest(ANALYZE_WORKSPACE_REQUEST)),
+    // The same, ignoring the cached answers: every model is read, reconstructed and advised again.
+    vscode.commands.registerCommand('modelPrivacyLint.rerunAnalysis', () => client?.sendRequest(ANALYZE_WORKSPACE_REQUEST, { fresh: true })),
     vscode.commands.registerCommand('modelPrivacyLint.analyzeFile', (uri?: vscode.Uri) => {
       const target = uri ?? vscode.window.activeTextEditor?.document.uri;
       if (target) return client?.sendRequest(ANALYZE_FILE_REQUEST, { uri: target.toString() });

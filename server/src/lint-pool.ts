@@ -4,6 +4,10 @@
  * before starting a fresh one (the supervision itself is worker-queue.ts).
  */
 import type { FileReport, LintOptions } from './linter';
+import { PRIORITY } from './work-priority';
+
+/** What the lint worker gets: the linter's options, and whether to bypass its cache. */
+export type LintRequest = Omit<LintOptions, 'cached'> & { fresh?: boolean };
 import { unreadableFinding } from './rules';
 import { WorkerQueue } from './worker-queue';
 
@@ -17,10 +21,10 @@ export interface LintPoolOptions {
 }
 
 export class LintPool {
-  private readonly queue: WorkerQueue<LintOptions, FileReport>;
+  private readonly queue: WorkerQueue<LintRequest, FileReport>;
 
   constructor(options: LintPoolOptions) {
-    this.queue = new WorkerQueue<LintOptions, FileReport>({
+    this.queue = new WorkerQueue<LintRequest, FileReport>({
       workerScript: options.workerScript,
       memoryMb: options.memoryMb,
       timeoutMs: () => options.timeoutMs,
@@ -39,10 +43,11 @@ export class LintPool {
 
   /**
    * Resolves with the report, or with `undefined` when a newer request for the same file
-   * replaced this one before it ran (the newer request gets the answer).
+   * replaced this one before it ran (the newer request gets the answer). `priority`: see
+   * work-priority.ts (a file the user changed goes before a folder scan's).
    */
-  lint(path: string, options: LintOptions): Promise<FileReport | undefined> {
-    return this.queue.submit(path, options);
+  lint(path: string, options: LintRequest, priority: number = PRIORITY.changedFindings): Promise<FileReport | undefined> {
+    return this.queue.submit(path, options, {}, priority);
   }
 
   get busy(): boolean {

@@ -1,36 +1,38 @@
 /**
  * Worker-thread entry: runs the linter off the server's main thread, so a huge or hostile file
  * can exhaust this worker's time or memory without stalling or killing the language server.
- * Results are cached by content hash: saving an unchanged model costs one hash.
+ * Results are cached by content hash and the options that change them (severities, size limit,
+ * budget), with the tool's version: saving an unchanged model costs one hash. `fresh` skips the
+ * lookup (the "Re-run analysis" command) and stores the new answer.
  */
 import { parentPort } from 'node:worker_threads';
-import { lintFile, type FileReport, type LintOptions } from './linter';
+import { lintFile, type FileReport } from './linter';
+import type { LintRequest } from './lint-pool';
+import { LruCache, estimatedBytes } from './lru-cache';
+import { packageVersion } from './package-info';
 
 export interface LintJob {
   id: number;
   path: string;
-  options: LintOptions;
+  options: LintRequest;
 }
 
-const CACHE_ENTRIES = 64;
-const cache = new Map<string, FileReport>();
-
-function remember(key: string, report: FileReport): void {
-  cache.delete(key);
-  cache.set(key, report);
-  while (cache.size > CACHE_ENTRIES) cache.delete(cache.keys().next().value!);
-}
+// Reports hold findings and summaries, no forest: small, but bounded all the same.
+const cache = new LruCache<string, FileReport>({ maxEntries: 256, maxBytes: 64 * 1024 * 1024, size: estimatedBytes });
+const VERSION = packageVersion();
 
 parentPort?.on('message', async (job: LintJob) => {
-  const options = { ...job.options, keepForest: false };
-  const settingsKey = JSON.stringify(options);
+  const { fresh, ...rest } = job.options;
+  const options = { ...rest, keepForest: false };
+  const settingsKey = JSON.stringify([VERSION, options]);
   const report = await lintFile(job.path, {
     ...options,
     cached: (hash) => {
+      if (fresh) return undefined;
       const hit = cache.get(`${hash}\u0000${settingsKey}`);
       return hit && { ...hit, path: job.path };
     },
   });
-  if (report.contentHash) remember(`${report.contentHash}\u0000${settingsKey}`, report);
+  if (report.contentHash) cache.set(`${report.contentHash}\u0000${settingsKey}`, report);
   parentPort!.postMessage({ id: job.id, report });
 });

@@ -73,10 +73,16 @@ export interface ReconstructionStatusParams {
 
 /** Client -> server: analyse every model file in the workspace again (command). */
 export const ANALYZE_WORKSPACE_REQUEST = 'modelPrivacyLint/analyzeWorkspace';
+export interface AnalyzeWorkspaceParams {
+  /** Ignore the cached answers: read, reconstruct and advise again ("Re-run Analysis"). */
+  fresh?: boolean;
+}
 /** Client -> server: analyse one file now, whatever the run mode (command, opening a binary model). */
 export const ANALYZE_FILE_REQUEST = 'modelPrivacyLint/analyzeFile';
 export interface AnalyzeFileParams {
   uri: string;
+  /** Ignore the cached answers for this file. */
+  fresh?: boolean;
 }
 
 /**

@@ -15,6 +15,7 @@ import type { FeatureUse } from './report/build';
 import type { TimelinePoint } from './report/model';
 import type { GroupDeclaration } from './recoverability/declared-groups';
 import { sidecarPaths } from './recoverability/declared-groups';
+import { packageVersion } from './package-info';
 import type { Recoverability } from './recoverability/summary';
 import type { SeverityOverrides } from './rules';
 import type { ReconstructionThresholds } from './rules/reconstructable-training-set';
@@ -107,11 +108,26 @@ async function sidecarText(modelPath: string): Promise<string> {
   return '';
 }
 
+let version: string | undefined;
+
 /**
  * Names everything a reconstruction's answer depends on: the model's bytes (by hash), its sidecar
- * and the settings. Equal keys, equal answers (up to timing), so a cached answer can be reused.
+ * (name and text), the settings in the request (budget, size limit, groups, thresholds,
+ * severities) and the tool's version. Equal keys, equal answers (up to timing), so a cached
+ * answer can be reused. An advisor request's `advise` (the accepted result) is not part of it: see
+ * `advisorKey`.
  */
 export async function reconstructionKey(modelPath: string, contentHash: string, request: ReconstructionRequest): Promise<string> {
   const sidecar = await sidecarText(modelPath);
-  return createHash('sha256').update(JSON.stringify([contentHash, sidecar, request])).digest('hex');
+  const { advise: _advise, ...settings } = request;
+  version ??= packageVersion();
+  return createHash('sha256').update(JSON.stringify([version, contentHash, sidecar, settings])).digest('hex');
+}
+
+/**
+ * The advisor's answer for a file depends on the reconstruction it scores (named by that
+ * reconstruction's key, which covers the bytes, sidecar, settings and version) and its own budget.
+ */
+export function advisorKey(reconstruction: string, advisorBudgetMs: number): string {
+  return createHash('sha256').update(JSON.stringify(['advisor', reconstruction, advisorBudgetMs])).digest('hex');
 }

@@ -4,9 +4,11 @@
  * the worker if it runs that file (the next job starts a fresh one). A crash, an out-of-memory
  * stop or an overrun becomes recoverability status `failed` with the reason. Answers are cached by
  * their inputs (model hash, sidecar, settings: `reconstructionKey`), so saving an unchanged model
- * or switching a setting back costs nothing.
+ * or switching a setting back costs nothing; the cache is an LRU bounded by entries and by the
+ * estimated bytes of the answers (their rows), in memory only. Jobs wait by priority (work-priority.ts).
  */
 import { outcomeWithout, type JobUpdate, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
+import { LruCache, estimatedBytes } from './lru-cache';
 import { WorkerQueue, type JobHooks } from './worker-queue';
 
 export interface ReconstructionPoolOptions {
@@ -22,20 +24,33 @@ export interface ReconstructionPoolOptions {
   graceMs?: number;
   /** Answers kept in the cache. */
   cacheEntries?: number;
+  /** Estimated bytes the cached answers may hold (their rows are most of it). */
+  cacheBytes?: number;
   log?: (message: string) => void;
 }
 
 const DEFAULT_GRACE_MS = 60_000;
 const DEFAULT_CACHE_ENTRIES = 64;
+const DEFAULT_CACHE_BYTES = 256 * 1024 * 1024;
+
+export interface RunOptions {
+  /** Lower runs sooner (work-priority.ts). */
+  priority?: number;
+  /** Skip the cache lookup (the "Re-run analysis" command); the new answer is stored. */
+  fresh?: boolean;
+}
 
 export class ReconstructionPool {
   private readonly queue: WorkerQueue<ReconstructionRequest, ReconstructionOutcome, JobUpdate>;
-  private readonly cache = new Map<string, ReconstructionOutcome>();
-  private readonly cacheEntries: number;
+  private readonly cache: LruCache<string, ReconstructionOutcome>;
 
   constructor(options: ReconstructionPoolOptions) {
     const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
-    this.cacheEntries = options.cacheEntries ?? DEFAULT_CACHE_ENTRIES;
+    this.cache = new LruCache<string, ReconstructionOutcome>({
+      maxEntries: options.cacheEntries ?? DEFAULT_CACHE_ENTRIES,
+      maxBytes: options.cacheBytes ?? DEFAULT_CACHE_BYTES,
+      size: estimatedBytes,
+    });
     this.queue = new WorkerQueue({
       workerScript: options.workerScript,
       memoryMb: options.memoryMb,
@@ -52,17 +67,31 @@ export class ReconstructionPool {
    * already known, else from the worker. Resolves `undefined` when a newer request for the file or
    * `cancel` replaced it. Any request replaces the file's queued or running one.
    */
-  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<JobUpdate> = {}): Promise<ReconstructionOutcome | undefined> {
-    const hit = key ? this.cache.get(key) : undefined;
+  run(path: string, request: ReconstructionRequest, key?: string, hooks: JobHooks<JobUpdate> = {}, options: RunOptions = {}): Promise<ReconstructionOutcome | undefined> {
+    const hit = key && !options.fresh ? this.cache.get(key) : undefined;
     if (hit) {
       this.queue.cancel(path);
-      this.remember(hit);
       return Promise.resolve({ ...hit, path });
     }
-    return this.queue.submit(path, request, hooks).then((outcome) => {
+    return this.queue.submit(path, request, hooks, options.priority ?? 0).then((outcome) => {
       if (outcome) this.remember(outcome);
       return outcome;
     });
+  }
+
+  /** Whether `key` names a cached answer (no worker time to get it). */
+  cached(key: string): boolean {
+    return this.cache.has(key);
+  }
+
+  /** Moves the file's queued job up to `priority`. True if one was queued. */
+  promote(path: string, priority: number): boolean {
+    return this.queue.promote(path, priority);
+  }
+
+  /** The file whose job runs now. */
+  get runningPath(): string | undefined {
+    return this.queue.runningPath;
   }
 
   /** Stops the file's reconstruction (queued or running). True if it was running. */
@@ -81,8 +110,6 @@ export class ReconstructionPool {
   /** Failures are not kept: they may be transient (memory pressure), and the next run may succeed. */
   private remember(outcome: ReconstructionOutcome): void {
     if (!outcome.key || outcome.recoverability.status === 'failed') return;
-    this.cache.delete(outcome.key);
     this.cache.set(outcome.key, outcome);
-    while (this.cache.size > this.cacheEntries) this.cache.delete(this.cache.keys().next().value!);
   }
 }

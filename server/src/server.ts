@@ -18,7 +18,9 @@ import {
   type WorkspaceFolder,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { BackgroundReconstruction } from './background-reconstruction';
+import { BackgroundReconstruction, type ScheduleResult } from './background-reconstruction';
+import { BatchProgress } from './batch-progress';
+import { priorities, type Origin } from './work-priority';
 import { LintPool } from './lint-pool';
 import type { FileReport } from './linter';
 import { collectModelFiles } from './model-files';
@@ -37,6 +39,7 @@ import {
   REVEAL_ROWS_REQUEST,
   STATUS_NOTIFICATION,
   type AnalyzeFileParams,
+  type AnalyzeWorkspaceParams,
   type ReportParams,
   type ReconstructionStatusParams,
   type Settings,
@@ -91,9 +94,14 @@ const background = new BackgroundReconstruction({
   },
   // The running reconstruction's timeline grew (at most once a second): an open report redraws its chart.
   onTimeline: (uri) => reportChanged(uri),
+  // The file's work ended: the folder's progress counts it.
+  onSettled: (uri) => batch?.settle(uri),
   createProgress: () => connection.window.createWorkDoneProgress(),
   log: (message) => connection.console.log(message),
 });
+
+/** The running folder analysis ("3 of 7 models"), if any: see batch-progress.ts. */
+let batch: BatchProgress | undefined;
 
 const reports = new ReportService({
   lint: (uri) => known.get(uri),
@@ -144,7 +152,9 @@ function toDiagnostic(finding: Finding): Diagnostic {
 }
 
 function sendStatus(params: StatusParams): void {
-  void connection.sendNotification(STATUS_NOTIFICATION, params);
+  // While a folder is analysed, the status item says how far (its detail keeps the rest).
+  const text = batch?.active && params.state === 'busy' ? `${params.text} (${batch.text})` : params.text;
+  void connection.sendNotification(STATUS_NOTIFICATION, { ...params, text });
 }
 
 function totals(): string {
@@ -187,7 +197,7 @@ function reconstructionStatus(event: ReconstructionStatusParams): void {
 async function publish(uri: string): Promise<void> {
   const report = known.get(uri);
   if (!report) return;
-  const findings = [...report.findings, ...background.findings(uri)];
+  const findings = [...report.findings, ...background.findings(uri, report.contentHash)];
   await connection.sendDiagnostics({ uri, diagnostics: scripts.decorate(uri, findings.map(toDiagnostic)) });
 }
 
@@ -200,30 +210,54 @@ function isModelPath(path: string): boolean {
   return matchesAny(basename(path), fileGlobs);
 }
 
-async function analyze(uri: string): Promise<void> {
+interface AnalyzeOptions {
+  /** A change of the user's, or a folder scan: sets the priority of the file's work (work-priority.ts). */
+  origin?: Origin;
+  /** Bypass the cached answers (the "Re-run analysis" command). */
+  fresh?: boolean;
+  /** Plan the background work now (a folder scan plans it after every file's fast findings). */
+  background?: boolean;
+}
+
+/** The file's fast findings, published; then its background work planned. Undefined when superseded. */
+async function analyze(uri: string, options: AnalyzeOptions = {}): Promise<FileReport | undefined> {
   const path = fileURLToPath(uri);
-  background.invalidate(uri);
+  const origin = options.origin ?? 'changed';
   sendStatus({ state: 'busy', text: 'analysing', detail: `Reading ${path}` });
   const started = Date.now();
-  const report = await pool.lint(path, {
-    severities: settings.severity,
-    maxFileBytes: settings.maxFileSizeMB * 1024 * 1024,
-    budgetMs: settings.timeBudgetSeconds * 1000,
-  });
-  if (!report) return; // superseded by a newer request for the same file
+  const report = await pool.lint(
+    path,
+    {
+      severities: settings.severity,
+      maxFileBytes: settings.maxFileSizeMB * 1024 * 1024,
+      budgetMs: settings.timeBudgetSeconds * 1000,
+      ...(options.fresh ? { fresh: true } : {}),
+    },
+    priorities(origin).findings,
+  );
+  if (!report) return undefined; // superseded by a newer request for the same file
   known.set(uri, report);
+  // Before publishing: a plan that differs from the one in place drops the stale reconstruction
+  // first, so the new fast findings never go out with an older model's answer. An unchanged plan
+  // (same bytes, sidecar, settings) keeps its answers: they are published with the findings.
+  if (options.background !== false) await planBackground(uri, report, origin, options.fresh);
+  if (known.get(uri) !== report) return undefined; // a newer analysis of the file published since
   await publish(uri);
   reportChanged(uri);
   connection.console.log(`${path}: ${report.format}, ${report.findings.length} finding(s) in ${Date.now() - started} ms`);
-  // Only after the fast findings are out: the reconstruction never delays them.
-  background.schedule(uri, report);
   if (!pool.busy && !background.busy) idleStatus();
+  return report;
+}
+
+/** Plans the file's reconstruction and advisor run (or keeps those in place); see background-reconstruction.ts. */
+async function planBackground(uri: string, report: FileReport, origin: Origin, fresh = false): Promise<ScheduleResult> {
+  return background.schedule(uri, report, { origin, fresh });
 }
 
 /** Coalesces bursts of events (a training run writes a file in several chunks) into one analysis. */
 function schedule(uri: string): void {
-  // A newer version is coming: stop the reconstruction of the old one now, not after the debounce.
-  background.invalidate(uri);
+  // The file's running work is not stopped here: if the bytes turn out the same (a retrain with
+  // fixed seeds), it goes on; if they differ, the plan after the fast findings stops it.
   clearTimeout(debounceTimers.get(uri));
   debounceTimers.set(
     uri,
@@ -234,21 +268,57 @@ function schedule(uri: string): void {
   );
 }
 
+/**
+ * Analyses many files as a folder's start-up work: every file's fast findings first, then their
+ * reconstructions and advisor runs behind any file the user changes meanwhile, with a progress
+ * that counts the files done ("3 of 7 models").
+ */
+async function analyzeBatch(uris: string[], fresh = false): Promise<void> {
+  if (uris.length === 0) return;
+  if (batch?.active) batch.add(uris);
+  else if (uris.length > 1) batch = new BatchProgress(() => connection.window.createWorkDoneProgress(), uris, () => undefined);
+  const reports = await Promise.all(
+    uris.map((uri) =>
+      analyze(uri, { origin: 'startup', fresh, background: false }).catch((error) => {
+        connection.console.error(`${uri}: ${(error as Error).stack ?? error}`);
+        batch?.settle(uri); // nothing more will come for it: the progress must not wait for it
+        return undefined;
+      }),
+    ),
+  );
+  for (const [i, uri] of uris.entries()) {
+    const report = reports[i];
+    // Superseded (the user changed the file meanwhile): that analysis plans its work.
+    if (!report || known.get(uri) !== report) continue;
+    // Its fast findings went out with the reconstruction's finding in place; if a new plan dropped
+    // it, publish them again without it.
+    const had = background.findings(uri, report.contentHash).length > 0;
+    const result = await planBackground(uri, report, 'startup', fresh);
+    if (had && result !== 'unchanged' && known.get(uri) === report) await publish(uri);
+  }
+  if (!pool.busy && !background.busy) idleStatus();
+}
+
 async function forget(uri: string): Promise<void> {
   clearTimeout(debounceTimers.get(uri));
   background.invalidate(uri);
+  batch?.settle(uri);
   known.delete(uri);
   await connection.sendDiagnostics({ uri, diagnostics: [] });
   reportChanged(uri);
 }
 
-async function scanWorkspace(): Promise<void> {
+/** Every model file of the workspace folders (plus `extra` files), analysed as one batch. */
+async function scanWorkspace(fresh = false, extra: string[] = []): Promise<void> {
   const roots = workspaceFolders.map((folder) => fileURLToPath(folder.uri));
   const { files } = await collectModelFiles(roots, (path) => isModelPath(path));
-  connection.console.log(`workspace scan: ${files.length} model file(s)`);
-  for (const file of files) schedule(pathToFileURL(file).href);
-  if (files.length === 0) idleStatus();
+  connection.console.log(`workspace scan: ${files.length} model file(s)${fresh ? ', cached answers ignored' : ''}`);
+  const uris = [...new Set([...files.map((file) => pathToFileURL(file).href), ...extra])];
+  if (uris.length === 0) idleStatus();
+  // Not awaited: the scripts' scan does not wait for the models' analyses.
+  const models = analyzeBatch(uris, fresh).catch((error) => connection.console.error(`workspace scan: ${(error as Error).stack ?? error}`));
   await scripts.scan(roots);
+  await models;
 }
 
 async function loadSettings(): Promise<void> {
@@ -292,9 +362,10 @@ connection.onInitialized(async () => {
 connection.onDidChangeConfiguration(async () => {
   await loadSettings();
   if (settings.run === 'manual') return;
-  for (const uri of known.keys()) schedule(uri);
   scripts.publishAll();
-  if (settings.run === 'always') await scanWorkspace();
+  // Every file again, as one batch: the plans whose settings did not change stay as they are.
+  if (settings.run === 'always') await scanWorkspace(false, [...known.keys()]);
+  else await analyzeBatch([...known.keys()]);
 });
 
 /** Model files whose sidecar (`<model>.privacy.json`) is `path`: their reconstruction depends on it. */
@@ -331,11 +402,12 @@ documents.onDidChangeContent(({ document }) => {
 });
 documents.onDidClose(({ document }) => scripts.changed(document.uri));
 
-connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async () => {
-  await scanWorkspace();
+// `fresh`: the "Re-run Analysis" command, which ignores the cached answers.
+connection.onRequest(ANALYZE_WORKSPACE_REQUEST, async (params?: AnalyzeWorkspaceParams | null) => {
+  await scanWorkspace(params?.fresh === true);
 });
 connection.onRequest(ANALYZE_FILE_REQUEST, async (params: AnalyzeFileParams) => {
-  await analyze(params.uri);
+  await analyze(params.uri, { fresh: params.fresh === true });
 });
 
 connection.onRequest(REPORT_REQUEST, (params: ReportParams) => reports.report(params.uri));
@@ -345,6 +417,7 @@ connection.onRequest(REVEAL_ROWS_REQUEST, (params: ReportParams) => reports.reve
 connection.onCodeAction((params) => [...scripts.codeActions(params), ...reportCodeActions(params, (uri) => known.has(uri))]);
 
 connection.onShutdown(() => {
+  batch?.end();
   pool.dispose();
   background.dispose();
 });

@@ -1,7 +1,8 @@
 /**
  * Supervision of one worker thread that runs one job at a time, shared by the lint pool and the
  * reconstruction pool (the only module that touches the worker API):
- *  - a queue that keeps only the newest request per file (an older one resolves `undefined`);
+ *  - a queue that keeps only the newest request per file (an older one resolves `undefined`),
+ *    ordered by priority, then arrival (work-priority.ts); a running job is never preempted;
  *  - a memory ceiling (V8 heap, `resourceLimits`) and a watchdog time limit per job;
  *  - a worker that crashes, runs out of memory or overruns its time becomes a failure result for
  *    the job it was running (the caller words it), and the next job gets a fresh worker;
@@ -12,6 +13,7 @@
  * fresh worker for the next job (after a fault that may have left the worker's state unusable).
  */
 import { Worker } from 'node:worker_threads';
+import { PriorityList } from './work-priority';
 
 export interface WorkerQueueOptions<Request, Result> {
   workerScript: string;
@@ -49,7 +51,7 @@ interface Running<Request, Result, Progress> {
 
 export class WorkerQueue<Request, Result, Progress = never> {
   private worker: Worker | undefined;
-  private queue: Pending<Request, Result, Progress>[] = [];
+  private readonly queue = new PriorityList<Pending<Request, Result, Progress>>();
   private running: Running<Request, Result, Progress> | undefined;
   private nextId = 1;
   private disposed = false;
@@ -58,14 +60,24 @@ export class WorkerQueue<Request, Result, Progress = never> {
 
   /**
    * Resolves with the result, or with `undefined` when a newer request for the same file replaced
-   * this one before it ran, or it was cancelled.
+   * this one before it ran, or it was cancelled. `priority`: lower runs sooner (work-priority.ts).
    */
-  submit(path: string, request: Request, hooks: JobHooks<Progress> = {}): Promise<Result | undefined> {
+  submit(path: string, request: Request, hooks: JobHooks<Progress> = {}, priority = 0): Promise<Result | undefined> {
     return new Promise((resolve) => {
       this.dropQueued(path);
-      this.queue.push({ path, request, hooks, resolve });
+      this.queue.push({ path, request, hooks, resolve }, priority);
       this.pump();
     });
+  }
+
+  /** Moves the file's queued job up to `priority` (the user touched the file). True if it was queued. */
+  promote(path: string, priority: number): boolean {
+    return this.queue.promote((p) => p.path === path, priority);
+  }
+
+  /** The files whose jobs wait, in the order they will run. */
+  get queuedPaths(): string[] {
+    return this.queue.all().map((p) => p.path);
   }
 
   /** Drops the file's queued request and stops its running job. True if a job was running. */
@@ -92,8 +104,7 @@ export class WorkerQueue<Request, Result, Progress = never> {
 
   dispose(): void {
     this.disposed = true;
-    for (const pending of this.queue) pending.resolve(undefined);
-    this.queue = [];
+    for (const pending of this.queue.clear()) pending.resolve(undefined);
     if (this.running) {
       clearTimeout(this.running.timer);
       this.running.pending.resolve(undefined);
@@ -103,8 +114,7 @@ export class WorkerQueue<Request, Result, Progress = never> {
   }
 
   private dropQueued(path: string): void {
-    const dropped = this.queue.filter((p) => p.path === path);
-    this.queue = this.queue.filter((p) => p.path !== path);
+    const dropped = this.queue.remove((p) => p.path === path);
     for (const old of dropped) old.resolve(undefined);
   }
 

@@ -21,12 +21,16 @@ export interface StartOptions {
   workDoneProgress?: boolean;
   /** Extra environment variables of the server process. */
   env?: Record<string, string>;
+  /** Another bundled server script than dist/server.js (a benchmark compares two builds). */
+  server?: string;
 }
 
 export class TestLanguageClient {
   readonly diagnostics = new Map<string, Diagnostic[]>();
   /** Every publishDiagnostics, in order of arrival. */
   readonly published: PublishDiagnosticsParams[] = [];
+  /** For each entry of `published`, how many other notifications had arrived before it (their relative order). */
+  readonly publishedAfter: number[] = [];
   /** Work-done progress tokens the server created (`window/workDoneProgress/create`). */
   readonly progressTokens: (string | number)[] = [];
   readonly notifications: { method: string; params: unknown }[] = [];
@@ -40,7 +44,7 @@ export class TestLanguageClient {
   ) {}
 
   static async start(workspace: string, settings: Record<string, unknown> = {}, options: StartOptions = {}): Promise<TestLanguageClient> {
-    const child = spawn(process.execPath, [join(DIST, 'server.js'), '--stdio'], {
+    const child = spawn(process.execPath, [options.server ?? join(DIST, 'server.js'), '--stdio'], {
       stdio: ['pipe', 'pipe', 'inherit'],
       env: { ...process.env, ...(options.env ?? {}) },
     });
@@ -49,6 +53,7 @@ export class TestLanguageClient {
     connection.onNotification('textDocument/publishDiagnostics', (params: PublishDiagnosticsParams) => {
       client.diagnostics.set(params.uri, params.diagnostics);
       client.published.push(params);
+      client.publishedAfter.push(client.notifications.length);
       client.wake();
     });
     connection.onUnhandledNotification(({ method, params }) => {
