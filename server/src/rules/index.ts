@@ -12,6 +12,8 @@ import { reconstructionDraft, type ReconstructionThresholds } from './reconstruc
 import type { Recoverability } from '../recoverability/summary';
 import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
+import { lead } from './message';
+import type { Categories } from './conditions';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
@@ -31,10 +33,10 @@ function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides,
   };
 }
 
-export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides): Finding[] {
+export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides, categories?: Categories): Finding[] {
   const findings: Finding[] = [];
   for (const rule of MODEL_RULES) {
-    for (const draft of rule.check({ forest, replay })) {
+    for (const draft of rule.check({ forest, replay, ...(categories ? { categories } : {}) })) {
       const finding = finish(rule.id, draft, overrides, read);
       if (finding) findings.push(finding);
     }
@@ -47,10 +49,12 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
   const finding = finish(
     'unsafe-pickle',
     {
-      message:
+      message: lead(
+        'Loading this pickle would run code outside the allowlist: do not load it.',
         `This pickle names ${read.globals.length === 1 ? 'a global' : `${read.globals.length} globals`} outside the allowlist ` +
-        `(${names}); loading it with Python would call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
-        `Nothing was run and the model was not analysed.`,
+          `(${names}); loading it with Python would call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
+          `Nothing was run and the model was not analysed.`,
+      ),
       data: { globals: read.globals },
     },
     overrides,
@@ -61,7 +65,7 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
 export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverrides): Finding[] {
   const finding = finish(
     'unreadable-model',
-    { message: `Cannot read this model (${read.reason}): ${read.detail}`, data: { reason: read.reason } },
+    { message: lead(`Cannot read this model (${read.reason}): nothing was analysed.`, `Cannot read this model: ${read.detail}`), data: { reason: read.reason } },
     overrides,
   );
   return finding ? [finding] : [];
@@ -76,7 +80,10 @@ export function noModelFindings(read: NoTreeModelRead, overrides: SeverityOverri
   if (read.unread.length > 0) return unsupportedModelFindings(read.unread, overrides);
   const finding = finish(
     'no-tree-model',
-    { message: `No tree model in this file: it holds ${read.holds}. Nothing here stores training counts to analyse.`, data: { holds: read.holds } },
+    {
+      message: lead('No tree model in this file: nothing here to analyse.', `It holds ${read.holds}. Nothing here stores training counts to analyse.`),
+      data: { holds: read.holds },
+    },
     overrides,
   );
   return finding ? [finding] : [];
@@ -90,7 +97,10 @@ export function unsupportedModelFindings(unread: readonly UnreadModel[], overrid
   const finding = finish(
     'unsupported-model',
     {
-      message: `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
+      message: lead(
+        `${unread.length === 1 ? 'A tree model here is' : `${unread.length} tree models here are`} not read by this tool yet: not analysed.`,
+        `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
+      ),
       data: { models: unread.map((m) => ({ ...m })) },
     },
     overrides,

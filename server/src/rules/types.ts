@@ -3,6 +3,7 @@ import type { Forest } from '../forest/schema';
 import type { ModelPath, SourceRange } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { RuleId, Severity } from './catalog';
+import type { Categories } from './conditions';
 
 export interface FindingLocation {
   /** Tree and node the finding is about, when it is about one. */
@@ -28,6 +29,7 @@ export interface Finding {
 
 /** A rule's output before severities from settings are applied and locations resolved. */
 export interface FindingDraft {
+  /** A first line of at most 80 characters (what leaks, what to do), then the detail: see message.ts. */
   message: string;
   at?: ModelPath;
   data?: Record<string, unknown>;
@@ -37,6 +39,8 @@ export interface RuleContext {
   forest: Forest;
   /** Bootstrap replay verdict, computed once per model (see attacks/bootstrap-replay.ts). */
   replay: ReplayCheck;
+  /** One-hot features and the category each encodes (conditions.ts), for conditions people read. */
+  categories?: Categories;
 }
 
 export interface ModelRule {

@@ -169,32 +169,41 @@ export class ScriptService {
 
   /**
    * A model's diagnostics, with the script lines that train and save it as related information,
-   * and the fix available in the script named at the end of the message.
+   * and the fix available in the script. The links are about the file, not one finding: they go
+   * once, under its most severe diagnostic, so the Problems panel lists them once per model file.
+   * The fix goes on the second line, right under the short first line, where the panel shows it.
    */
   decorate(modelUri: string, diagnostics: Diagnostic[]): Diagnostic[] {
     if (!modelUri.startsWith('file:')) return diagnostics;
     this.published.set(modelUri, this.signature(modelUri));
     const links = this.index.links(fileURLToPath(modelUri));
     if (links.length === 0) return diagnostics;
-    return diagnostics.map((d) => {
-      const related: DiagnosticRelatedInformation[] = [...(d.relatedInformation ?? [])];
-      let suffix = '';
+    const related: DiagnosticRelatedInformation[] = [];
+    for (const { entry, save, estimator } of links) {
+      if (estimator) {
+        related.push({
+          location: { uri: entry.uri, range: this.index.range(entry, estimator.call.start, estimator.call.end) },
+          message: `trained by ${this.index.label(entry, estimator.call.start)}`,
+        });
+      }
+      related.push({ location: { uri: entry.uri, range: this.index.range(entry, save.call.start, save.call.end) }, message: `saved by ${this.index.label(entry, save.call.start)}` });
+    }
+    const severity = (d: Diagnostic) => d.severity ?? DiagnosticSeverity.Error;
+    const carrier = diagnostics.reduce((best, d, i) => (severity(d) < severity(diagnostics[best]) ? i : best), 0);
+    return diagnostics.map((d, i) => {
+      let fixLine = '';
       for (const link of links) {
-        const { entry, save, estimator } = link;
-        if (estimator) {
-          related.push({
-            location: { uri: entry.uri, range: this.index.range(entry, estimator.call.start, estimator.call.end) },
-            message: `trained by ${this.index.label(entry, estimator.call.start)}`,
-          });
-        }
-        related.push({ location: { uri: entry.uri, range: this.index.range(entry, save.call.start, save.call.end) }, message: `saved by ${this.index.label(entry, save.call.start)}` });
-        const fix = suffix ? undefined : this.index.fixFor(link, String(d.code));
+        const fix = this.index.fixFor(link, String(d.code));
         if (fix && this.severityOf(fix.rule)) {
-          const where = this.index.label(entry, fix.start);
-          suffix = fix.fix ? ` Quick fix in ${where}: ${fix.fix.title}.` : ` See ${where} (${fix.rule}).`;
+          const where = this.index.label(link.entry, fix.start);
+          fixLine = fix.fix ? `Quick fix in ${where}: ${fix.fix.title}.` : `See ${where} (${fix.rule}).`;
+          break;
         }
       }
-      return { ...d, message: d.message + suffix, relatedInformation: related };
+      const [first, ...rest] = d.message.split('\n');
+      const message = fixLine ? [first, fixLine, ...rest].join('\n') : d.message;
+      const ownRelated = [...(d.relatedInformation ?? []), ...(i === carrier ? related : [])];
+      return { ...d, message, ...(ownRelated.length ? { relatedInformation: ownRelated } : {}) };
     });
   }
 
