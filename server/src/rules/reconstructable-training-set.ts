@@ -76,7 +76,7 @@ export function reconstructionDraft(
       `At least ${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are uniquely determined by this model, ` +
       `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
   } else if (withoutLabel > 0) {
-    summary = `${formatCount(withoutLabel)} of ${formatCount(n)} training rows are proven (labels estimated): see the report.`;
+    summary = `${formatCount(withoutLabel)} of ${formatCount(n)} rows proven, labels estimated: see the report.`;
     message =
       `At least ${plural(withoutLabel, 'training row')} of ${n} (${percent(withoutLabel, n)}) are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.`;
