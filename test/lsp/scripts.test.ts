@@ -43,8 +43,8 @@ test('a script is checked on open and after a save; its models point back at it 
     modelDiagnostics.relatedInformation!.map((r) => [r.location.uri, r.location.range.start.line, r.message]),
     [[uri, ctorLine, `trained by train.py:${ctorLine + 1}`], [uri, saveLine, `saved by train.py:${saveLine + 1}`]],
   );
-  // the fix on the second line, right under the short first line the Problems panel shows
-  assert.match(String(modelDiagnostics.message), new RegExp(`^[^\\n]{1,80}\\nQuick fix in train\\.py:${ctorLine + 1}: add bootstrap=True\\.\\n`));
+  // the fix leads the second line, right under the short first line the Problems panel shows
+  assert.match(String(modelDiagnostics.message), new RegExp(`^[^\\n]{1,80}\\nQuick fix in train\\.py:${ctorLine + 1}: add bootstrap=True\\. `));
   // the script links are about the file: once, on its most severe diagnostic, not under every finding
   const ofModel = client.diagnosticsFor(model)!;
   assert.equal(ofModel.filter((d) => d.relatedInformation?.length).length, 1, ofModel.map((d) => `${d.code}: ${d.relatedInformation?.length ?? 0}`).join(', '));

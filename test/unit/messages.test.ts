@@ -36,6 +36,8 @@ function layoutProblem(message: string): string {
   // what to do: the sentence names an action after its colon (`...: raise min_samples_leaf.`)
   if (!/: \S/.test(first)) return `first line says no action: ${first}`;
   if (detailOf(message).trim().length === 0) return `no detail after the first line: ${first}`;
+  // two rows in the panel: the summary, then the detail cut at the panel's width
+  if (message.split('\n').length !== 2) return `${message.split('\n').length} lines: ${first}`;
   return '';
 }
 

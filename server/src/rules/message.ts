@@ -7,10 +7,13 @@
  */
 export const SUMMARY_LIMIT = 80;
 
-/** `summary` (one line, no newline) then `detail` on the next line; no detail, no second line. */
+/**
+ * `summary` then `detail` on the next line, each one line: two rows per finding in the panel,
+ * the second cut at the panel's width. No detail, no second line.
+ */
 export function lead(summary: string, detail?: string): string {
   const first = summary.replace(/\s*\n\s*/g, ' ').trim();
-  const rest = detail?.trim();
+  const rest = detail?.replace(/\s*\n\s*/g, ' ').trim();
   return rest ? `${first}\n${rest}` : first;
 }
 

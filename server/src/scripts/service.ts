@@ -171,7 +171,7 @@ export class ScriptService {
    * A model's diagnostics, with the script lines that train and save it as related information,
    * and the fix available in the script. The links are about the file, not one finding: they go
    * once, under its most severe diagnostic, so the Problems panel lists them once per model file.
-   * The fix goes on the second line, right under the short first line, where the panel shows it.
+   * The fix leads the second line, right under the short first line, where the panel shows it.
    */
   decorate(modelUri: string, diagnostics: Diagnostic[]): Diagnostic[] {
     if (!modelUri.startsWith('file:')) return diagnostics;
@@ -201,7 +201,7 @@ export class ScriptService {
         }
       }
       const [first, ...rest] = d.message.split('\n');
-      const message = fixLine ? [first, fixLine, ...rest].join('\n') : d.message;
+      const message = fixLine ? `${first}\n${[fixLine, ...rest].join(' ')}` : d.message;
       const ownRelated = [...(d.relatedInformation ?? []), ...(i === carrier ? related : [])];
       return { ...d, message, ...(ownRelated.length ? { relatedInformation: ownRelated } : {}) };
     });
