@@ -91,4 +91,19 @@ test('the examples workspace: short first lines, script links once per model, do
     return mine.length ? mine[mine.length - 1].diagnostics : undefined;
   });
   assert.deepEqual(next.map((d) => d.code).sort(), ['exact-counts', 'no-bootstrap']);
+
+  // a training script's finding: its fix, the documentation, and a comment that disables the rule
+  const script = join(workspace, 'train.py');
+  const scriptUri = pathToFileURL(script).href;
+  const small = client.diagnosticsFor(script)!.find((d) => d.code === 'script-small-leaves')!;
+  assert.ok(!small.relatedInformation, 'script lines are named in the detail, not as related rows');
+  assert.match(String(small.message), /\((Built at train\.py:\d+, s|S)aved at train\.py:\d+\.\)$/);
+  const scriptActions = (await client.connection.sendRequest('textDocument/codeAction', {
+    textDocument: { uri: scriptUri }, range: small.range, context: { diagnostics: [small], only: ['quickfix'] },
+  })) as CodeAction[];
+  const scriptTitles = scriptActions.map((a) => a.title);
+  for (const title of ['Show documentation for script-small-leaves', 'Disable script-small-leaves for train.py (comment)']) {
+    assert.ok(scriptTitles.includes(title), scriptTitles.join(' | '));
+  }
+  assert.ok(scriptTitles.some((x) => x.startsWith('Raise min_samples_leaf to')), scriptTitles.join(' | '));
 });

@@ -15,6 +15,9 @@ import { lintFile } from '../../server/src/linter';
 import { readSidecar } from '../../server/src/recoverability/declared-groups';
 import { SHOW_RULE_DOCS_COMMAND } from '../../server/src/protocol';
 import { EXAMPLES } from '../support/paths';
+import { disabledInScript, disableInScriptEdit } from '../../server/src/scripts/directives';
+import { applyEdits } from '../../server/src/scripts/edits';
+import { ScriptIndex } from '../../server/src/scripts/workspace';
 
 /** Applies a WorkspaceEdit to disk as an editor would (create, then text edits). */
 function apply(edit: WorkspaceEdit): void {
@@ -97,4 +100,24 @@ test('the quick-fix menu offers the documentation and disabling, once per rule, 
   assert.equal(disable[1].diagnostics?.length, 2);
   assert.deepEqual(disableCodeActions(params, () => false), [], 'not on files the server does not analyse');
   assert.deepEqual(docsCodeActions({ ...params, context: { ...params.context, only: ['source.fixAll'] } }, () => ''), []);
+});
+
+test('a training script turns a rule off with a comment; the edit writes it below a shebang, or extends the one there', () => {
+  const script = '#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\nimport joblib\n';
+  const once = applyEdits(script, [disableInScriptEdit(script, 'script-small-leaves')]);
+  assert.equal(once, '#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\n# model-privacy-lint: disable=script-small-leaves\nimport joblib\n');
+  const twice = applyEdits(once, [disableInScriptEdit(once, 'script-stored-seeds')]);
+  assert.match(twice, /^# model-privacy-lint: disable=script-small-leaves, script-stored-seeds$/m);
+  assert.deepEqual([...disabledInScript(twice)], ['script-small-leaves', 'script-stored-seeds']);
+  assert.deepEqual([...disabledInScript('x = 1  # model-privacy-lint: disable=script-no-bootstrap\n')], [], 'only a comment line of its own');
+});
+
+test('the script index leaves out the findings of rules the script disables', () => {
+  const index = new ScriptIndex(() => []);
+  const text = readFileSync(join(EXAMPLES, 'train.py'), 'utf8');
+  const rules = (t: string) => index.findings(index.update('/tmp/train.py', t)).map((f) => f.rule);
+  assert.ok(rules(text).includes('script-small-leaves'));
+  const off = rules(`# model-privacy-lint: disable=script-small-leaves\n${text}`);
+  assert.ok(!off.includes('script-small-leaves'));
+  assert.equal(off.length, rules(text).filter((r) => r !== 'script-small-leaves').length);
 });
