@@ -35,9 +35,14 @@ function wantsQuickFix(params: CodeActionParams): boolean {
 }
 
 /** "Show documentation for <rule>" for each rule among the diagnostics (model files and scripts). */
-export function docsCodeActions(params: CodeActionParams, docUrl: (rule: RuleId) => string): CodeAction[] {
+export function docsCodeActions(
+  params: CodeActionParams,
+  docUrl: (rule: RuleId) => string,
+  /** Whether the file is one the server reports `rule` on (a model file its rules, a script the script rules). */
+  reports: (uri: string, rule: RuleId) => boolean = () => true,
+): CodeAction[] {
   if (!wantsQuickFix(params)) return [];
-  return [...ruleDiagnostics(params)].map(([rule, diagnostics]) => ({
+  return [...ruleDiagnostics(params)].filter(([rule]) => reports(params.textDocument.uri, rule)).map(([rule, diagnostics]) => ({
     title: `Show documentation for ${rule}`,
     kind: CodeActionKind.QuickFix,
     diagnostics,

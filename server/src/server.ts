@@ -348,7 +348,11 @@ connection.onRequest(REVEAL_ROWS_REQUEST, (params: ReportParams) => reports.reve
 connection.onCodeAction((params) => [
   ...scripts.codeActions(params),
   ...reportCodeActions(params, (uri) => known.has(uri)),
-  ...docsCodeActions(params, (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined)),
+  ...docsCodeActions(
+    params,
+    (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
+    (uri, rule) => (rule.startsWith('script-') ? uri.startsWith('file:') && scripts.isScript(fileURLToPath(uri)) : known.has(uri)),
+  ),
   ...disableCodeActions(params, (uri) => known.has(uri)),
 ]);
 
