@@ -197,12 +197,14 @@ function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOpt
 
 export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {
   const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const sidecar = options.sidecar ?? (await sidecarOptions(path));
+  // The model's bytes first, then its sidecar: the model is what a rewrite races with.
+  const sidecar = async () => options.sidecar ?? (await sidecarOptions(path));
   let bytes: Uint8Array;
   try {
     const stat = await fs.stat(path);
     if (stat.size > limit) {
-      return withoutDisabled(tooLarge(path, stat.size, limit, options), sidecar.disable, sidecar.key);
+      const { disable, key } = await sidecar();
+      return withoutDisabled(tooLarge(path, stat.size, limit, options), disable, key);
     }
     bytes = await fs.readFile(path);
   } catch (error) {
@@ -210,9 +212,10 @@ export async function lintFile(path: string, options: LintOptions = {}): Promise
       { kind: 'unreadable', format: 'unknown', reason: 'corrupt', detail: `the file could not be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).` },
       options.severities ?? {},
     );
-    return withoutDisabled({ path, format: 'unknown', contentHash: '', model: null, findings, notes: [] }, sidecar.disable, sidecar.key);
+    const { disable, key } = await sidecar();
+    return withoutDisabled({ path, format: 'unknown', contentHash: '', model: null, findings, notes: [] }, disable, key);
   }
-  return lintBytes(bytes, path, { ...options, sidecar });
+  return lintBytes(bytes, path, { ...options, sidecar: await sidecar() });
 }
 
 /** The sidecar's groups (for one-hot conditions) and disabled rules; a bad sidecar disables nothing. */
