@@ -15,6 +15,7 @@ import {
 } from '../../server/src/protocol';
 import { ReportEditorProvider } from './report-editor';
 import { registerShowReport, ReportViews } from './report-panel';
+import { registerRuleDocs, ruleDocsMiddleware } from './rule-docs';
 
 const SECTION = 'modelPrivacyLint';
 let client: LanguageClient | undefined;
@@ -41,6 +42,8 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
     synchronize: { fileEvents: watchers, configurationSection: SECTION },
     outputChannel: output,
     traceOutputChannel: output,
+    // Rule links open the rendered page (rule-docs.ts), not the Markdown source as a text file.
+    middleware: ruleDocsMiddleware(context.extensionUri),
   };
   return new LanguageClient('modelPrivacyLint', 'Model Privacy Lint', serverOptions, clientOptions);
 }
@@ -61,7 +64,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const output = vscode.window.createOutputChannel('Model Privacy Lint', { log: true });
   const status = createStatusItem();
   const reports = new ReportViews(context.extensionUri, () => client);
-  context.subscriptions.push(output, status, reports, registerShowReport(reports), ReportEditorProvider.register(reports));
+  context.subscriptions.push(output, status, reports, registerShowReport(reports), ReportEditorProvider.register(reports), registerRuleDocs(context));
 
   const start = async () => {
     client = createClient(context, output);

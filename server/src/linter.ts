@@ -16,6 +16,10 @@ import type { Finding } from './rules/types';
 import type { Recoverability } from './recoverability/summary';
 import type { Evaluation } from './evaluate/evaluation';
 import type { AdvisorReport } from './report/model';
+import { readSidecar, type GroupDeclaration } from './recoverability/declared-groups';
+import { categoriesOf } from './rules/conditions';
+import { detailOf, lead, summaryOf } from './rules/message';
+import { isRuleId, type RuleId } from './rules/catalog';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
@@ -27,6 +31,15 @@ export interface LintOptions {
   budgetMs?: number;
   /** A cache lookup by content hash; a hit skips reading and analysing the model again. */
   cached?: (contentHash: string) => FileReport | undefined;
+  /** What the model's sidecar says (lintFile reads it): one-hot groups for conditions, rules disabled. */
+  sidecar?: SidecarLintOptions;
+}
+
+export interface SidecarLintOptions {
+  groups: readonly GroupDeclaration[];
+  disable: readonly RuleId[];
+  /** The sidecar's text ('' when none), so a cached report of another sidecar is not reused. */
+  key: string;
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024;
@@ -78,6 +91,13 @@ export interface FileReport {
   advisor?: AdvisorReport;
   /** The completed IR, for analyses that run after the fast findings; not serialised. */
   forest?: Forest;
+  /**
+   * Rules the model's sidecar disables for this file (`"disable"` in `<model>.privacy.json`):
+   * their findings are left out here, and later ones (the reconstruction's) must be too.
+   */
+  disabledRules?: RuleId[];
+  /** The sidecar text this report was made with (see SidecarLintOptions.key); not serialised. */
+  sidecarKey?: string;
 }
 
 export type TrainingRowsSource = 'file' | 'replay' | 'probe';
@@ -119,10 +139,25 @@ export function hashContent(bytes: Uint8Array): string {
 }
 
 export function lintBytes(bytes: Uint8Array, path: string, options: LintOptions = {}): FileReport {
-  const severities = options.severities ?? {};
   const contentHash = hashContent(bytes);
   const hit = options.cached?.(contentHash);
-  if (hit) return hit;
+  if (hit && (hit.sidecarKey ?? '') === (options.sidecar?.key ?? '')) return hit;
+  const disabled = options.sidecar?.disable ?? [];
+  return withoutDisabled(lintRead(bytes, path, contentHash, options), disabled, options.sidecar?.key);
+}
+
+/** Leaves out the findings of the rules the sidecar disables, and says which on the report. */
+function withoutDisabled(report: FileReport, disabled: readonly RuleId[], sidecarKey: string | undefined): FileReport {
+  return {
+    ...report,
+    findings: disabled.length ? report.findings.filter((f) => !disabled.includes(f.rule)) : report.findings,
+    ...(disabled.length ? { disabledRules: [...disabled] } : {}),
+    ...(sidecarKey ? { sidecarKey } : {}),
+  };
+}
+
+function lintRead(bytes: Uint8Array, path: string, contentHash: string, options: LintOptions): FileReport {
+  const severities = options.severities ?? {};
   const read = readModel(bytes, path, { maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
   const base = { path, format: read.format, contentHash };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
@@ -170,7 +205,8 @@ function analyseModel(input: ModelRead['forest'], read: ModelRead, options: Lint
   // Probed once here: the first-tree-exposes-counts rule reports it, the summary states its N.
   const probe = forest.boosting ? probeFirstTrees(forest) : undefined;
   const rows = trainingRowsOf(forest, replay, probe);
-  const findings = runModelRules(forest, replay, read, options.severities ?? {}, probe);
+  const categories = categoriesOf(forest, options.sidecar?.groups ?? []);
+  const findings = runModelRules(forest, replay, read, options.severities ?? {}, probe, categories);
   return { ok: true, forest, summary: summarize(forest, rows, read.location), findings };
 }
 
@@ -179,9 +215,10 @@ function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOpt
   // Text locations belong to the primary model's file positions; an embedded model has none of its own.
   const analysed = analyseModel(other.forest, { ...read, locate: undefined, location: other.location }, options);
   if (!analysed.ok) return analysed;
+  // The first line stays the short one the Problems panel shows; where the model sits leads the detail.
   const findings = analysed.findings.map((finding) => ({
     ...finding,
-    message: `In ${other.location} (${analysed.forest.estimator}): ${finding.message}`,
+    message: lead(summaryOf(finding.message), `In ${other.location} (${analysed.forest.estimator}): ${detailOf(finding.message) || summaryOf(finding.message)}`),
     location: { ...finding.location, model: other.location },
   }));
   return { ...analysed, findings };
@@ -189,11 +226,14 @@ function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOpt
 
 export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {
   const limit = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // The model's bytes first, then its sidecar: the model is what a rewrite races with.
+  const sidecar = async () => options.sidecar ?? (await sidecarOptions(path));
   let bytes: Uint8Array;
   try {
     const stat = await fs.stat(path);
     if (stat.size > limit) {
-      return tooLarge(path, stat.size, limit, options);
+      const { disable, key } = await sidecar();
+      return withoutDisabled(tooLarge(path, stat.size, limit, options), disable, key);
     }
     bytes = await fs.readFile(path);
   } catch (error) {
@@ -201,9 +241,16 @@ export async function lintFile(path: string, options: LintOptions = {}): Promise
       { kind: 'unreadable', format: 'unknown', reason: 'corrupt', detail: `the file could not be opened (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}).` },
       options.severities ?? {},
     );
-    return { path, format: 'unknown', contentHash: '', model: null, findings, notes: [] };
+    const { disable, key } = await sidecar();
+    return withoutDisabled({ path, format: 'unknown', contentHash: '', model: null, findings, notes: [] }, disable, key);
   }
-  return lintBytes(bytes, path, options);
+  return lintBytes(bytes, path, { ...options, sidecar: await sidecar() });
+}
+
+/** The sidecar's groups (for one-hot conditions) and disabled rules; a bad sidecar disables nothing. */
+export async function sidecarOptions(modelPath: string): Promise<SidecarLintOptions> {
+  const sidecar = await readSidecar(modelPath);
+  return { groups: sidecar.declarations, disable: (sidecar.disable ?? []).filter(isRuleId), key: sidecar.text ?? '' };
 }
 
 function tooLarge(path: string, size: number, limit: number, options: LintOptions): FileReport {

@@ -105,3 +105,5 @@ export interface ReportChangedParams {
 }
 /** The command that opens a model file's privacy report (argument: the file's URI as a string). */
 export const SHOW_REPORT_COMMAND = 'modelPrivacyLint.showReport';
+/** Client command: a rule's page rendered read-only (arguments: rule id, the page's URL). */
+export const SHOW_RULE_DOCS_COMMAND = 'modelPrivacyLint.showRuleDocs';

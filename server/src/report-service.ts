@@ -44,7 +44,9 @@ export class ReportService {
     const advisorPending = advisor ? undefined : this.sources.advisorPending?.(uri);
     const docsBaseUrl = this.sources.settings().docsBaseUrl;
     // The file as the CLI would report it: fast findings, then the reconstruction's (as published).
-    const file: FileReport = outcome ? { ...lint, findings: [...lint.findings, ...outcome.findings], recoverability: outcome.recoverability } : lint;
+    // A rule the model's sidecar disables stays out, the reconstruction's finding as well.
+    const later = outcome ? outcome.findings.filter((f) => !lint.disabledRules?.includes(f.rule)) : [];
+    const file: FileReport = outcome ? { ...lint, findings: [...lint.findings, ...later], recoverability: outcome.recoverability } : lint;
     return buildReport({
       file,
       ...(outcome

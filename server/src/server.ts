@@ -29,6 +29,7 @@ import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './package-info';
 import type { Finding } from './rules/types';
 import { ReportService, reportCodeActions } from './report-service';
+import { disableCodeActions, docsCodeActions } from './rule-actions';
 import { ScriptService, FIX_ALL_KIND } from './scripts/service';
 import {
   ANALYZE_FILE_REQUEST,
@@ -197,7 +198,9 @@ function reconstructionStatus(event: ReconstructionStatusParams): void {
 async function publish(uri: string): Promise<void> {
   const report = known.get(uri);
   if (!report) return;
-  const findings = [...report.findings, ...background.findings(uri, report.contentHash)];
+  // A rule the model's sidecar disables stays out of the reconstruction's findings too.
+  const later = background.findings(uri, report.contentHash).filter((f) => !report.disabledRules?.includes(f.rule));
+  const findings = [...report.findings, ...later];
   await connection.sendDiagnostics({ uri, diagnostics: scripts.decorate(uri, findings.map(toDiagnostic)) });
 }
 
@@ -414,7 +417,17 @@ connection.onRequest(REPORT_REQUEST, (params: ReportParams) => reports.report(pa
 // The reconstructed values: only ever in this reply, never in a notification, diagnostic or log.
 connection.onRequest(REVEAL_ROWS_REQUEST, (params: ReportParams) => reports.revealRows(params.uri));
 // One handler (a connection keeps only the last): script fixes, and "open the report" on model files.
-connection.onCodeAction((params) => [...scripts.codeActions(params), ...reportCodeActions(params, (uri) => known.has(uri))]);
+// Beside the fixes, every diagnostic gets "Show documentation" and (model files) "Disable ... for this file".
+connection.onCodeAction((params) => [
+  ...scripts.codeActions(params),
+  ...reportCodeActions(params, (uri) => known.has(uri)),
+  ...docsCodeActions(
+    params,
+    (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
+    (uri, rule) => (rule.startsWith('script-') ? uri.startsWith('file:') && scripts.isScript(fileURLToPath(uri)) : known.has(uri)),
+  ),
+  ...disableCodeActions(params, (uri) => known.has(uri)),
+]);
 
 connection.onShutdown(() => {
   batch?.end();

@@ -85,8 +85,14 @@ test('the quick fix on train.py, applied from the Quick Fix menu, adds bootstrap
       return (await menu.isVisible().catch(() => false)) ? undefined : 'no Quick Fix menu with the fix yet';
     }, TIMEOUT_MS, 250);
     await screenshot(page, 'script-quick-fix-menu');
+    // beside the fixes, every diagnostic's documentation and a way to turn its rule off here
+    const entries = await page.locator('.action-widget .monaco-list-row').evaluateAll((rows) => rows.map((r) => r.getAttribute('aria-label') ?? ''));
+    log(`Quick Fix menu: ${JSON.stringify(entries)}`);
+    for (const entry of ['Show documentation for script-no-bootstrap', 'Disable script-no-bootstrap for train.py (comment)']) {
+      assert.ok(entries.includes(entry), `${entry} in ${JSON.stringify(entries)}`);
+    }
     // the menu's pointer block swallows clicks: choose with the keyboard, as a person would
-    for (let k = 0; k < 6; k++) {
+    for (let k = 0; k < 12; k++) {
       const focused = await page.locator('.action-widget .monaco-list-row.focused').first().getAttribute('aria-label').catch(() => null);
       if (focused === title) break;
       await page.keyboard.press('ArrowDown');

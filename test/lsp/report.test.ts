@@ -140,7 +140,12 @@ test('"Open privacy report" on a text model file\'s diagnostics', async (t) => {
     range: diagnostics[0].range,
     context: { diagnostics: [diagnostics[0]] },
   })) as { title: string; kind: string; command: { command: string; arguments: unknown[] } }[];
-  assert.equal(actions.length, 1);
+  // the report, then the rule's documentation and its disabling for this file (rule-actions.ts)
+  assert.deepEqual(actions.map((a) => a.title), [
+    'Open privacy report',
+    `Show documentation for ${diagnostics[0].code}`,
+    `Disable ${diagnostics[0].code} for ${name} (in its .privacy.json)`,
+  ]);
   assert.equal(actions[0].title, 'Open privacy report');
   assert.equal(actions[0].kind, 'quickfix');
   assert.deepEqual(actions[0].command, { title: 'Open privacy report', command: 'modelPrivacyLint.showReport', arguments: [uri] });

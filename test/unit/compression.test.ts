@@ -272,7 +272,7 @@ describe('compression: the limit is the linter\'s file-size limit', () => {
     const small = lintBytes(bytes, 'rf.xz.joblib', { maxFileBytes: 4096 });
     assert.equal(small.model, null);
     assert.equal(small.findings[0]?.rule, 'unreadable-model');
-    assert.match(small.findings[0].message, /too-large.*4 KiB, the reader's limit.*--max-file-mb/);
+    assert.match(small.findings[0].message, /too-large.*4 KiB, the reader's limit.*--max-file-mb/s);
     const ok = lintBytes(bytes, 'rf.xz.joblib', { maxFileBytes: 16384 });
     assert.equal(ok.model?.trees, truth.trees.length);
   });

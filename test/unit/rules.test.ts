@@ -32,7 +32,7 @@ test('singleton-leaf counts leaves with one row and describes the most specific 
   const findings = lint(forest([twoLevel([[1, 0], [0, 3], [5, 1]]), stump(40, [4, 1], [2, 3])]));
   const finding = findings.find((f) => f.rule === 'singleton-leaf');
   assert.ok(finding);
-  assert.match(finding.message, /^1 of 5 leaves \(20%\) holds exactly one training row/);
+  assert.match(finding.message, /^A leaf describes a single training row: raise min_samples_leaf\.\n1 of 5 leaves \(20%\) holds exactly one training row/);
   assert.match(finding.message, /tree 0 node 2, pins one row of class 0 to: age <= 30\.5, priors_count <= 2\.5\./);
   assert.deepEqual({ tree: finding.location.tree, node: finding.location.node }, { tree: 0, node: 2 });
 });
@@ -43,14 +43,14 @@ test('singleton-leaf uses distinct rows when the format stores them', () => {
   const findings = lint(forest([tree], { training: { bootstrap: true, rows: 6 } }));
   const finding = findings.find((f) => f.rule === 'singleton-leaf');
   assert.ok(finding);
-  assert.match(finding.message, /^1 of 2 leaves/);
+  assert.match(finding.message, /\n1 of 2 leaves/);
   assert.match(finding.message, /age <= 30\.5/);
 });
 
-test('exact-counts is informational and severities can be overridden or turned off', () => {
+test('exact-counts is a hint (off the Problems panel) and severities can be overridden or turned off', () => {
   const input = forest([stump(30.5, [3, 2], [1, 4])]);
   const exact = lint(input).find((f) => f.rule === 'exact-counts');
-  assert.equal(exact?.severity, 'information');
+  assert.equal(exact?.severity, 'hint');
   assert.match(exact!.message, /3 nodes in 1 tree/);
   const tuned = lint(input, { 'exact-counts': 'off', 'no-bootstrap': 'error' });
   assert.equal(tuned.find((f) => f.rule === 'exact-counts'), undefined);

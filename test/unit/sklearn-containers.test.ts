@@ -16,6 +16,7 @@ import { unpickle } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { lintBytes } from '../../server/src/linter';
+import { detailOf } from '../../server/src/rules/message';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/containers');
 
@@ -108,7 +109,8 @@ describe('containers: the reader and the linter', () => {
       for (const location of embedded) {
         const own = report.findings.filter((f) => f.location.model === location);
         assert.ok(own.some((f) => f.rule === 'exact-counts'), `${entry.file}: no findings for ${location}`);
-        assert.ok(own.every((f) => f.message.startsWith(`In ${location}`)), own.map((f) => f.message).join('\n'));
+        // The first line stays the short one; where the model sits leads the detail.
+        assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${location}`)), own.map((f) => f.message).join('\n'));
       }
       assert.ok(report.findings.filter((f) => f.location.model === undefined).some((f) => f.rule === 'exact-counts'));
     });

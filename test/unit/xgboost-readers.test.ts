@@ -13,6 +13,7 @@ import { nativeNodeId } from '../../server/src/forest/boosting';
 import type { Forest } from '../../server/src/forest/schema';
 import { readModel } from '../../server/src/formats';
 import type { ModelRead } from '../../server/src/formats/types';
+import { LONG_LINE } from '../../server/src/formats/xgboost';
 import { FIXTURES } from '../support/paths';
 
 const DIR = path.join(FIXTURES, 'xgboost');
@@ -135,10 +136,13 @@ describe('XGBoost readers match the library, node by node', () => {
     }
   });
 
-  it('locates a node: its line in a text dump, its object in a JSON dump, its sum_hessian entry in a JSON model', () => {
+  it('locates a node: its line in a text dump, its object in a JSON dump, its sum_hessian entry in a JSON model written on several lines', () => {
     const txt = readFixture('bin_pima.dump.txt');
     const lines = txt.text.split('\n');
-    const json = readFixture('bin_pima.json');
+    // save_model writes one line; the same model pretty-printed has short lines to point into
+    const pretty = JSON.stringify(JSON.parse(readFixture('bin_pima.json').text), null, 2);
+    const prettyRead = readModel(new Uint8Array(Buffer.from(pretty)), 'bin_pima.json') as ModelRead;
+    const json = { text: pretty, read: prettyRead };
     const jdump = readFixture('bin_pima.dump.json');
     const jlines = jdump.text.split('\n');
     const modelLines = json.text.split('\n');
@@ -162,5 +166,21 @@ describe('XGBoost readers match the library, node by node', () => {
       }
     }
     assert.equal(readFixture('bin_pima.ubj').read.locate, undefined, 'a binary file has no text ranges');
+  });
+
+  it('anchors findings in a one-line JSON model (as save_model writes it) at the line start, on a short range', () => {
+    const json = readFixture('bin_pima.json');
+    assert.equal(json.text.split('\n').filter((l) => l.length > 0).length, 1, 'the fixture is written on one line');
+    assert.ok(json.text.length > LONG_LINE);
+    for (const t of [0, 3, 9]) {
+      for (const node of [0, 1, json.forest.trees[t].left.length - 1]) {
+        const range = json.read.locate!({ tree: t, node })!;
+        assert.deepEqual(range.start, { line: 0, character: 0 }, `tree ${t} node ${node}`);
+        assert.equal(range.end.line, 0);
+        assert.ok(range.end.character > 0 && range.end.character <= 80, `short range: ${JSON.stringify(range)}`);
+        // what the squiggle covers: the file's first key, not one number deep in the line
+        assert.equal(json.text.slice(0, range.end.character), '{"learner"');
+      }
+    }
   });
 });

@@ -89,7 +89,8 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     });
     result = assessment.result;
     report.recoverability = assessment.recoverability;
-    report.findings.push(...assessment.findings);
+    // A rule the sidecar disables for this file stays out, the reconstruction's as well.
+    report.findings.push(...assessment.findings.filter((f) => !report.disabledRules?.includes(f.rule)));
   }
 
   const outcome: ReconstructionStepOutcome = {};

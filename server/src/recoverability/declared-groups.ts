@@ -28,6 +28,11 @@ export const PrivacySidecarSchema = z.object({
   $schema: z.string().optional(),
   /** Categorical attributes encoded as several binary features. */
   groups: z.array(GroupDeclarationSchema).default([]),
+  /**
+   * Rule ids not reported for this model file (the editor's "Disable this rule for this file"
+   * writes it): a binary model has no room for a comment, its sidecar does.
+   */
+  disable: z.array(z.string()).default([]),
 });
 
 export interface ResolvedGroups {
@@ -47,7 +52,7 @@ export function sidecarPaths(modelPath: string): string[] {
 }
 
 /** Reads the first sidecar that exists; a malformed one is a problem, never an exception. */
-export async function readSidecar(modelPath: string): Promise<{ path?: string; declarations: GroupDeclaration[]; problems: string[] }> {
+export async function readSidecar(modelPath: string): Promise<{ path?: string; declarations: GroupDeclaration[]; problems: string[]; disable?: string[]; text?: string }> {
   for (const path of sidecarPaths(modelPath)) {
     let text: string;
     try {
@@ -59,11 +64,11 @@ export async function readSidecar(modelPath: string): Promise<{ path?: string; d
       const parsed = PrivacySidecarSchema.safeParse(JSON.parse(text));
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
-        return { path, declarations: [], problems: [`${basename(path)} is not a valid privacy sidecar (${issue.path.join('.') || 'top level'}: ${issue.message}); its groups were ignored`] };
+        return { path, declarations: [], problems: [`${basename(path)} is not a valid privacy sidecar (${issue.path.join('.') || 'top level'}: ${issue.message}); its groups were ignored`], text };
       }
-      return { path, declarations: parsed.data.groups, problems: [] };
+      return { path, declarations: parsed.data.groups, problems: [], disable: parsed.data.disable, text };
     } catch (error) {
-      return { path, declarations: [], problems: [`${basename(path)} is not valid JSON (${(error as Error).message}); its groups were ignored`] };
+      return { path, declarations: [], problems: [`${basename(path)} is not valid JSON (${(error as Error).message}); its groups were ignored`], text };
     }
   }
   return { declarations: [], problems: [] };

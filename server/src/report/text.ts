@@ -48,7 +48,9 @@ export function writeText(files: FileReport[]): string {
     if (file.findings.length === 0) lines.push('  no findings');
     for (const finding of file.findings) {
       const where = finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '';
-      lines.push(`  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(ruleWidth)} ${finding.message}`);
+      const head = `  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(ruleWidth)} `;
+      // the detail (the message's second line) under the first, aligned
+      lines.push(`${head}${finding.message.split('\n').join(`\n${' '.repeat(head.length)}`)}`);
     }
     if (file.recoverability) {
       lines.push(`  ${recoverabilityLine(file.recoverability)}`);

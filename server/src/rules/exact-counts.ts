@@ -1,6 +1,7 @@
 /** `exact-counts`: the file stores per-node class counts, the raw material of reconstruction. */
 import type { ModelRule } from './types';
 import { plural } from './format';
+import { lead } from './message';
 
 export const exactCounts: ModelRule = {
   id: 'exact-counts',
@@ -19,10 +20,12 @@ export const exactCounts: ModelRule = {
       : '';
     return [
       {
-        message:
+        message: lead(
+          'Leaves store exact training counts per class: publish predictions, not counts.',
           `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
-          `each leaf says ${perLeaf}, the starting point of every ` +
-          `reconstruction.${weighted}`,
+            `each leaf says ${perLeaf}, the starting point of every ` +
+            `reconstruction.${weighted}`,
+        ),
         data: { nodes, trees: forest.trees.length, distinctRowCounts: distinct, weighted: forest.training.weighted },
       },
     ];

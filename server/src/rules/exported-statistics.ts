@@ -5,6 +5,7 @@
  */
 import type { ModelRule } from './types';
 import { plural } from './format';
+import { lead } from './message';
 
 export const exportedStatistics: ModelRule = {
   id: 'exported-statistics',
@@ -17,10 +18,14 @@ export const exportedStatistics: ModelRule = {
     const what = [withCover > 0 ? 'cover (the sum of the training rows\' hessians)' : '', withGain > 0 ? 'gain' : ''].filter(Boolean).join(' and ');
     return [
       {
-        message:
+        message: lead(
+          withCover > 0
+            ? 'The dump carries cover, which counts training rows: dump without with_stats.'
+            : 'The dump carries training statistics (gain): dump without with_stats.',
           `This dump carries ${what} for ${plural(nodes, 'node')} in ${plural(Math.max(withCover, withGain), 'tree')}. ` +
-          `Predictions need neither. The cover of the first tree counts the training rows in each node` +
-          `${withCover > 0 ? ' (see first-tree-exposes-counts)' : ''}; dump without with_stats=True to publish the trees alone.`,
+            `Predictions need neither. The cover of the first tree counts the training rows in each node` +
+            `${withCover > 0 ? ' (see first-tree-exposes-counts)' : ''}; dump without with_stats=True to publish the trees alone.`,
+        ),
         at: { tree: 0, node: 0 },
         data: { nodes, treesWithCover: withCover, treesWithGain: withGain },
       },

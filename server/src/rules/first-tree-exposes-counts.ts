@@ -7,7 +7,9 @@ import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
-import { formatClass, formatInterval, formatNumber, percent, plural } from './format';
+import { formatClass, formatNumber, percent, plural } from './format';
+import { formatConditions, type Categories } from './conditions';
+import { lead } from './message';
 
 /** A class label; dumps state no classes, so their labels are the indices XGBoost trains on. */
 function label(forest: Forest, index: number): string {
@@ -16,8 +18,8 @@ function label(forest: Forest, index: number): string {
 
 const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
-function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, classIndex: number): string {
-  const where = leaf.box.map((interval) => formatInterval(forest, interval)).join(', ') || 'the whole feature space';
+function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, classIndex: number, categories?: Categories): string {
+  const where = formatConditions(forest, leaf.box, categories).join(', ') || 'the whole feature space';
   const rows = plural(leaf.rows, 'row');
   let what = '';
   if (leaf.positives !== undefined) {
@@ -32,7 +34,7 @@ function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, c
 
 export const firstTreeExposesCounts: ModelRule = {
   id: 'first-tree-exposes-counts',
-  check({ forest, probe: computed }) {
+  check({ forest, probe: computed, categories }) {
     if (!forest.boosting) return [];
     const probe = computed ?? probeFirstTrees(forest);
     if (probe.status === 'not-applicable' || probe.rows === undefined) return [];
@@ -68,10 +70,12 @@ export const firstTreeExposesCounts: ModelRule = {
     const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${allTrees.trees} trees state the row count of each of their leaves (${allTrees.leaves} leaves in all), not only the first.` : '';
     return [
       {
-        message:
+        message: lead(
+          `${k === 1 ? 'First tree counts' : `First ${k} trees count`} training rows per leaf: serve predictions, not the model.`,
           `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in each of its ` +
-          `${plural(leaves, 'leaf', 'leaves')}: ${plural(probe.rows, 'training row')}${balance}. ` +
-          `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group)}.${singletonText}${everyTree}${caveats}`,
+            `${plural(leaves, 'leaf', 'leaves')}: ${plural(probe.rows, 'training row')}${balance}. ` +
+            `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.${singletonText}${everyTree}${caveats}`,
+        ),
         at: { tree: worst!.tree, node: worst!.leaf.node },
         data: {
           status: probe.status,

@@ -1,6 +1,5 @@
 /** Number and condition formatting shared by rule messages. */
 import type { Forest } from '../forest/schema';
-import type { FeatureInterval } from '../forest/structure';
 
 /** Thresholds are float64 midpoints; six significant digits is what a person reads. */
 export function formatNumber(value: number): string {
@@ -26,18 +25,11 @@ export function featureName(forest: Forest, feature: number): string {
   return forest.features[feature]?.name ?? `x${feature}`;
 }
 
-/** `30 < age <= 45.5`, using the model's split rule (`<=` for scikit-learn, `<` for XGBoost). */
-export function formatInterval(forest: Forest, interval: FeatureInterval): string {
-  const name = featureName(forest, interval.feature);
-  const le = forest.splitRule === 'less' ? '<' : '<=';
-  const gt = forest.splitRule === 'less' ? '>=' : '>';
-  const { lower, upper } = interval;
-  if (lower !== undefined && upper !== undefined) {
-    return `${formatNumber(lower)} ${forest.splitRule === 'less' ? '<=' : '<'} ${name} ${le} ${formatNumber(upper)}`;
-  }
-  if (upper !== undefined) return `${name} ${le} ${formatNumber(upper)}`;
-  return `${name} ${gt} ${formatNumber(lower!)}`;
-}
+/**
+ * Kept for callers of this module: conditions are formatted in conditions.ts (one-hot features
+ * read as their category there). Call-time use only, so the import cycle is harmless.
+ */
+export { formatCondition as formatInterval } from './conditions';
 
 export function formatClass(forest: Forest, index: number): string {
   const label = forest.classes[index];

@@ -15,6 +15,8 @@ import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 import { leafRevealsTarget } from './leaf-reveals-target';
+import { lead } from './message';
+import type { Categories } from './conditions';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];
 
@@ -34,10 +36,10 @@ function finish(rule: RuleId, draft: FindingDraft, overrides: SeverityOverrides,
   };
 }
 
-export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides, probe?: FirstTreeProbe): Finding[] {
+export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRead, overrides: SeverityOverrides, probe?: FirstTreeProbe, categories?: Categories): Finding[] {
   const findings: Finding[] = [];
   for (const rule of MODEL_RULES) {
-    for (const draft of rule.check({ forest, replay, probe })) {
+    for (const draft of rule.check({ forest, replay, probe, ...(categories ? { categories } : {}) })) {
       const finding = finish(rule.id, draft, overrides, read);
       if (finding) findings.push(finding);
     }
@@ -60,10 +62,12 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
   const finding = finish(
     'unsafe-pickle',
     {
-      message:
+      message: lead(
+        'Loading this pickle would run dangerous code: do not load it.',
         `This pickle names ${read.globals.length === 1 ? 'a dangerous global' : `${read.globals.length} dangerous globals`} ` +
-        `(${names}); loading it with Python would import and can call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
-        `Nothing was run and the model was not analysed.`,
+          `(${names}); loading it with Python would import and can call ${read.globals.length === 1 ? 'it' : 'them'}. ` +
+          `Nothing was run and the model was not analysed.`,
+      ),
       data: { globals: read.globals },
     },
     overrides,
@@ -74,7 +78,7 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
 export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverrides): Finding[] {
   const finding = finish(
     'unreadable-model',
-    { message: `Cannot read this model (${read.reason}): ${read.detail}`, data: { reason: read.reason } },
+    { message: lead(`Cannot read this model (${read.reason}): nothing was analysed.`, `Cannot read this model: ${read.detail}`), data: { reason: read.reason } },
     overrides,
   );
   return finding ? [finding] : [];
@@ -89,7 +93,10 @@ export function noModelFindings(read: NoTreeModelRead, overrides: SeverityOverri
   if (read.unread.length > 0) return unsupportedModelFindings(read.unread, overrides);
   const finding = finish(
     'no-tree-model',
-    { message: `No tree model in this file: it holds ${read.holds}. Nothing here stores training counts to analyse.`, data: { holds: read.holds } },
+    {
+      message: lead('No tree model in this file: nothing here to analyse.', `It holds ${read.holds}. Nothing here stores training counts to analyse.`),
+      data: { holds: read.holds },
+    },
     overrides,
   );
   return finding ? [finding] : [];
@@ -103,7 +110,10 @@ export function unsupportedModelFindings(unread: readonly UnreadModel[], overrid
   const finding = finish(
     'unsupported-model',
     {
-      message: `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
+      message: lead(
+        `${unread.length === 1 ? 'A tree model here is' : `${unread.length} tree models here are`} not read by this tool yet: not analysed.`,
+        `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
+      ),
       data: { models: unread.map((m) => ({ ...m })) },
     },
     overrides,

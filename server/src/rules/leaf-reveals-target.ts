@@ -6,7 +6,9 @@
  */
 import type { ModelRule } from './types';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatCount, formatInterval, formatNumber, percent, plural } from './format';
+import { formatCount, formatNumber, percent, plural } from './format';
+import { formatConditions } from './conditions';
+import { lead } from './message';
 
 interface Revealing {
   tree: number;
@@ -17,7 +19,7 @@ interface Revealing {
 
 export const leafRevealsTarget: ModelRule = {
   id: 'leaf-reveals-target',
-  check({ forest }) {
+  check({ forest, categories }) {
     // Noised models state no exact row; only trees whose leaves store mean targets say anything.
     if (forest.privacy || forest.task !== 'regression') return [];
     let leaves = 0;
@@ -38,13 +40,17 @@ export const leafRevealsTarget: ModelRule = {
       });
     });
     if (!worst) return [];
-    const conditions = worst.box.map((interval) => formatInterval(forest, interval)).join(', ');
+    const conditions = formatConditions(forest, worst.box, categories).join(', ');
     return [
       {
-        message:
+        message: lead(
+          revealing === 1
+            ? "A leaf states one person's exact target: raise min_samples_leaf."
+            : `${formatCount(revealing)} leaves state one person's exact target: raise min_samples_leaf.`,
           `${formatCount(revealing)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(revealing, leaves)}) ` +
-          `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
-          `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)} for the row with ${conditions || 'any feature values'}.`,
+            `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
+            `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)} for the row with ${conditions || 'any feature values'}.`,
+        ),
         at: { tree: worst.tree, node: worst.leaf },
         data: {
           revealingLeaves: revealing,

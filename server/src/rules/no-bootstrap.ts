@@ -1,6 +1,7 @@
 /** `no-bootstrap`: each tree was grown on the whole training set, each row counted once. */
 import type { ModelRule } from './types';
 import { formatNumber, plural } from './format';
+import { lead } from './message';
 
 export const noBootstrap: ModelRule = {
   id: 'no-bootstrap',
@@ -20,9 +21,15 @@ export const noBootstrap: ModelRule = {
     const noise = forest.privacy
       ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`
       : consequence;
+    const summary =
+      trees === 1
+        ? 'One tree counts every training row in its leaves: train a bagged forest.'
+        : forest.privacy
+          ? 'Trees saw every training row once (noised counts): train with bootstrap=True.'
+          : 'Trees saw every training row once, counts rebuild it: train with bootstrap=True.';
     return [
       {
-        message: `${who} trained on ${seen}, each exactly once (no bootstrap).${noise}`,
+        message: lead(summary, `${who} trained on ${seen}, each exactly once (no bootstrap).${noise}`),
         data: { trees, rows: rows ?? null },
       },
     ];

@@ -11,7 +11,8 @@
  */
 import type { Forest } from '../forest/schema';
 import type { Recoverability } from '../recoverability/summary';
-import { percent, plural } from './format';
+import { formatCount, percent, plural } from './format';
+import { lead } from './message';
 import type { FindingDraft } from './types';
 import type { Severity } from './catalog';
 
@@ -65,17 +66,22 @@ export function reconstructionDraft(
   const noLabel =
     withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   let message: string;
+  let summary: string;
   if (status === 'exact') {
+    summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
+    summary = `${formatCount(certifiedRows)} of ${formatCount(n)} training rows are proven from the model: see the report.`;
     message =
       `At least ${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are uniquely determined by this model, ` +
       `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
   } else if (withoutLabel > 0) {
+    summary = `${formatCount(withoutLabel)} of ${formatCount(n)} rows proven, labels estimated: see the report.`;
     message =
       `At least ${plural(withoutLabel, 'training row')} of ${n} (${percent(withoutLabel, n)}) are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.`;
   } else {
+    summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;
     message =
       `A training set of ${plural(reconstructedRows, 'row')} consistent with this model was reconstructed (${how}); ` +
       `it is an estimate: no row is proven to be in the real training data.`;
@@ -83,7 +89,7 @@ export function reconstructionDraft(
   return {
     severity,
     draft: {
-      message,
+      message: lead(summary, message),
       data: {
         status,
         method,

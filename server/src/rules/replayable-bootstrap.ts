@@ -1,6 +1,7 @@
 /** `replayable-bootstrap`: bagging is on, but the stored per-tree seeds replay every sample. */
 import type { ModelRule } from './types';
 import { plural } from './format';
+import { lead } from './message';
 
 export const replayableBootstrap: ModelRule = {
   id: 'replayable-bootstrap',
@@ -17,10 +18,12 @@ export const replayableBootstrap: ModelRule = {
             : `training rows (N is not stored; ${replay.candidates} values between ${replay.rows} and ${replay.rowsAtMost} fit every tree, and an attacker can try each)`;
         return [
           {
-            message:
+            message: lead(
+              "Stored seeds replay each tree's bootstrap sample: strip them before saving.",
               `Bootstrap is on, but each of the ${plural(trees, 'tree')} stores the seed that replays its sample: ` +
-              `how many times each of the ${rows} was drawn into each tree is known ` +
-              `(verified on ${plural(replay.treesChecked, 'tree')}), so bagging gives no protection.`,
+                `how many times each of the ${rows} was drawn into each tree is known ` +
+                `(verified on ${plural(replay.treesChecked, 'tree')}), so bagging gives no protection.`,
+            ),
             data: { trees, rows: replay.rows, rowsAtMost: replay.rowsAtMost ?? replay.rows, drawnPerTree: replay.drawn, verifiedTrees: replay.treesChecked },
           },
         ];
@@ -28,10 +31,12 @@ export const replayableBootstrap: ModelRule = {
       case 'mismatch':
         return [
           {
-            message:
+            message: lead(
+              'Trees store bootstrap seeds (replay not confirmed): strip them before saving.',
               `Bootstrap is on and ${plural(seeded, 'tree')} store a seed, but replaying tree ${replay.tree} gave ` +
-              `${replay.replayed} distinct rows where the file says ${replay.expected}; the samples may come from ` +
-              `another random generator. Treat the seeds as a risk all the same.`,
+                `${replay.replayed} distinct rows where the file says ${replay.expected}; the samples may come from ` +
+                `another random generator. Treat the seeds as a risk all the same.`,
+            ),
             at: { tree: replay.tree, node: 0 },
             data: { trees, seededTrees: seeded, verified: false },
           },
@@ -39,9 +44,11 @@ export const replayableBootstrap: ModelRule = {
       default:
         return [
           {
-            message:
+            message: lead(
+              'Trees store bootstrap seeds (replay not confirmed): strip them before saving.',
               `Bootstrap is on and ${plural(seeded, 'tree')} store the seed of their sample; the number of ` +
-              `training rows could not be found to confirm the replay. Treat the seeds as a risk all the same.`,
+                `training rows could not be found to confirm the replay. Treat the seeds as a risk all the same.`,
+            ),
             data: { trees, seededTrees: seeded, verified: false },
           },
         ];

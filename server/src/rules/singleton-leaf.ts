@@ -4,7 +4,9 @@
  */
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatClass, formatCount, formatInterval, percent, plural } from './format';
+import { formatClass, formatCount, percent, plural } from './format';
+import { formatConditions } from './conditions';
+import { lead } from './message';
 
 interface Singleton {
   tree: number;
@@ -15,7 +17,7 @@ interface Singleton {
 
 export const singletonLeaf: ModelRule = {
   id: 'singleton-leaf',
-  check({ forest }) {
+  check({ forest, categories }) {
     // Noised counts (differential privacy) do not say that a leaf holds one row.
     if (forest.privacy) return [];
     // Boosted models store no counts (their classWeights are zeros); first-tree-exposes-counts reports their singletons.
@@ -41,14 +43,20 @@ export const singletonLeaf: ModelRule = {
       });
     });
     if (!worst) return [];
-    const conditions = worst.box.map((interval) => formatInterval(forest, interval)).join(', ');
+    const conditions = formatConditions(forest, worst.box, categories).join(', ');
     const label = forest.task === 'classification' ? ` of class ${formatClass(forest, worst.classIndex)}` : '';
+    const summary =
+      singletons === 1
+        ? 'A leaf describes a single training row: raise min_samples_leaf.'
+        : `${formatCount(singletons)} leaves describe a single training row each: raise min_samples_leaf.`;
     return [
       {
-        message:
+        message: lead(
+          summary,
           `${formatCount(singletons)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
-          `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
-          `to: ${conditions || 'the whole feature space'}.`,
+            `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
+            `to: ${conditions || 'the whole feature space'}.`,
+        ),
         at: { tree: worst.tree, node: worst.leaf },
         data: {
           singletonLeaves: singletons,

@@ -4,6 +4,7 @@ import type { ModelPath, SourceRange } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { RuleId, Severity } from './catalog';
+import type { Categories } from './conditions';
 
 export interface FindingLocation {
   /** Tree and node the finding is about, when it is about one. */
@@ -29,6 +30,7 @@ export interface Finding {
 
 /** A rule's output before severities from settings are applied and locations resolved. */
 export interface FindingDraft {
+  /** A first line of at most 80 characters (what leaks, what to do), then the detail: see message.ts. */
   message: string;
   at?: ModelPath;
   data?: Record<string, unknown>;
@@ -40,6 +42,8 @@ export interface RuleContext {
   replay: ReplayCheck;
   /** First-tree probe of a boosted model, computed once per model by the linter; rules run it when absent. */
   probe?: FirstTreeProbe;
+  /** One-hot features and the category each encodes (conditions.ts), for conditions people read. */
+  categories?: Categories;
 }
 
 export interface ModelRule {

@@ -5,6 +5,7 @@
  */
 import type { ModelRead, NoTreeModelRead, UnknownGlobal } from '../formats/types';
 import type { FindingDraft } from './types';
+import { lead } from './message';
 
 /** How many names a message lists before "and N more" (the finding's data has all of them). */
 const LISTED = 4;
@@ -24,10 +25,12 @@ export function unknownPickleGlobalDraft(read: ModelRead | NoTreeModelRead): Fin
   if (held.length > 0) parts.push(`imports ${list(held)} as ${held.length === 1 ? 'a value' : 'values'} without calling ${held.length === 1 ? 'it' : 'them'}`);
   const n = unknown.length;
   return {
-    message:
+    message: lead(
+      called.length > 0 ? 'Loading this pickle runs code of other modules: trust them first.' : 'Loading this pickle imports other modules: trust them first.',
       `This pickle names ${n === 1 ? 'a global' : `${n} globals`} the linter neither allows nor knows to be dangerous: ` +
-      `loading it with Python ${parts.join(', and ')}. ` +
-      `Nothing was run here and the file was read as usual; make sure you trust ${n === 1 ? 'that module' : 'those modules'}.`,
+        `loading it with Python ${parts.join(', and ')}. ` +
+        `Nothing was run here and the file was read as usual; make sure you trust ${n === 1 ? 'that module' : 'those modules'}.`,
+    ),
     data: { globals: unknown.map((g) => ({ name: g.name, called: g.called })) },
   };
 }

@@ -8,6 +8,7 @@ import { epsilonFor, leafSizeFor, type Advised } from './advice';
 import type { EstimatorSite, SaveSite, ScriptModel } from './analyze';
 import { insertSeedStripping, setKeyword, type TextEdit } from './edits';
 import { describePath } from './paths';
+import { lead } from '../rules/message';
 
 export type ScriptRuleId = 'script-no-bootstrap' | 'script-stored-seeds' | 'script-small-leaves' | 'script-dp-epsilon' | 'script-dump-with-stats';
 
@@ -76,8 +77,11 @@ export function checkScript(source: string, model: ScriptModel, options: CheckOp
       if (stats?.value.kind === 'const' && stats.value.value === true) {
         push({
           rule: 'script-dump-with-stats', start: stats.start, end: stats.end, estimator: site, save,
-          message: `dump_model(with_stats=True) writes every node's cover (hessian sum) and gain: in the first tree, ` +
-            `cover gives the exact training rows and positives of each leaf. Predictions need neither: dump with with_stats=False.`,
+          message: lead(
+            'dump_model(with_stats=True) exports training row counts: set with_stats=False.',
+            `dump_model(with_stats=True) writes every node's cover (hessian sum) and gain: in the first tree, ` +
+              `cover gives the exact training rows and positives of each leaf. Predictions need neither: dump with with_stats=False.`,
+          ),
           fix: { title: 'set with_stats=False', edits: setKeyword(source, save.call, 'with_stats', 'False'), fixAll: true },
         });
       }
@@ -92,23 +96,32 @@ export function checkScript(source: string, model: ScriptModel, options: CheckOp
       if (!isForest) {
         push({
           rule: 'script-no-bootstrap', ...at, estimator: site, save,
-          message: `${site.estimator} is ${where(save)}: a single tree is fitted on every training row, and each leaf stores ` +
-            `how many rows of each class it holds. Train a forest with bootstrap=True (and strip its seeds) instead.`,
+          message: lead(
+            "A single tree stores every training row's class count: train a bagged forest.",
+            `${site.estimator} is ${where(save)}: a single tree is fitted on every training row, and each leaf stores ` +
+              `how many rows of each class it holds. Train a forest with bootstrap=True (and strip its seeds) instead.`,
+          ),
         });
       } else if (bootstrap.known && !bootstrapOn) {
         const arg = ctor.args.find((a) => a.keyword === 'bootstrap');
         push({
           rule: 'script-no-bootstrap', ...(arg ? { start: arg.start, end: arg.end } : at), estimator: site, save,
-          message: `${site.estimator} without bootstrap is ${where(save)}: every tree sees every training row exactly once, ` +
-            `so the stored counts usually pin down the whole training set. Add bootstrap=True (and strip the seeds before saving).`,
+          message: lead(
+            'A forest without bootstrap gives away its training set: add bootstrap=True.',
+            `${site.estimator} without bootstrap is ${where(save)}: every tree sees every training row exactly once, ` +
+              `so the stored counts usually pin down the whole training set. Add bootstrap=True (and strip the seeds before saving).`,
+          ),
           fix: { title: 'add bootstrap=True', edits: setKeyword(source, ctor, 'bootstrap', 'True'), fixAll: true },
         });
       }
       if (bootstrapOn && (save.method === 'joblib.dump' || save.method === 'pickle.dump') && !save.seedsStripped) {
         push({
           rule: 'script-stored-seeds', start: save.call.start, end: save.call.open, estimator: site, save,
-          message: `${site.estimator} is ${where(save)} with the seed of every tree: scikit-learn keeps them, and they replay ` +
-            `each tree's bootstrap sample, so bagging gives no protection. Set the seeds to None before saving.`,
+          message: lead(
+            "Saved with the seeds that replay each tree's sample: strip them before saving.",
+            `${site.estimator} is ${where(save)} with the seed of every tree: scikit-learn keeps them, and they replay ` +
+              `each tree's bootstrap sample, so bagging gives no protection. Set the seeds to None before saving.`,
+          ),
           fix: save.objectName
             ? { title: 'strip the stored seeds before saving', edits: insertSeedStripping(source, save.statement.start, save.objectName), fixAll: true }
             : undefined,
@@ -121,8 +134,11 @@ export function checkScript(source: string, model: ScriptModel, options: CheckOp
         const arg = ctor.args.find((a) => a.keyword === 'min_samples_leaf');
         push({
           rule: 'script-small-leaves', ...(arg ? { start: arg.start, end: arg.end } : at), estimator: site, save,
-          message: `${site.estimator} is ${where(save)} with min_samples_leaf=${leaf.value ?? '1 (the default)'}: leaves may hold a ` +
-            `single training row, which the file then describes exactly. Raise it to ${advised.value} (${advisedText(advised)}).`,
+          message: lead(
+            `min_samples_leaf=${leaf.value ?? 1} lets a leaf describe one person: raise it to ${advised.value}.`,
+            `${site.estimator} is ${where(save)} with min_samples_leaf=${leaf.value ?? '1 (the default)'}: leaves may hold a ` +
+              `single training row, which the file then describes exactly. Raise it to ${advised.value} (${advisedText(advised)}).`,
+          ),
           fix: { title: `raise min_samples_leaf to ${advised.value}`, edits: setKeyword(source, ctor, 'min_samples_leaf', String(advised.value)), fixAll: false },
         });
       }
@@ -135,9 +151,12 @@ export function checkScript(source: string, model: ScriptModel, options: CheckOp
         const arg = ctor.args.find((a) => a.keyword === 'epsilon');
         push({
           rule: 'script-dp-epsilon', ...(arg ? { start: arg.start, end: arg.end } : at), estimator: site, save,
-          message: `diffprivlib ${site.estimator} with epsilon=${value}${eps.value === undefined ? ' (the default)' : ''} is ${where(save)}: ` +
-            `at this budget the noisy leaf counts still let a reconstruction rebuild rows specific to the training set. ` +
-            `Lower it to ${advised.value} (${advisedText(advised)}).`,
+          message: lead(
+            `epsilon=${value} still lets the noisy counts rebuild rows: lower it to ${advised.value}.`,
+            `diffprivlib ${site.estimator} with epsilon=${value}${eps.value === undefined ? ' (the default)' : ''} is ${where(save)}: ` +
+              `at this budget the noisy leaf counts still let a reconstruction rebuild rows specific to the training set. ` +
+              `Lower it to ${advised.value} (${advisedText(advised)}).`,
+          ),
           fix: { title: `lower epsilon to ${advised.value}`, edits: setKeyword(source, ctor, 'epsilon', String(advised.value)), fixAll: false },
         });
       }

@@ -25,6 +25,7 @@ import { RULES, type RuleId, type Severity } from '../rules/catalog';
 import type { TextEdit } from './edits';
 import type { ScriptFinding } from './rules';
 import { isScriptPath, ScriptIndex, type ScriptEntry } from './workspace';
+import { disableInScriptEdit } from './directives';
 
 export const FIX_ALL_KIND = 'source.fixAll.modelPrivacyLint';
 /** Scripts larger than this are not read (generated code, data dumped as .py). */
@@ -140,24 +141,19 @@ export class ScriptService {
   private diagnostic(entry: ScriptEntry, finding: ScriptFinding): Diagnostic | undefined {
     const severity = this.severityOf(finding.rule);
     if (!severity) return undefined;
-    const related: DiagnosticRelatedInformation[] = [];
-    if (finding.estimator && finding.estimator.call.start !== finding.start) {
-      related.push({
-        location: { uri: entry.uri, range: this.index.range(entry, finding.estimator.call.start, finding.estimator.call.open) },
-        message: `${finding.estimator.estimator} built here`,
-      });
-    }
-    if (finding.save.call.start !== finding.start) {
-      related.push({ location: { uri: entry.uri, range: this.index.range(entry, finding.save.call.start, finding.save.call.open) }, message: 'saved here' });
-    }
+    // The lines that build and save the model are named in the detail, not as related information:
+    // they are in the same file, and each related row is one more row in the Problems panel.
+    const lines: string[] = [];
+    if (finding.estimator && finding.estimator.call.start !== finding.start) lines.push(`built at ${this.index.label(entry, finding.estimator.call.start)}`);
+    if (finding.save.call.start !== finding.start) lines.push(`saved at ${this.index.label(entry, finding.save.call.start)}`);
+    const where = lines.length ? ` (${capitalize(lines.join(', '))}.)` : '';
     return {
       range: this.index.range(entry, finding.start, finding.end),
       severity: SEVERITY[severity],
       source: 'model-privacy-lint',
       code: finding.rule,
       codeDescription: { href: this.options.docUrl(finding.rule) },
-      message: finding.message,
-      relatedInformation: related.length ? related : undefined,
+      message: finding.message + where,
       data: { rule: finding.rule, fix: finding.fix?.title },
     };
   }
@@ -169,32 +165,39 @@ export class ScriptService {
 
   /**
    * A model's diagnostics, with the script lines that train and save it as related information,
-   * and the fix available in the script named at the end of the message.
+   * and the fix available in the script. The links are about the file, not one finding: they go
+   * once, under its most severe diagnostic, so the Problems panel lists them once per model file.
+   * The fix leads the second line, right under the short first line, where the panel shows it.
    */
   decorate(modelUri: string, diagnostics: Diagnostic[]): Diagnostic[] {
     if (!modelUri.startsWith('file:')) return diagnostics;
     this.published.set(modelUri, this.signature(modelUri));
     const links = this.index.links(fileURLToPath(modelUri));
     if (links.length === 0) return diagnostics;
-    return diagnostics.map((d) => {
-      const related: DiagnosticRelatedInformation[] = [...(d.relatedInformation ?? [])];
-      let suffix = '';
+    // One related row per script that saves the model: at the estimator (where the fixes go) when
+    // the script builds it, else at the save, naming both lines.
+    const related: DiagnosticRelatedInformation[] = links.map(({ entry, save, estimator }) => {
+      const saved = `saved by ${this.index.label(entry, save.call.start)}`;
+      return estimator
+        ? { location: { uri: entry.uri, range: this.index.range(entry, estimator.call.start, estimator.call.end) }, message: `trained by ${this.index.label(entry, estimator.call.start)}, ${saved}` }
+        : { location: { uri: entry.uri, range: this.index.range(entry, save.call.start, save.call.end) }, message: saved };
+    });
+    const severity = (d: Diagnostic) => d.severity ?? DiagnosticSeverity.Error;
+    const carrier = diagnostics.reduce((best, d, i) => (severity(d) < severity(diagnostics[best]) ? i : best), 0);
+    return diagnostics.map((d, i) => {
+      let fixLine = '';
       for (const link of links) {
-        const { entry, save, estimator } = link;
-        if (estimator) {
-          related.push({
-            location: { uri: entry.uri, range: this.index.range(entry, estimator.call.start, estimator.call.end) },
-            message: `trained by ${this.index.label(entry, estimator.call.start)}`,
-          });
-        }
-        related.push({ location: { uri: entry.uri, range: this.index.range(entry, save.call.start, save.call.end) }, message: `saved by ${this.index.label(entry, save.call.start)}` });
-        const fix = suffix ? undefined : this.index.fixFor(link, String(d.code));
+        const fix = this.index.fixFor(link, String(d.code));
         if (fix && this.severityOf(fix.rule)) {
-          const where = this.index.label(entry, fix.start);
-          suffix = fix.fix ? ` Quick fix in ${where}: ${fix.fix.title}.` : ` See ${where} (${fix.rule}).`;
+          const where = this.index.label(link.entry, fix.start);
+          fixLine = fix.fix ? `Quick fix in ${where}: ${fix.fix.title}.` : `See ${where} (${fix.rule}).`;
+          break;
         }
       }
-      return { ...d, message: d.message + suffix, relatedInformation: related };
+      const [first, ...rest] = d.message.split('\n');
+      const message = fixLine ? `${first}\n${[fixLine, ...rest].join(' ')}` : d.message;
+      const ownRelated = [...(d.relatedInformation ?? []), ...(i === carrier ? related : [])];
+      return { ...d, message, ...(ownRelated.length ? { relatedInformation: ownRelated } : {}) };
     });
   }
 
@@ -251,6 +254,18 @@ export class ScriptService {
           diagnostics: matching,
           isPreferred: f.fix!.fixAll,
           edit: { documentChanges: [{ textDocument: { uri, version: doc?.version ?? null }, edits: toLsp(f.fix!.edits) }] },
+        });
+      }
+    }
+    if (wants(CodeActionKind.QuickFix)) {
+      // "Disable <rule> for this file": a comment the script index honours (directives.ts)
+      const rules = [...new Set(params.context.diagnostics.filter((d) => d.source === 'model-privacy-lint' && String(d.code).startsWith('script-')).map((d) => String(d.code)))];
+      for (const rule of rules) {
+        actions.push({
+          title: `Disable ${rule} for ${basename(path)} (comment)`,
+          kind: CodeActionKind.QuickFix,
+          diagnostics: params.context.diagnostics.filter((d) => d.code === rule),
+          edit: { documentChanges: [{ textDocument: { uri, version: doc?.version ?? null }, edits: toLsp([disableInScriptEdit(entry.text, rule)]) }] },
         });
       }
     }

@@ -3,6 +3,7 @@
  * to the script lines that build and save them. Pure (no LSP): the server feeds it file texts and
  * asks it for findings, positions, links and references.
  */
+import { disabledInScript } from './directives';
 import { basename, dirname } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { ScriptReference } from '../report/model';
@@ -88,7 +89,8 @@ export class ScriptIndex {
   }
 
   findings(entry: ScriptEntry): ScriptFinding[] {
-    const findings = checkScript(entry.text, entry.model, { modelPathOf: (save) => this.modelPathOf(entry, save) });
+    const disabled = disabledInScript(entry.text);
+    const findings = checkScript(entry.text, entry.model, { modelPathOf: (save) => this.modelPathOf(entry, save) }).filter((f) => !disabled.has(f.rule));
     // Notebook edits would have to rewrite the .ipynb's JSON: notebooks get diagnostics, not fixes.
     return entry.kind === 'notebook' ? findings.map((f) => ({ ...f, fix: undefined })) : findings;
   }

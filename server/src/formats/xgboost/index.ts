@@ -57,8 +57,26 @@ function jsonLocator(text: string, nodeIds: (readonly number[] | undefined)[]): 
       lineStarts = [0];
       for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) === 10) lineStarts.push(i + 1);
     }
-    return { start: positionOf(lineStarts, node.offset), end: positionOf(lineStarts, node.offset + node.length) };
+    const start = positionOf(lineStarts, node.offset);
+    const lineEnd = start.line + 1 < lineStarts.length ? lineStarts[start.line + 1] - 1 : text.length;
+    const lineLength = lineEnd - lineStarts[start.line];
+    if (lineLength > LONG_LINE) return lineHead(text, lineStarts[start.line], lineLength, start.line);
+    return { start, end: positionOf(lineStarts, node.offset + node.length) };
   };
+}
+
+/**
+ * Longer lines than this are not where a person looks: `save_model("m.json")` writes the whole
+ * model on one line (20,000 characters for a small model), and a squiggle on one number deep in
+ * it is off screen, cut in the peek and the hover. Findings there sit at the line's start.
+ */
+export const LONG_LINE = 1000;
+
+/** The line's first token (`{"learner"`), at least one character: visible, and short. */
+function lineHead(text: string, offset: number, lineLength: number, line: number): SourceRange {
+  const head = /^\s*[{[]?\s*("(?:[^"\\]|\\.){0,60}")?/.exec(text.slice(offset, offset + 80));
+  const length = Math.max(1, Math.min(lineLength, head?.[0].length ?? 1));
+  return { start: { line, character: 0 }, end: { line, character: length } };
 }
 
 function finish(text: string | undefined, format: Kind, root: unknown): ReadResult {

@@ -1,0 +1,168 @@
+/**
+ * Leaf conditions as a person reads them: the one place an interval of the model becomes text,
+ * for rule messages and the report alike.
+ *
+ * A one-hot feature (a 0/1 column standing for one category of an attribute) split at 0.5 reads
+ * `sex = Male` or `priors ≠ >3`, not `sex:Male > 0.5` or `priors:>3 <= 0.5`. A feature is taken
+ * as a category when
+ *   - a declared group names it (sidecar `<model>.privacy.json`, settings, CLI flags: see
+ *     recoverability/declared-groups.ts); the attribute is the group's common name prefix up to a
+ *     separator (`race_Black`, `race_White` -> race), or none (`Male`, `Female`);
+ *   - or its name follows the `attribute:value` / `attribute=value` convention of the COMPAS and
+ *     Adult columns (`sex:Male`, `age:18-20`, `race=Black`).
+ * and only when the split separates 0 from 1 (threshold in (0, 1], by the split rule): a
+ * feature named `ratio:x` split at 3.5 keeps its numeric form.
+ */
+import type { Forest } from '../forest/schema';
+import type { FeatureInterval } from '../forest/structure';
+import { featureName, formatNumber } from './format';
+
+export interface Category {
+  /** The attribute the column encodes (`sex`); undefined when a declared group has no common name. */
+  attribute?: string;
+  /** The category the column is 1 for (`Male`). */
+  value: string;
+  /** Every column of the attribute, when a group declares it `one-hot` (exactly one is 1). */
+  oneHot?: readonly number[];
+}
+
+/** Feature index -> the category its 0/1 column encodes. */
+export type Categories = ReadonlyMap<number, Category>;
+
+/** A group of features declared to encode one attribute, by name or index (as in the sidecar). */
+export interface DeclaredCategoryGroup {
+  kind: string;
+  features: readonly (string | number)[];
+}
+
+const CONVENTION = /^([^:=]+?)\s*[:=]\s*(.+)$/;
+const SEPARATORS = /[_:=.\-\s]+$/;
+
+/** The categories of a model's features, from declared groups first, then the naming convention. */
+export function categoriesOf(forest: Pick<Forest, 'features'>, declared: readonly DeclaredCategoryGroup[] = []): Categories {
+  const categories = new Map<number, Category>();
+  const index = new Map<string, number>();
+  forest.features.forEach((feature, i) => index.set(feature.name, i));
+  for (const group of declared) {
+    const members = group.features
+      .map((ref) => (typeof ref === 'number' ? (ref < forest.features.length ? ref : undefined) : index.get(ref)))
+      .filter((i): i is number => i !== undefined);
+    if (members.length < 2 || members.length !== group.features.length) continue; // resolveGroups reports these
+    const names = members.map((i) => forest.features[i].name);
+    const conventional = names.map((name) => CONVENTION.exec(name));
+    const oneHot = group.kind === 'one-hot' ? { oneHot: members } : {};
+    if (conventional.every((m) => m && m[1] === conventional[0]![1])) {
+      members.forEach((i, k) => categories.set(i, { attribute: conventional[k]![1].trim(), value: conventional[k]![2].trim(), ...oneHot }));
+      continue;
+    }
+    const prefix = commonPrefix(names);
+    // Cut back to the last separator so that `age_18`, `age_19` give `age`, not `age_1`.
+    const cut = prefix.search(/[_:=.\-\s][^_:=.\-\s]*$/);
+    const stem = cut >= 0 ? prefix.slice(0, cut + 1) : '';
+    const attribute = stem.replace(SEPARATORS, '');
+    members.forEach((i, k) => categories.set(i, { ...(attribute ? { attribute } : {}), value: names[k].slice(attribute ? stem.length : 0) || names[k], ...oneHot }));
+  }
+  forest.features.forEach((feature, i) => {
+    if (categories.has(i)) return;
+    const m = CONVENTION.exec(feature.name);
+    if (m) categories.set(i, { attribute: m[1].trim(), value: m[2].trim() });
+  });
+  return categories;
+}
+
+function commonPrefix(names: readonly string[]): string {
+  let prefix = names[0] ?? '';
+  for (const name of names) while (!name.startsWith(prefix)) prefix = prefix.slice(0, -1);
+  return prefix;
+}
+
+/**
+ * Whether the interval says the 0/1 column is 1 (`true`), 0 (`false`), or is not a 0/1 split
+ * (`undefined`). scikit-learn sends `x <= t` left; XGBoost (`less`) sends `x < t` left.
+ */
+function oneHotSide(forest: Pick<Forest, 'splitRule'>, interval: FeatureInterval): boolean | undefined {
+  const { lower, upper } = interval;
+  const separates = (t: number) => (forest.splitRule === 'less' ? t > 0 && t <= 1 : t >= 0 && t < 1);
+  if (lower !== undefined && upper !== undefined) return undefined;
+  if (upper !== undefined) return separates(upper) ? false : undefined;
+  if (lower !== undefined) return separates(lower) ? true : undefined;
+  return undefined;
+}
+
+/** `priors:=1` is the category `1`; `priors:>3` keeps its operator (`priors >3`). */
+function valueText(value: string): string {
+  return value.replace(/^=\s*/, '');
+}
+
+function categoryText(category: Category, isOne: boolean): string {
+  const value = valueText(category.value);
+  if (!category.attribute) return isOne ? value : `not ${value}`;
+  if (isOne) return /^[<>]/.test(value) ? `${category.attribute} ${value}` : `${category.attribute} = ${value}`;
+  return `${category.attribute} ≠ ${value}`;
+}
+
+/** `30 < age <= 45.5`, `sex = Male`, `priors ≠ >3`, using the model's split rule (`<=` for scikit-learn, `<` for XGBoost). */
+export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, interval: FeatureInterval, categories?: Categories): string {
+  const category = categories?.get(interval.feature);
+  if (category) {
+    const side = oneHotSide(forest, interval);
+    if (side !== undefined) return categoryText(category, side);
+  }
+  const name = featureName(forest as Forest, interval.feature);
+  const le = forest.splitRule === 'less' ? '<' : '<=';
+  const gt = forest.splitRule === 'less' ? '>=' : '>';
+  const { lower, upper } = interval;
+  if (lower !== undefined && upper !== undefined) {
+    return `${formatNumber(lower)} ${forest.splitRule === 'less' ? '<=' : '<'} ${name} ${le} ${formatNumber(upper)}`;
+  }
+  if (upper !== undefined) return `${name} ${le} ${formatNumber(upper)}`;
+  return `${name} ${gt} ${formatNumber(lower!)}`;
+}
+
+/**
+ * A box (one interval per feature) as a list, each attribute once where it is a category:
+ *   - stated equal to one category: `sex = Male` (its other categories' `≠` say nothing more);
+ *   - several categories excluded: `age ∉ {>45, 26-45}`;
+ *   - all but one category of a declared one-hot group excluded: `age = 21-22`.
+ */
+export function formatConditions(forest: Pick<Forest, 'features' | 'splitRule'>, box: readonly FeatureInterval[], categories?: Categories): string[] {
+  const byAttribute = new Map<string, { is?: Category; not: Category[]; notIndices: number[] }>();
+  for (const interval of box) {
+    const category = categories?.get(interval.feature);
+    const side = category?.attribute ? oneHotSide(forest, interval) : undefined;
+    if (!category?.attribute || side === undefined) continue;
+    const entry = byAttribute.get(category.attribute) ?? { not: [], notIndices: [] };
+    if (side) entry.is = category;
+    else {
+      entry.not.push(category);
+      entry.notIndices.push(interval.feature);
+    }
+    byAttribute.set(category.attribute, entry);
+  }
+  const out: string[] = [];
+  const done = new Set<string>();
+  for (const interval of box) {
+    const category = categories?.get(interval.feature);
+    const entry = category?.attribute ? byAttribute.get(category.attribute) : undefined;
+    if (!category?.attribute || !entry || oneHotSide(forest, interval) === undefined) {
+      out.push(formatCondition(forest, interval, categories));
+      continue;
+    }
+    if (done.has(category.attribute)) continue;
+    done.add(category.attribute);
+    out.push(attributeText(category.attribute, entry, forest, categories!));
+  }
+  return out;
+}
+
+function attributeText(attribute: string, entry: { is?: Category; not: Category[]; notIndices: number[] }, forest: Pick<Forest, 'features'>, categories: Categories): string {
+  if (entry.is) return categoryText(entry.is, true);
+  const group = entry.not[0].oneHot;
+  if (group) {
+    const left = group.filter((i) => !entry.notIndices.includes(i));
+    const last = left.length === 1 ? categories.get(left[0]) : undefined;
+    if (last && left[0] < forest.features.length) return categoryText(last, true);
+  }
+  if (entry.not.length === 1) return categoryText(entry.not[0], false);
+  return `${attribute} ∉ {${entry.not.map((c) => valueText(c.value)).join(', ')}}`;
+}

@@ -1,0 +1,65 @@
+/**
+ * Leaf conditions as people read them (rules/conditions.ts): one-hot columns as the category they
+ * encode, from the `attribute:value` naming convention or from declared groups; numeric features
+ * unchanged; and the COMPAS example's singleton-leaf message in those words.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { categoriesOf, formatCondition, formatConditions } from '../../server/src/rules/conditions';
+import type { Forest } from '../../server/src/forest/schema';
+import { lintFile } from '../../server/src/linter';
+import { join } from 'node:path';
+import { EXAMPLES } from '../support/paths';
+
+const named = (names: string[], splitRule: Forest['splitRule'] = 'less-or-equal') =>
+  ({ features: names.map((name) => ({ name, kind: 'unknown' })), splitRule }) as unknown as Forest;
+
+test('a one-hot column named attribute:value reads as the category, either side of the split', () => {
+  const forest = named(['sex:Male', 'priors:>3', 'age', 'ratio:x', 'priors:=1']);
+  const categories = categoriesOf(forest);
+  assert.equal(formatCondition(forest, { feature: 0, lower: 0.5 }, categories), 'sex = Male');
+  assert.equal(formatCondition(forest, { feature: 0, upper: 0.5 }, categories), 'sex ≠ Male');
+  assert.equal(formatCondition(forest, { feature: 1, upper: 0.5 }, categories), 'priors ≠ >3');
+  assert.equal(formatCondition(forest, { feature: 1, lower: 0.5 }, categories), 'priors >3');
+  assert.equal(formatCondition(forest, { feature: 4, lower: 0.5 }, categories), 'priors = 1');
+  // not a 0/1 split: the numeric form stays, whatever the name
+  assert.equal(formatCondition(forest, { feature: 3, upper: 3.5 }, categories), 'ratio:x <= 3.5');
+  assert.equal(formatCondition(forest, { feature: 2, lower: 30, upper: 45.5 }, categories), '30 < age <= 45.5');
+  // without categories (the old behaviour), the raw threshold
+  assert.equal(formatCondition(forest, { feature: 0, lower: 0.5 }), 'sex:Male > 0.5');
+});
+
+test("XGBoost's strict split (x < 1 goes left) reads the same", () => {
+  const forest = named(['sex:Male'], 'less');
+  const categories = categoriesOf(forest);
+  assert.equal(formatCondition(forest, { feature: 0, upper: 1 }, categories), 'sex ≠ Male');
+  assert.equal(formatCondition(forest, { feature: 0, lower: 1 }, categories), 'sex = Male');
+  assert.equal(formatCondition(forest, { feature: 0, lower: 1.5 }, categories), 'sex:Male >= 1.5');
+});
+
+test('declared groups name categories that follow no convention, and a one-hot group completes itself', () => {
+  const forest = named(['race_Black', 'race_White', 'race_Other', 'Male', 'Female', 'age']);
+  const categories = categoriesOf(forest, [
+    { kind: 'one-hot', features: ['race_Black', 'race_White', 'race_Other'] },
+    { kind: 'at-most-one', features: ['Male', 'Female'] },
+  ]);
+  assert.equal(formatCondition(forest, { feature: 1, lower: 0.5 }, categories), 'race = White');
+  assert.equal(formatCondition(forest, { feature: 3, upper: 0.5 }, categories), 'not Male');
+  // two categories excluded of three: exactly one is 1, so it is the third
+  assert.deepEqual(formatConditions(forest, [{ feature: 0, upper: 0.5 }, { feature: 5, lower: 40 }, { feature: 2, upper: 0.5 }], categories), ['race = White', 'age > 40']);
+  // the = of an attribute makes its ≠ redundant; several ≠ of an undeclared attribute merge
+  const convention = named(['age:18-20', 'age:21-22', 'age:>45', 'sex:Male']);
+  const byName = categoriesOf(convention);
+  assert.deepEqual(formatConditions(convention, [{ feature: 0, upper: 0.5 }, { feature: 3, lower: 0.5 }, { feature: 2, upper: 0.5 }], byName), ['age ∉ {18-20, >45}', 'sex = Male']);
+  assert.deepEqual(formatConditions(convention, [{ feature: 0, upper: 0.5 }, { feature: 1, lower: 0.5 }], byName), ['age = 21-22']);
+});
+
+test("the COMPAS example's singleton leaf reads as categories (sidecar groups and column names)", async () => {
+  const report = await lintFile(join(EXAMPLES, 'models', 'compas_no_bagging.joblib'));
+  const message = report.findings.find((f) => f.rule === 'singleton-leaf')?.message ?? '';
+  assert.match(message, /sex = Male/);
+  assert.doesNotMatch(message, /[:=][^ ,]* (<=|>) 0\.5/, `no raw one-hot threshold left: ${message}`);
+  // the sidecar declares age and priors one-hot: the excluded categories name the one left
+  assert.match(message, /age = 21-22/);
+  assert.match(message, /priors = 0/);
+});
