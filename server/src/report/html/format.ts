@@ -73,3 +73,16 @@ export function phaseRuns(points: readonly { ms: number; phase: string }[]): { p
   });
   return runs.filter((run) => run.phase !== 'start' && run.phase !== 'done');
 }
+
+/**
+ * A finding's message is its short first line, then the detail on the next (rules/message.ts lays
+ * them out; the renderer keeps no imports outside this folder, so it splits them itself).
+ */
+export function messageSummary(message: string): string {
+  return message.split(/\r?\n/, 1)[0] ?? '';
+}
+
+export function messageDetail(message: string): string {
+  const at = message.indexOf('\n');
+  return at < 0 ? '' : message.slice(at + 1);
+}

@@ -10,8 +10,7 @@
  */
 import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, RowsSource, ReportHeadline, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
-import { detailOf, summaryOf } from '../../rules/message';
-import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS } from './format';
+import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS, messageDetail, messageSummary } from './format';
 import { phaseRows, phaseSummary } from './live';
 import { isMeasured, standingFindings, verdictOf } from './verdict';
 
@@ -155,7 +154,7 @@ function findingItem(finding: ReportFinding, mode: Mode): string {
 <span class="sev">${h(SEVERITY_WORDS[finding.severity])}</span>
 <div class="finding-body">
 <p class="finding-title">${link(finding.docsUrl, h(finding.title), mode)} <code class="rule">${h(finding.rule)}</code></p>
-<p class="finding-message"><strong class="finding-summary">${h(summaryOf(finding.message))}</strong>${detailOf(finding.message) ? ` ${h(detailOf(finding.message))}` : ''}</p>
+<p class="finding-message"><strong class="finding-summary">${h(messageSummary(finding.message))}</strong>${messageDetail(finding.message) ? ` ${h(messageDetail(finding.message))}` : ''}</p>
 ${where.length ? `<p class="where">${h(where.join(' · '))}</p>` : ''}
 </div>
 </li>`;
