@@ -171,7 +171,8 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
     const findings = unreadableFinding({ kind: 'unreadable', format: read.format, reason: 'corrupt', detail: `the model is inconsistent: ${primary.problem}.` }, severities);
     return { ...base, model: null, findings, notes: read.notes };
   }
-  const findings = [...primary.findings];
+  // A model inside a Pipeline, a search, a container: its findings say where it sits, in the detail.
+  const findings = read.location ? primary.findings.map((finding) => placed(finding, read.location!, primary.forest.estimator)) : [...primary.findings];
   const embedded: EmbeddedSummary[] = [];
   const notes = [...read.notes];
   for (const other of read.others ?? []) {
@@ -216,12 +217,16 @@ function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOpt
   const analysed = analyseModel(other.forest, { ...read, locate: undefined, location: other.location }, options);
   if (!analysed.ok) return analysed;
   // The first line stays the short one the Problems panel shows; where the model sits leads the detail.
-  const findings = analysed.findings.map((finding) => ({
-    ...finding,
-    message: lead(summaryOf(finding.message), `In ${other.location} (${analysed.forest.estimator}): ${detailOf(finding.message) || summaryOf(finding.message)}`),
-    location: { ...finding.location, model: other.location },
-  }));
+  const findings = analysed.findings.map((finding) => {
+    const moved = placed(finding, other.location, analysed.forest.estimator);
+    return { ...moved, location: { ...moved.location, model: other.location } };
+  });
   return { ...analysed, findings };
+}
+
+/** The first line stays the short one the Problems panel shows; where the model sits leads the detail. */
+function placed(finding: Finding, location: string, estimator: string): Finding {
+  return { ...finding, message: lead(summaryOf(finding.message), `In ${location} (${estimator}): ${detailOf(finding.message) || summaryOf(finding.message)}`) };
 }
 
 export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {

@@ -17,6 +17,10 @@ import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { lintBytes } from '../../server/src/linter';
 import { detailOf } from '../../server/src/rules/message';
+import { MODEL_RULES, unknownGlobalFindings } from '../../server/src/rules';
+import type { ModelRead, NoTreeModelRead } from '../../server/src/formats/types';
+
+const MODEL_RULE_IDS = new Set<string>(MODEL_RULES.map((rule) => rule.id));
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/containers');
 
@@ -112,7 +116,21 @@ describe('containers: the reader and the linter', () => {
         // The first line stays the short one; where the model sits leads the detail.
         assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${location}`)), own.map((f) => f.message).join('\n'));
       }
-      assert.ok(report.findings.filter((f) => f.location.model === undefined).some((f) => f.rule === 'exact-counts'));
+      const own = report.findings.filter((f) => f.location.model === undefined && MODEL_RULE_IDS.has(f.rule));
+      assert.ok(own.some((f) => f.rule === 'exact-counts'));
+      // The primary model's findings say where it sits too, when it is not the file itself.
+      if (read.location) assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${read.location} (`)), own.map((f) => f.message).join('\n'));
     });
   }
+});
+
+describe('containers: unknown globals in a file without a tree model are a note', () => {
+  const unknownGlobals = [{ name: 'pandas.core.series.Series', called: true }];
+  it('information beside no-tree-model, a warning beside a model, and a severity override wins', () => {
+    const none: NoTreeModelRead = { kind: 'no-model', format: 'sklearn-pickle', holds: 'a pandas.core.series.Series', unread: [], notes: [], unknownGlobals };
+    assert.deepEqual(unknownGlobalFindings(none, {}).map((f) => f.severity), ['information']);
+    const model = { kind: 'model', format: 'sklearn-pickle', forest: { trees: [] }, notes: [], unknownGlobals } as unknown as ModelRead;
+    assert.deepEqual(unknownGlobalFindings(model, {}).map((f) => f.severity), ['warning']);
+    assert.deepEqual(unknownGlobalFindings(none, { 'unknown-pickle-global': 'error' }).map((f) => f.severity), ['error']);
+  });
 });

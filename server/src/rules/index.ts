@@ -53,7 +53,9 @@ export function runModelRules(forest: Forest, replay: ReplayCheck, read: ModelRe
  */
 export function unknownGlobalFindings(read: ModelRead | NoTreeModelRead, overrides: SeverityOverrides): Finding[] {
   const unknown = unknownPickleGlobalDraft(read);
-  const finding = unknown && finish('unknown-pickle-global', unknown, overrides);
+  // A file without a tree model (a pickled pandas Series, a Keras wrapper) is a note, not a warning:
+  // the Problems panel of a workspace with such files beside its models stays on the models.
+  const finding = unknown && finish('unknown-pickle-global', unknown, overrides, undefined, read.kind === 'no-model' ? 'information' : undefined);
   return finding ? [finding] : [];
 }
 
