@@ -9,29 +9,15 @@
  *    rows: both counts count draws, so no distinct-row count is kept, and the forest is one draw per
  *    tree (bootstrap) whose draws no stored seed replays (the trees' random_state is not one).
  */
-import { PyGlobal, PyValue, classOf, seqItems, stateDict } from '../pickle';
-import { DecodeError, corrupt, found, type Decoded } from './decode-helpers';
-import { decodeTreeClassifier } from './tree-classifier';
-import { decodeTreeRegressor } from './tree-regressor';
+import type { PyGlobal, PyValue } from '../pickle';
+import type { Decoded } from './decode-helpers';
+import { decodeTreeEnsemble } from './tree-ensembles';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const ADABOOST = ['AdaBoostClassifier', 'AdaBoostRegressor'] as const;
-const TREES: Record<string, readonly string[]> = {
-  AdaBoostClassifier: ['DecisionTreeClassifier', 'ExtraTreeClassifier'],
-  AdaBoostRegressor: ['DecisionTreeRegressor', 'ExtraTreeRegressor'],
-};
-
 /** Decodes a fitted AdaBoost ensemble of trees; throws DecodeError. */
 export function decodeAdaBoost(est: PyValue, cls: PyGlobal): Decoded {
-  const st = stateDict(est);
-  if (!st) throw corrupt(`the ${cls.name} has no state.`);
-  const estimators = seqItems(st.get('estimators_'));
-  if (!estimators) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
-  const first = classOf(estimators[0]);
-  if (!first || !TREES[cls.name].includes(first.name)) {
-    throw new DecodeError('unsupported-estimator', `the ${cls.name} boosts ${found(estimators[0])}, not decision trees; only boosted trees are read.`);
-  }
-  const decoded = cls.name === 'AdaBoostClassifier' ? decodeTreeClassifier(est, cls) : decodeTreeRegressor(est, cls);
+  const decoded = decodeTreeEnsemble(est, cls, 'boosts');
   const forest = decoded.forest;
   const notes = decoded.notes.filter((n) => !/root counts differ|weights make the stored counts weighted/.test(n));
   if (cls.name === 'AdaBoostClassifier') {

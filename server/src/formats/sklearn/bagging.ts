@@ -13,33 +13,21 @@
  *  - N: a draw of max_samples = 1.0 (the default) or of an integer equal to the roots has N rows;
  *    a fraction below 1 does not state N, and without bootstrap each tree saw a different subset.
  */
-import { PyFloat, PyGlobal, PyValue, classOf, numeric, seqItems, stateDict } from '../pickle';
-import { DecodeError, arrayOrThrow, corrupt, found, type Decoded } from './decode-helpers';
-import { decodeTreeClassifier } from './tree-classifier';
-import { decodeTreeRegressor } from './tree-regressor';
+import { PyFloat, PyGlobal, PyValue, numeric, seqItems, stateDict } from '../pickle';
+import { arrayOrThrow, corrupt, type Decoded } from './decode-helpers';
+import { decodeTreeEnsemble } from './tree-ensembles';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const BAGGING = ['BaggingClassifier', 'BaggingRegressor'] as const;
-const TREES: Record<string, readonly string[]> = {
-  BaggingClassifier: ['DecisionTreeClassifier', 'ExtraTreeClassifier'],
-  BaggingRegressor: ['DecisionTreeRegressor', 'ExtraTreeRegressor'],
-};
-
 /** Decodes a fitted bagging ensemble of trees; throws DecodeError. */
 export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
-  const st = stateDict(est);
-  if (!st) throw corrupt(`the ${cls.name} has no state.`);
-  const estimators = seqItems(st.get('estimators_'));
-  if (!estimators) throw new DecodeError('unsupported-estimator', `the ${cls.name} was never fitted (it has no estimators_).`);
-  const first = classOf(estimators[0]);
-  if (!first || !TREES[cls.name].includes(first.name)) {
-    throw new DecodeError('unsupported-estimator', `the ${cls.name} bags ${found(estimators[0])}, not decision trees; only bagged trees are read.`);
-  }
+  const decoded = decodeTreeEnsemble(est, cls, 'bags');
+  const st = stateDict(est)!;
+  const trees = decoded.forest.trees.length;
   const subsets = seqItems(st.get('estimators_features_'));
-  if (!subsets || subsets.length !== estimators.length) throw corrupt(`the ${cls.name} has ${estimators.length} trees but ${subsets?.length ?? 'no'} estimators_features_.`);
+  if (!subsets || subsets.length !== trees) throw corrupt(`the ${cls.name} has ${trees} trees but ${subsets?.length ?? 'no'} estimators_features_.`);
   const featureSets = subsets.map((s, i) => Array.from(arrayOrThrow(s, `estimators_features_[${i}]`).numbers()));
 
-  const decoded = cls.name === 'BaggingClassifier' ? decodeTreeClassifier(est, cls) : decodeTreeRegressor(est, cls);
   const forest = decoded.forest;
   const nFeatures = forest.features.length;
   forest.trees = forest.trees.map((tree, t) => {
