@@ -221,6 +221,14 @@ test('the panel is short: at most two rows per problem, hints not listed, and ev
     // what leaks, then what to do after the colon
     const vague = ours.filter((r) => !/: \S.*\.$/.test(normalize((r.message ?? '').split('\n')[0]))).map(describeRow);
     assert.deepEqual(vague, [], 'first lines without an action after the colon');
+    // One-hot features read as the category they encode (COMPAS' `name:value` columns), never as
+    // `priors:=0 > 0.5`.
+    const compas = ours.filter((r) => (r.file ?? '').includes('compas') && (r.code ?? '').includes('singleton-leaf'));
+    assert.ok(compas.length > 0, 'the COMPAS model has a singleton-leaf finding in the panel');
+    for (const r of compas) {
+      assert.match(r.message ?? '', /\b[a-z-]+ (=|≠) [^ ,]+/, `one-hot conditions as categories: ${r.message}`);
+      assert.doesNotMatch(r.message ?? '', /:[^ ,]* (<=|>) 0\.5/, `a one-hot column compared with 0.5: ${r.message}`);
+    }
   } catch (e) {
     failed = true;
     throw e;
