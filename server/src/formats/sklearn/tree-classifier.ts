@@ -8,6 +8,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
+import { classWeightFactors } from './class-weights';
 import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -95,23 +96,33 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
       }
     }
   }
-  if (weighted) notes.push('class or sample weights make the stored counts weighted, not row counts');
+  // The weighted count a node stores for class c, whichever layout the file uses.
+  const weightedOf = (t: RawTree, i: number, c: number) => (layout === 'counts' ? t.values[i * nClasses + c] : t.values[i * nClasses + c] * t.weighted[i]);
+  // Class weights without bootstrap divide back out (./class-weights.ts): the counts are rows again.
+  const bootstrapped = isForest && st.get('bootstrap') === true;
+  const factors = weighted && !bootstrapped ? classWeightFactors(raws, nClasses, weightedOf) : undefined;
+  if (factors) {
+    weighted = false;
+    notes.push(`class weights divided out of the stored counts (${classes.map((label, c) => `${String(label)}: ${+factors[c].toPrecision(6)}`).join(', ')}), read from leaves that hold one class and checked on every node`);
+  } else if (weighted) {
+    notes.push('class or sample weights make the stored counts weighted, not row counts');
+  }
 
   const trees: Tree[] = raws.map((t) => {
     const n = t.nodeCount;
     const cw: number[] = new Array(n * nClasses);
     for (let i = 0; i < n; i++) {
-      const w = t.weighted[i];
       for (let c = 0; c < nClasses; c++) {
-        const v = t.values[i * nClasses + c];
-        if (layout === 'counts') cw[i * nClasses + c] = v;
-        else cw[i * nClasses + c] = weighted ? v * w : Math.round(v * w);
+        const x = weightedOf(t, i, c);
+        cw[i * nClasses + c] = factors ? Math.round(x / factors[c]) : weighted || layout === 'counts' ? x : Math.round(x);
       }
     }
     return { ...treeStructure(t), classWeights: cw };
   });
 
   const training = trainingFacts(st, raws, isForest, weighted, notes);
+  // The roots' stored weights are weighted sums; without bootstrap, n_node_samples counts the rows.
+  if (factors) training.rows = raws[0].nodeSamples[0];
   const hyperParameters = hyperParametersOf(st, HYPER_PARAMETERS);
 
   if (version) notes.push(`scikit-learn ${version}`);
