@@ -136,9 +136,10 @@ test('opening a binary model shows its privacy report; reveal after confirmation
     await p.locator('.part.editor .tab.active').click();
     await p.keyboard.press('Control+K');
     await p.keyboard.press('Control+T');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark Modern' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    // Wait for the picker, then filter: a theme's row can be scrolled out of the unfiltered list.
+    await p.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
     await p.locator('.quick-input-widget input').fill('Default Dark Modern');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Dark Modern' }).first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Dark Modern' }).first().click({ timeout: 10_000 });
     await pollUntil('the dark theme in the report', async () => (/vscode-dark/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'still light'), 30_000);
     await shown.first().waitFor({ state: 'visible', timeout: 5000 });
     await frame.locator('#headline').scrollIntoViewIfNeeded();
@@ -148,9 +149,10 @@ test('opening a binary model shows its privacy report; reveal after confirmation
     await p.locator('.part.editor .tab.active').click();
     await p.keyboard.press('Control+K');
     await p.keyboard.press('Control+T');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    // Wait for the picker, then filter: a theme's row can be scrolled out of the unfiltered list.
+    await p.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
     await p.locator('.quick-input-widget input').fill('Dark High Contrast');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().click();
+    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().click({ timeout: 10_000 });
     await pollUntil('the high-contrast theme in the report', async () => (/vscode-high-contrast/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'not high contrast yet'), 30_000);
     // Cards are not set off by a mixed colour there: their background is the page's, borders carry the structure.
     const [card, body] = await frame.locator('#headline').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(document.body).backgroundColor]);
