@@ -17,7 +17,10 @@
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)
  *   dp/             differentially private (noised) counts: the DRAFT-DP maximum-likelihood
  *                   estimate over the same cells (dp/likelihood.ts), never certified
- *   bounded-search.ts  too many cells for the budget: the best reconstruction a sampled search finds
+ *   boxes/          too many cells (numeric forests): rows in groups with proven boxes, narrowed by
+ *                   sound propagation over every tree's counts, then completed to one training set
+ *   bounded-search.ts  the earlier answer to too many cells, kept as the benchmark's baseline (and
+ *                   for regression forests): the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
  *   regression-forest.ts  regression forests without bootstrap: the aggregated formulation on the row
@@ -40,12 +43,13 @@
  */
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
-import { reconstructBySearch } from './bounded-search';
+import { reconstructByBoxes } from './boxes';
 import { reconstructBoosting } from './boosting';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
 import { buildLeafTable } from './leaves';
+import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
 
@@ -84,10 +88,12 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   ctx.method = 'aggregated';
   // The exact enumeration gets a share of the budget and a cell limit; past either, the bounded
   // search answers with the rest of the budget.
-  const limits = { cells: CELL_LIMIT, deadline: ctx.started + (ctx.deadline - ctx.started) * ENUMERATION_SHARE };
+  // Numeric features multiply the cells: the enumeration gets a smaller share before the boxes take over.
+  const share = hasIntervalFeature(prepared.table.axes) ? NUMERIC_ENUMERATION_SHARE : ENUMERATION_SHARE;
+  const limits = { cells: CELL_LIMIT, deadline: ctx.started + (ctx.deadline - ctx.started) * share };
   const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, limits);
   if (!('tooManyCells' in aggregated)) return aggregated;
-  return reconstructBySearch(forest, prepared.table, ctx, aggregated.tooManyCells);
+  return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
 }
 
 /**
@@ -97,3 +103,8 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
 const CELL_LIMIT = 20_000;
 /** Share of the budget the exact enumeration may take before the bounded search takes over. */
 const ENUMERATION_SHARE = 0.4;
+/**
+ * The same with interval features: a default forest on 1,000 numeric Default Credit rows found no
+ * cell in 24 s; small numeric forests (10 trees of depth 5) finish well within 10% of 30 s.
+ */
+const NUMERIC_ENUMERATION_SHARE = 0.1;

@@ -30,10 +30,13 @@ export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'mil
  * - `boosting-counts`: XGBoost reg:squarederror (every tree's covers are row counts; labels from the
  *   gradient sums) or multi:softprob/softmax (the first K trees' class counts): the aggregated
  *   formulation over those counts, certified.
+ * - `row-boxes`: numeric forests without bootstrap, too many cells to enumerate: groups of rows
+ *   with a proven box each, narrowed by sound propagation over the leaf counts (boxes/), the rest
+ *   completed by a greedy walk (the points are estimates inside the proven boxes).
  * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
  * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
  */
-export type ReconstructionMethod = 'aggregated' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
+export type ReconstructionMethod = 'aggregated' | 'row-boxes' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;
@@ -143,6 +146,18 @@ export interface ReconstructionStats {
   treesMatched?: number;
 }
 
+/**
+ * How tight the proven boxes of a numeric reconstruction are (boxes/tightness.ts): per numeric
+ * feature the median over rows of the box's width relative to the range of the forest's thresholds
+ * on that feature (1: the box does not narrow it), the median over every row and numeric feature,
+ * and the rows whose box is a single cell of the forest (their leaf is proven in every tree).
+ */
+export interface BoxTightness {
+  pinnedRows: number;
+  medianWidth: number;
+  featureWidths: { feature: number; medianWidth: number }[];
+}
+
 export interface ReconstructionResult {
   status: ReconstructionStatus;
   method: ReconstructionMethod;
@@ -160,6 +175,8 @@ export interface ReconstructionResult {
   certifiedWithoutLabel?: number;
   /** Rows in `reconstruction`. */
   reconstructedRows: number;
+  /** Numeric forests reconstructed as boxes (`row-boxes`): how tight the certified boxes are. */
+  boxes?: BoxTightness;
   seconds: number;
   reconstruction: ReconstructedRow[];
   stats: ReconstructionStats;

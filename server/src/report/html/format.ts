@@ -38,6 +38,7 @@ export const METHOD_WORDS: Record<string, string> = {
   'dp-likelihood': 'differential-privacy likelihood (estimate)',
   'boosting-hessians': 'boosting hessians (estimate)',
   'bounded-search': 'bounded search (estimate)',
+  'row-boxes': 'rows proven as boxes',
   none: 'none',
 };
 

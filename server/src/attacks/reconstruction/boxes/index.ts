@@ -1,0 +1,74 @@
+/**
+ * Numeric forests without bootstrap, row by row instead of cell by cell (issue 12). The cells of a
+ * deep numeric forest run into millions, but its rows are only N: the rows of each leaf of one
+ * anchor tree (the tree with most leaves) start as a group with that leaf's box, and sound
+ * propagation over every tree's leaf counts narrows the boxes, proves which leaf the groups reach
+ * and splits them where their members go different ways.
+ *
+ *   box-forest.ts   the trees as walkable nodes with open counts; the candidate leaves of a box
+ *   row-groups.ts   groups of interchangeable rows: size, class, box, proven leaf per tree
+ *   propagate.ts    the sound rules, round after round (what each one proves is written there)
+ *   complete.ts     one full training set inside the proven boxes (an estimate: greedy walks)
+ *   tightness.ts    how narrow the proven boxes are, relative to the thresholds' range
+ *
+ * What is certified: every group's box and class (its `size` members are distinct training rows
+ * inside it, whatever training set produced the model). How much that reveals is the box width,
+ * reported with the result (`boxes`). The points standing for the rows come from the completion.
+ */
+import type { Forest } from '../../../forest/schema';
+import type { RunContext } from '../context';
+import type { LeafTable } from '../leaves';
+import { boxToRow } from '../rows';
+import type { ReconstructedRow, ReconstructionResult } from '../types';
+import { boxForest } from './box-forest';
+import { completeRows } from './complete';
+import { propagateGroups } from './propagate';
+import { anchorGroups } from './row-groups';
+import { boxTightness } from './tightness';
+
+export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string): Promise<ReconstructionResult> {
+  ctx.method = 'row-boxes';
+  const rows = table.rows;
+  const walk = boxForest(forest, table);
+  const leafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => {
+    const leaves = table.trees[t];
+    const l = walk.trees[t].leafIndex[node];
+    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
+      const f = leaves.literalFeature[k];
+      low[f] = Math.max(low[f], leaves.literalLow[k]);
+      high[f] = Math.min(high[f], leaves.literalHigh[k]);
+    }
+  };
+  let anchor = 0;
+  table.trees.forEach((tree, t) => {
+    if (tree.nodes.length > table.trees[anchor].nodes.length) anchor = t;
+  });
+  const groups = anchorGroups(walk, anchor, leafBox);
+  ctx.progress('propagation', { done: 0, total: rows });
+  const started = Date.now();
+  const propagated = await propagateGroups(walk, groups, () => ctx.stopped(), (_round, placed) => { ctx.progress("propagation", { done: placed, total: rows }); });
+  ctx.stats.enumerationMs = Date.now() - started;
+  if (!propagated.ok) return ctx.answer({ status: 'failed', reason: `the leaf counts contradict each other (${propagated.contradiction})`, rows, certifiedRows: 0 });
+  ctx.stats.mergedCells = groups.length;
+  const pinned = groups.reduce((n, g) => n + (g.unplaced === 0 ? g.size : 0), 0);
+  ctx.stats.fixedByPropagation = pinned;
+
+  // One training set inside the proven boxes, with what is left of the budget.
+  const completed = completeRows(walk, groups, () => ctx.stopped());
+  ctx.stats.leafCountError = completed.leafCountError;
+  const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
+    const group = groups[row.group];
+    const point = boxToRow(table.axes, row.low, row.high);
+    const proven = boxToRow(table.axes, group.low, group.high);
+    return { values: point.values, intervals: proven.intervals, label: forest.classes[row.classIndex], certified: true };
+  });
+  const boxes = boxTightness(table.axes, groups.flatMap((g) => Array.from({ length: g.size }, () => g)), pinned);
+  const widths = `median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range`;
+  const status = !propagated.complete ? 'timeout' : pinned === rows ? 'exact' : 'bounded';
+  const reason = [
+    why,
+    !propagated.complete ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
+    `${rows} rows certified as boxes (${widths}); ${pinned} pinned to one leaf in every tree${pinned < rows ? `, the other ${rows - pinned} placed by an estimate inside their boxes (missing the leaf counts by ${completed.leafCountError}${completed.passes ? ` after ${completed.passes} repair passes` : ''})` : ''}`,
+  ].filter((x) => x).join('; ');
+  return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
+}

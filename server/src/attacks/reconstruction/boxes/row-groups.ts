@@ -1,0 +1,49 @@
+/**
+ * Training rows as groups of identical unknowns. Without bootstrap every tree saw every row once,
+ * so the rows of class c in one leaf of an anchor tree are `size` distinct training rows about which
+ * the model says the same thing: a group, with the box they all lie in and, per tree, the leaf they
+ * all reach once that is proven (-1 until then). The propagation narrows boxes, places groups in
+ * leaves, and splits a group when its members provably go different ways (any member may be taken
+ * for any other: they are interchangeable, so which one goes where is ours to choose).
+ */
+import type { BoxForest } from './box-forest';
+import { place } from './box-forest';
+
+export interface RowGroup {
+  size: number;
+  classIndex: number;
+  low: Int32Array;
+  high: Int32Array;
+  /** Per tree, the leaf node every member reaches, or -1 while not proven. */
+  leaf: Int32Array;
+  /** Trees whose leaf is still unknown. */
+  unplaced: number;
+}
+
+/** The groups of the anchor tree's leaves (one per leaf and class with rows), placed in that tree. */
+export function anchorGroups(forest: BoxForest, anchor: number, leafBox: (t: number, node: number, low: Int32Array, high: Int32Array) => void): RowGroup[] {
+  const groups: RowGroup[] = [];
+  const tree = forest.trees[anchor];
+  const { classes, features } = forest;
+  const trees = forest.trees.length;
+  for (let node = 0; node < tree.left.length; node++) {
+    if (tree.left[node] !== -1) continue;
+    for (let c = 0; c < classes; c++) {
+      const size = tree.counts[node * classes + c];
+      if (size <= 0) continue;
+      const low = new Int32Array(features);
+      const high = Int32Array.from(forest.intervals, (k) => k - 1);
+      leafBox(anchor, node, low, high);
+      const leaf = new Int32Array(trees).fill(-1);
+      leaf[anchor] = node;
+      place(forest, anchor, node, c, size);
+      groups.push({ size, classIndex: c, low, high, leaf, unplaced: trees - 1 });
+    }
+  }
+  return groups;
+}
+
+/** A copy of `group` with `size` members (the caller takes them out of the original). */
+export function splitOff(group: RowGroup, size: number): RowGroup {
+  return { size, classIndex: group.classIndex, low: group.low.slice(), high: group.high.slice(), leaf: group.leaf.slice(), unplaced: group.unplaced };
+}

@@ -1,0 +1,184 @@
+/**
+ * One tree's leaf counts as a transportation problem: groups of rows (supply: their size) must be
+ * sent to the leaves they can reach (demand: the rows of their class each leaf still needs), every
+ * group and every leaf exactly. A feasible integer flow is found by max-flow (Dinic); then an
+ * edge's flow is the same in every feasible flow exactly when no cycle of the residual graph runs
+ * through it (flow could be pushed around such a cycle), i.e. when its two ends lie in different
+ * strongly connected components (Régin's filtering of the global cardinality constraint).
+ *
+ * What that proves: an edge fixed at 0 is a leaf the group never reaches; an edge fixed at f > 0
+ * sends exactly f of the group's members to that leaf in every training set that fits the counts.
+ */
+
+export interface TransportInput {
+  supply: Int32Array;
+  demand: Int32Array;
+  /** Edges as (group, leaf) pairs. */
+  edgeGroup: Int32Array;
+  edgeLeaf: Int32Array;
+}
+
+export type TransportResult =
+  | { ok: true; flow: Int32Array; fixed: Uint8Array }
+  | { ok: false; shortfall: number };
+
+export function solveTransport(input: TransportInput): TransportResult {
+  const G = input.supply.length;
+  const L = input.demand.length;
+  const E = input.edgeGroup.length;
+  // Nodes: source 0, groups 1..G, leaves G+1..G+L, sink G+L+1.
+  const source = 0;
+  const sink = G + L + 1;
+  const nodes = G + L + 2;
+  const arcs = 2 * (G + L + E);
+  const head = new Int32Array(nodes).fill(-1);
+  const next = new Int32Array(arcs);
+  const to = new Int32Array(arcs);
+  const cap = new Int32Array(arcs);
+  let m = 0;
+  const add = (u: number, v: number, c: number) => {
+    to[m] = v; cap[m] = c; next[m] = head[u]; head[u] = m++;
+    to[m] = u; cap[m] = 0; next[m] = head[v]; head[v] = m++;
+  };
+  let total = 0;
+  for (let g = 0; g < G; g++) {
+    add(source, 1 + g, input.supply[g]);
+    total += input.supply[g];
+  }
+  for (let l = 0; l < L; l++) add(1 + G + l, sink, input.demand[l]);
+  const edgeArc = new Int32Array(E);
+  for (let e = 0; e < E; e++) {
+    const g = input.edgeGroup[e];
+    edgeArc[e] = m;
+    add(1 + g, 1 + G + input.edgeLeaf[e], Math.min(input.supply[g], input.demand[input.edgeLeaf[e]]));
+  }
+  const flowed = dinic(nodes, head, next, to, cap, source, sink);
+  if (flowed < total) return { ok: false, shortfall: total - flowed };
+
+  // Residual graph between groups and leaves only (source and sink arcs are saturated both ways).
+  const flow = new Int32Array(E);
+  for (let e = 0; e < E; e++) flow[e] = cap[edgeArc[e] ^ 1];
+  const component = strongComponents(nodes, head, next, to, cap, (node) => node !== source && node !== sink);
+  const fixed = new Uint8Array(E);
+  for (let e = 0; e < E; e++) fixed[e] = component[1 + input.edgeGroup[e]] !== component[1 + G + input.edgeLeaf[e]] ? 1 : 0;
+  return { ok: true, flow, fixed };
+}
+
+function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, s: number, t: number): number {
+  const level = new Int32Array(nodes);
+  const it = new Int32Array(nodes);
+  const queue = new Int32Array(nodes);
+  let total = 0;
+  // Iterative DFS stacks.
+  const stackNode = new Int32Array(nodes);
+  const stackArc = new Int32Array(nodes);
+  for (;;) {
+    level.fill(-1);
+    level[s] = 0;
+    let qh = 0;
+    let qt = 0;
+    queue[qt++] = s;
+    while (qh < qt) {
+      const u = queue[qh++];
+      for (let a = head[u]; a !== -1; a = next[a]) {
+        if (cap[a] > 0 && level[to[a]] < 0) {
+          level[to[a]] = level[u] + 1;
+          queue[qt++] = to[a];
+        }
+      }
+    }
+    if (level[t] < 0) return total;
+    it.set(head);
+    for (;;) {
+      // One augmenting path in the level graph.
+      let depth = 0;
+      stackNode[0] = s;
+      let found = false;
+      while (depth >= 0) {
+        const u = stackNode[depth];
+        if (u === t) {
+          found = true;
+          break;
+        }
+        let advanced = false;
+        for (; it[u] !== -1; it[u] = next[it[u]]) {
+          const a = it[u];
+          if (cap[a] > 0 && level[to[a]] === level[u] + 1) {
+            stackArc[depth] = a;
+            stackNode[++depth] = to[a];
+            advanced = true;
+            break;
+          }
+        }
+        if (!advanced) {
+          level[u] = -1;
+          depth--;
+          if (depth >= 0) it[stackNode[depth]] = next[it[stackNode[depth]]];
+        }
+      }
+      if (!found) break;
+      let push = 0x7fffffff;
+      for (let d = 0; d < depth; d++) push = Math.min(push, cap[stackArc[d]]);
+      for (let d = 0; d < depth; d++) {
+        cap[stackArc[d]] -= push;
+        cap[stackArc[d] ^ 1] += push;
+      }
+      total += push;
+    }
+  }
+}
+
+/** Tarjan's strongly connected components over arcs with residual capacity, iteratively. */
+function strongComponents(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, keep: (node: number) => boolean): Int32Array {
+  const index = new Int32Array(nodes).fill(-1);
+  const low = new Int32Array(nodes);
+  const component = new Int32Array(nodes).fill(-1);
+  const onStack = new Uint8Array(nodes);
+  const stack = new Int32Array(nodes);
+  let sp = 0;
+  const callNode = new Int32Array(nodes);
+  const callArc = new Int32Array(nodes);
+  let counter = 0;
+  let components = 0;
+  for (let root = 0; root < nodes; root++) {
+    if (!keep(root) || index[root] >= 0) continue;
+    let depth = 0;
+    callNode[0] = root;
+    callArc[0] = head[root];
+    index[root] = low[root] = counter++;
+    stack[sp++] = root;
+    onStack[root] = 1;
+    while (depth >= 0) {
+      const u = callNode[depth];
+      const a = callArc[depth];
+      if (a !== -1) {
+        callArc[depth] = next[a];
+        const v = to[a];
+        if (cap[a] <= 0 || !keep(v)) continue;
+        if (index[v] < 0) {
+          index[v] = low[v] = counter++;
+          stack[sp++] = v;
+          onStack[v] = 1;
+          callNode[++depth] = v;
+          callArc[depth] = head[v];
+        } else if (onStack[v] && index[v] < low[u]) low[u] = index[v];
+        continue;
+      }
+      if (low[u] === index[u]) {
+        for (;;) {
+          const w = stack[--sp];
+          onStack[w] = 0;
+          component[w] = components;
+          if (w === u) break;
+        }
+        components++;
+      }
+      depth--;
+      if (depth >= 0) {
+        const parent = callNode[depth];
+        if (low[u] < low[parent]) low[parent] = low[u];
+      }
+    }
+  }
+  return component;
+}
