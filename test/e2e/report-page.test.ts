@@ -177,7 +177,7 @@ describe('the HTML report in Chromium', () => {
   }
 
   it('a run of seconds gets its progress chart', async () => {
-    const { final } = await runningReports(2000);
+    const { final } = await runningReports(2000, 'diabetes_xgb.json');
     const assets = loadReportAssets();
     const file = join(temp, 'long-run.html');
     writeFileSync(file, renderReportHtml(final, { nonce: newNonce(), mode: 'standalone', scripts: { chart: assets.chart, report: assets.report }, styles: { report: assets.style } }));

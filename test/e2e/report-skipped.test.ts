@@ -1,6 +1,7 @@
 // Editor-level test of the report of a model whose reconstruction was skipped
-// (examples/models/diabetes_forest.joblib: a bagged forest on numeric features, with
-// replayable-bootstrap and singleton-leaf warnings), in the packaged extension in code-server:
+// (test/fixtures/estimators/rf_reg.joblib: a regression forest trained with bootstrap, which the
+// engine does not reconstruct yet, with replayable-bootstrap, singleton-leaf and
+// leaf-reveals-target warnings), in the packaged extension in code-server:
 // nothing reads "safe" when nothing was measured. The headline says "Not measured" once, is
 // warning-coloured (never the green of a model that gives nothing away), names the warnings that
 // still stand, and the page announces no advisor section that will not come.
@@ -19,7 +20,7 @@ import type { FrameLocator, Page } from 'playwright-core';
 import { REPO_ROOT, log, pollUntil, screenshot, EditorSession } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
-const MODEL = 'diabetes_forest.joblib';
+const MODEL = 'rf_reg.joblib';
 
 let session: EditorSession | undefined;
 let page: Page | undefined;
@@ -32,7 +33,7 @@ function reportFrame(p: Page): FrameLocator {
 
 before(async () => {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-e2e-skipped-'));
-  fs.copyFileSync(path.join(REPO_ROOT, 'examples', 'models', MODEL), path.join(workspace, MODEL));
+  fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'estimators', MODEL), path.join(workspace, MODEL));
   session = new EditorSession('report-skipped', workspace);
   // The advisor off, as a user may set it: its section must then not be announced at all.
   page = await session.open(VSIX, { 'workbench.colorTheme': 'Default Light Modern', 'modelPrivacyLint.advisor.enabled': false });

@@ -18,12 +18,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
-import { EXAMPLES } from '../support/paths';
+import { EXAMPLES, FIXTURES } from '../support/paths';
 import type { ReconstructionStatusParams, StatusParams } from '../../server/src/protocol';
 import type { PrivacyReport, RevealedRows, TimelinePoint } from '../../server/src/report/model';
 
 const MODELS = join(EXAMPLES, 'models');
-const SLOW = 'diabetes_no_bagging.joblib';
+// A run that uses its whole budget: tree 0's counts, then the later trees matched one window at a time.
+const SLOW = 'diabetes_xgb.json';
 // Long enough for several redraws; the advisor is off so that its reportChanged does not mix in.
 const SETTINGS = { timeBudgetSeconds: 6, advisor: { enabled: false } };
 
@@ -77,7 +78,7 @@ test('a running reconstruction\'s report carries its timeline so far, redrawn wh
   const live = await pollWhileRunning(client, uri, () => statusAt(client, uri, 'done').length > 0);
   const final = await report(client, uri);
   assert.notEqual(final.headline.status, 'running');
-  assert.equal(final.headline.method, 'bounded-search', 'the example still reconstructs by search: it used its budget');
+  assert.equal(final.headline.method, 'boosting-hessians', 'the example still reconstructs by matching trees: it used its budget');
   const end = final.timeline.at(-1)!;
   assert.equal(end.phase, 'done', 'the final timeline ends with the answer');
   assert.equal(end.reconstructedRows, final.headline.reconstructedRows);
@@ -166,12 +167,13 @@ test('cancelling, or rewriting the model mid-run, drops the running timeline', a
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
   await client.waitFor('a second run', () => (statusAt(client, uri, 'running').length === 2 ? true : undefined), 60_000);
   const old = await withPhases();
-  copyFileSync(join(MODELS, 'diabetes_tree.pkl'), model);
+  // Another XGBoost model under the same name.
+  copyFileSync(join(FIXTURES, 'xgboost', 'bin_pima_l0.json'), model);
   await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri, type: 2 }] });
   // The run goes on until the server has read the new bytes (a rewrite with the same bytes would
   // keep it, issue 16); once they differ, it is stopped before the new fast findings go out.
   await client.waitFor('the old run to stop', () =>
-    (client.notifications.some((n) => n.method === 'window/logMessage' && /diabetes_no_bagging\.joblib: reconstruction stopped/.test((n.params as { message: string }).message)) ? true : undefined));
+    (client.notifications.some((n) => n.method === 'window/logMessage' && /diabetes_xgb\.json: reconstruction stopped/.test((n.params as { message: string }).message)) ? true : undefined));
   const stale = await report(client, uri);
   assert.notEqual(stale.file.contentHash, old.file.contentHash, 'the report is about the new bytes');
   const shown = JSON.stringify(stale.timeline);

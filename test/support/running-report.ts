@@ -1,6 +1,8 @@
 /**
- * Reports of a reconstruction while it runs, from a real run: the engine on the diabetes example
- * without bagging (a bounded search that uses its budget), its progress fed to the worker's
+ * Reports of a reconstruction while it runs, from a real run of the engine on an example: by
+ * default the diabetes forest without bagging (rows as boxes: cells, propagation, then the
+ * completion, three phases in under a second); `diabetes_xgb.json` for a run of seconds (tree 0's
+ * counts, then later trees matched through their hessians, a search that uses its whole budget). Its progress fed to the worker's
  * `TimelineRecorder`, the timeline taken at each phase change as the server would hold it mid-run,
  * and the reports built from them as the report service builds a running one.
  */
@@ -19,8 +21,8 @@ export interface RunningReports {
   final: PrivacyReport;
 }
 
-export async function runningReports(budgetMs = 2000): Promise<RunningReports> {
-  const path = join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib');
+export async function runningReports(budgetMs = 2000, example = 'diabetes_no_bagging.joblib'): Promise<RunningReports> {
+  const path = join(EXAMPLES, 'models', example);
   const lint = await lintFile(path, { keepForest: true });
   const recorder = new TimelineRecorder();
   const snapshots: TimelinePoint[][] = [];

@@ -166,11 +166,10 @@ describe('row-boxes transportation problem (transport.ts) against brute force', 
         assert.ok(solved.flow[e] >= truth.min[e] && solved.flow[e] <= truth.max[e], `${label}: ${describeEdge(c, e)} carries ${solved.flow[e]}`);
         // Soundness: what the propagation splits off and drops must hold in every training set.
         if (solved.fixed[e]) assert.ok(same, `${label}: ${describeEdge(c, e)} varies but is marked fixed`);
-        // At 0 or at its capacity an edge has one residual arc, and the components decide it exactly.
-        if (solved.flow[e] === 0 || solved.flow[e] === capacity(input, e)) {
-          atBound++;
-          assert.equal(solved.fixed[e], same ? 1 : 0, `${label}: ${describeEdge(c, e)} ${same ? 'is the same in every flow but not fixed' : 'varies but is marked fixed'}`);
-        }
+        // Completeness: an edge all flows agree on is fixed (at 0 or at its capacity the components
+        // decide it; in between, reachability without the edge's own arcs).
+        if (solved.flow[e] === 0 || solved.flow[e] === capacity(input, e)) atBound++;
+        assert.equal(solved.fixed[e], same ? 1 : 0, `${label}: ${describeEdge(c, e)} ${same ? 'is the same in every flow but not fixed' : 'varies but is marked fixed'}`);
         if (!same) free++;
         else if (truth.min[e] > 0) fixedPositive++;
         else fixedZero++;
@@ -183,10 +182,6 @@ describe('row-boxes transportation problem (transport.ts) against brute force', 
 
   it(
     'fixes every edge all feasible flows agree on, also one carrying strictly between 0 and its capacity',
-    {
-      todo:
-        'engine bug: an edge with 0 < flow < min(supply, demand) has residual arcs both ways, a 2-cycle that puts its group and leaf in one strongly connected component, so transport.ts never fixes it even when every feasible flow agrees (e.g. a group of 2 that must send 1 row to each of two leaves is never split); sound, but the "exactly when" of its header does not hold',
-    },
     () => {
       // Group 0 (2 rows) reaches leaves 0 and 1; group 1 (1 row) only leaf 1; leaf 0 needs 1, leaf 1 needs 2: one flow.
       const forced: TransportInput = { supply: Int32Array.of(2, 1), demand: Int32Array.of(1, 2), edgeGroup: Int32Array.of(0, 0, 1), edgeLeaf: Int32Array.of(0, 1, 1) };

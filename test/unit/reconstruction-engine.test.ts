@@ -127,7 +127,6 @@ describe('reconstruction statuses', () => {
     const cases: [string, Forest, RegExp][] = [
       // (Bootstrap forests have their own methods now: reconstruction-bootstrap.test.ts.)
       ['regression', { ...base, task: 'regression' }, /regression/],
-      ['weighted counts', { ...base, training: { ...base.training, rows: 60 }, trees: base.trees.map((t) => ({ ...t, classWeights: t.classWeights.map((w) => w * 1.5) })) }, /not a whole number/],
       ['trees on different rows', { ...base, trees: [base.trees[0], { ...base.trees[1], classWeights: base.trees[1].classWeights.map((w) => w * 2) }] }, /did not all see the same rows/],
     ];
     for (const [name, forest, reason] of cases) {
@@ -136,6 +135,15 @@ describe('reconstruction statuses', () => {
       assert.match(result.reason ?? '', reason, name);
       assert.equal(result.certifiedRows, 0);
     }
+    // Weighted counts are not skipped: an estimate, with the reason; nothing certified without the
+    // distinct row counts that would prove a leaf's rows.
+    const weighted = await reconstruct({ ...base, training: { ...base.training, rows: 60 }, trees: base.trees.map((t) => ({ ...t, classWeights: t.classWeights.map((w) => w * 1.5) })) });
+    assert.equal(weighted.method, 'box-estimate');
+    assert.equal(weighted.status, 'bounded');
+    assert.match(weighted.reason ?? '', /not a whole number/);
+    assert.match(weighted.reason ?? '', /estimate/);
+    assert.equal(weighted.certifiedRows, 0);
+    assert.equal(weighted.reconstructedRows, 60);
     // A feature split at several thresholds in (0, 1) is fine once declared binary.
     const declared = { ...base, features: base.features.map((f) => ({ ...f, kind: 'binary' as const })), trees: [withThreshold(base.trees[0], 0.25), ...base.trees.slice(1)] };
     assert.notEqual((await reconstruct(declared, { groups: small.groups })).status, 'skipped');

@@ -17,11 +17,11 @@ import type { ReportHeadline } from '../../server/src/report/model';
 import { DEFAULT_TIMELINE_POINTS, DONE_PHASE, thin, TimelineRecorder } from '../../server/src/report/timeline';
 import { RULES } from '../../server/src/rules/catalog';
 import { ruleDocUrl } from '../../server/src/package-info';
-import { EXAMPLES } from '../support/paths';
+import { EXAMPLES, FIXTURES } from '../support/paths';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const DIABETES_NO_BAGGING = join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib');
-const DIABETES_FOREST = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+const REGRESSION_WITH_BOOTSTRAP = join(FIXTURES, 'estimators', 'rf_reg.joblib');
 const DIABETES_XGB = join(EXAMPLES, 'models', 'diabetes_xgb.json');
 
 interface Run {
@@ -160,18 +160,26 @@ describe('buildReport on the COMPAS example (aggregated, certified)', () => {
 });
 
 describe('buildReport on estimates and runs that did not reconstruct', () => {
-  it('bounded search (diabetes without bagging): an estimate, 0 certified, no feature proven', async () => {
-    const diabetes = await run(DIABETES_NO_BAGGING, 1000);
-    assert.equal(diabetes.result.method, 'bounded-search');
+  it('rows as proven boxes (diabetes without bagging, numeric): certified, every row a box', async () => {
+    const diabetes = await run(DIABETES_NO_BAGGING, 5000);
+    assert.equal(diabetes.result.method, 'row-boxes');
     assert.ok(diabetes.result.reconstructedRows > 0);
     const report = buildReport({ file: diabetes.file, features: featureUse(diabetes.forest), reconstruction: diabetes.result });
+    assert.equal(report.headline.claim, 'certified');
+    assert.equal(report.headline.certifiedRows, diabetes.result.certifiedRows);
+    assert.equal(report.rows.length, diabetes.result.reconstructedRows);
+    assert.equal(report.rows.filter((r) => r.certified).length, diabetes.result.certifiedRows);
+  });
+
+  it('an estimate (bounded search): 0 certified, no feature proven', async () => {
+    const diabetes = await run(DIABETES_NO_BAGGING, 1000);
+    const file: FileReport = { ...diabetes.file, recoverability: { ...diabetes.file.recoverability!, method: 'bounded-search' } };
+    const report = buildReport({ file, features: featureUse(diabetes.forest), reconstruction: { ...diabetes.result, method: 'bounded-search' } });
     assert.equal(report.headline.claim, 'estimate');
     assert.equal(report.headline.certifiedRows, 0);
     assert.equal(report.headline.certifiedShare, 0);
     assert.match(report.headline.summary, /^Estimate: /);
-    assert.match(report.headline.summary, new RegExp(`${diabetes.result.reconstructedRows} rows`));
     assert.ok(report.features.every((f) => f.determinedRows === 0));
-    assert.equal(report.rows.length, diabetes.result.reconstructedRows);
     assert.ok(report.rows.every((r) => !r.certified));
   });
 
@@ -194,8 +202,8 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     }
   });
 
-  it('skipped (bootstrap without usable seeds): not measured, warning-coloured by its warnings, the reason once', async () => {
-    const forest = await run(DIABETES_FOREST, 5000);
+  it('skipped (a regression forest with bootstrap): not measured, warning-coloured by its warnings, the reason once', async () => {
+    const forest = await run(REGRESSION_WITH_BOOTSTRAP, 5000);
     const report = buildReport({ file: forest.file, reconstruction: forest.result });
     assert.equal(report.headline.status, 'skipped');
     assert.equal(report.headline.claim, 'none');

@@ -272,7 +272,8 @@ function visible(html: string): string {
 }
 
 describe('renderReportHtml: states that measured nothing never read as safe', () => {
-  const FOREST = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+  // Still skipped by the engine: a regression forest trained with bootstrap.
+  const FOREST = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'rf_reg.joblib');
   const none = (status: Recoverability['status'], reason: string): Recoverability => ({ status, method: 'none', rows: 200, certifiedRows: 0, reconstructedRows: 0, seconds: 0.5, reason, determinedFeatures: {}, groups: { declared: 0, sources: [], problems: [] } });
   let lint: FileReport;
   let skipped: Recoverability;
@@ -280,14 +281,14 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     lint = await lintFile(FOREST, { keepForest: true });
     const forest = lint.forest!;
     delete lint.forest;
-    // The real skipped run of the example (bootstrap on numeric features).
+    // The real skipped run of the fixture (regression with bootstrap).
     skipped = (await assessRecoverability(FOREST, forest, { budgetMs: 5000 })).recoverability;
     assert.equal(skipped.status, 'skipped');
   });
 
   it('skipped, failed, timed out with nothing, not run, running: "Not measured" once, the reason once, not green, the warnings that still apply', () => {
     const warnings = lint.findings.filter((f) => f.severity === 'warning');
-    assert.deepEqual(warnings.map((f) => f.rule).sort(), ['replayable-bootstrap', 'singleton-leaf'], 'the example\'s warnings');
+    assert.deepEqual(warnings.map((f) => f.rule).sort(), ['leaf-reveals-target', 'replayable-bootstrap', 'singleton-leaf'], 'the fixture\'s warnings');
     const states: [string, Parameters<typeof buildReport>[0], string][] = [
       ['skipped', { file: { ...lint, recoverability: skipped } }, 'Not measured'],
       ['failed', { file: { ...lint, recoverability: none('failed', 'the worker ran out of memory') } }, 'Not measured'],
@@ -304,7 +305,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
       assert.ok(hl.includes(`<span class="big big-words">${words}</span>`), name);
       const reason = input.file.recoverability?.reason;
       if (reason) assert.equal(visible(html).split(reason.replace(/'/g, '&#39;')).length - 1, 1, `${name}: the reason once`);
-      assert.match(hl, /<p class="standing"><a href="#findings">2 warnings still apply<\/a>: <code>replayable-bootstrap<\/code>, <code>singleton-leaf<\/code><\/p>/, name);
+      assert.match(hl, /<p class="standing"><a href="#findings">3 warnings still apply<\/a>: <code>replayable-bootstrap<\/code>, <code>singleton-leaf<\/code>, <code>leaf-reveals-target<\/code><\/p>/, name);
     }
     // Without a warning or error standing, the same states are neutral: still not green.
     const quiet = { ...lint, findings: lint.findings.filter((f) => f.severity === 'information') };
@@ -323,7 +324,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     assert.match(safe, /<span class="claim-badge">Nothing reconstructed<\/span>/);
     const warned = headlineOf(renderReportHtml(buildReport({ file: { ...lint, recoverability: nothing } }), WEBVIEW));
     assert.match(warned, /class="card headline look-warning /);
-    assert.match(warned, /2 warnings still apply/);
+    assert.match(warned, /3 warnings still apply/);
   });
 
   it('the stylesheet paints green (--mpl-safe) only under .look-safe', () => {
@@ -341,7 +342,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     assert.equal(reversed.findings[0].severity, 'hint');
     const html = renderReportHtml(buildReport({ file: reversed }), WEBVIEW);
     const order = [...html.matchAll(/<li class="finding sev-([a-z]+)">/g)].map((m) => m[1]);
-    assert.deepEqual(order, ['warning', 'warning', 'hint']);
+    assert.deepEqual(order, ['warning', 'warning', 'warning', 'hint']);
   });
 
   it('no reconstruction: one sentence instead of empty per-feature, per-row and progress cards, and no nav links to them', () => {
@@ -381,7 +382,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
   });
 
   it('the progress chart: drawn for a run of seconds, not for one of milliseconds', async () => {
-    const { final } = await runningReports(2000);
+    const { final } = await runningReports(2000, 'diabetes_xgb.json');
     const t = final.timeline;
     assert.ok(t.length >= 3 && t.at(-1)!.ms >= 1000, `${t.length} points over ${t.at(-1)!.ms} ms`);
     assert.ok(renderReportHtml(final, WEBVIEW).includes('<canvas id="chart-progress"'));

@@ -34,7 +34,7 @@ import {
 import { headlineLook, headlineVerdict } from './html/verdict';
 
 /** The methods whose certified rows are proofs; the others only estimate. */
-export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts'];
+export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'row-boxes', 'box-estimate', 'replayed-bootstrap', 'boosting-counts'];
 
 /** A feature of the model and whether any tree splits on it. */
 export interface FeatureUse {

@@ -28,6 +28,7 @@ export const DEFAULT_THRESHOLDS: ReconstructionThresholds = { errorShare: 0.1, w
 const METHOD_WORDS: Record<Recoverability['method'], string> = {
   aggregated: 'no bootstrap, exact counts',
   'row-boxes': 'no bootstrap, numeric features: rows proven as boxes',
+  'box-estimate': 'counts that are not shared row counts: single-class leaves certify boxes, the rest an estimate',
   'replayed-bootstrap': 'bootstrap replayed from the stored seeds',
   'bootstrap-likelihood': 'bootstrap without usable seeds: maximum-likelihood estimate',
   'dp-likelihood': 'differentially private counts: maximum-likelihood estimate',

@@ -17,6 +17,8 @@
  *     rows.ts         multiplicities back to rows (null where the model does not determine a value)
  *   dp/             differentially private (noised) counts: the DRAFT-DP maximum-likelihood
  *                   estimate over the same cells (dp/likelihood.ts), never certified
+ *   boxes/estimate.ts  counts that are not shared row counts (bootstrap on numeric features, class
+ *                   or sample weights, noised numeric counts): single-class leaves certify boxes
  *   boxes/          too many cells (numeric forests): rows in groups with proven boxes, narrowed by
  *                   sound propagation over every tree's counts, then completed to one training set
  *   bounded-search.ts  the earlier answer to too many cells, kept as the benchmark's baseline (and
@@ -44,6 +46,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructByBoxes } from './boxes';
+import { reconstructByEstimate } from './boxes/estimate';
 import { reconstructBoosting } from './boosting';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
@@ -75,7 +78,10 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   // Noised counts satisfy no equality: the likelihood method, whatever else the model is.
   if (forest.privacy) {
     ctx.method = 'dp-likelihood';
-    return reconstructDp(forest, ctx);
+    const noised = await reconstructDp(forest, ctx);
+    // The likelihood is written over binary features; numeric ones get the estimate.
+    if (noised.status !== 'skipped') return noised;
+    return estimateInstead(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
@@ -84,7 +90,11 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   // Regression forests: rows certified through the counts, labels from the leaf means.
   if (forest.task === 'regression') return reconstructRegressionForest(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
   const prepared = buildLeafTable(forest);
-  if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  if (!prepared.ok) {
+    const skipped = ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+    // Weighted counts (sample weights, or class weights not divided back out): the estimate.
+    return forest.training.weighted || /not a whole number/.test(prepared.reason) ? (estimateInstead(forest, ctx, prepared.reason) ?? skipped) : skipped;
+  }
   ctx.method = 'aggregated';
   // The exact enumeration gets a share of the budget and a cell limit; past either, the bounded
   // search answers with the rest of the budget.
@@ -94,6 +104,29 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, limits);
   if (!('tooManyCells' in aggregated)) return aggregated;
   return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
+}
+
+/**
+ * The estimate of boxes/estimate.ts for counts that are not row counts every tree shares, when
+ * it applies (undefined otherwise). N: stated, else the first tree's distinct rows at its root,
+ * else the trees' mean total (noised counts).
+ */
+function estimateInstead(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> | undefined {
+  if (forest.task !== 'classification' || forest.boosting) return undefined;
+  const table = buildLeafTable(forest, { anyCounts: true });
+  if (!table.ok) return undefined;
+  // Noised counts over binary features stay with the likelihood's answer (it says why it skipped).
+  if (forest.privacy && !hasIntervalFeature(table.table.axes)) return undefined;
+  const classes = forest.classes.length;
+  const meanTotal = forest.trees.reduce((sum, tree) => {
+    let total = 0;
+    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] === -1) for (let c = 0; c < classes; c++) total += Math.max(0, tree.classWeights[n * classes + c]);
+    return sum + total;
+  }, 0) / forest.trees.length;
+  const rootDistinct = forest.trees[0].distinctRows?.[0];
+  const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanTotal));
+  const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
+  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
 }
 
 /**

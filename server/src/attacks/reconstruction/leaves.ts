@@ -51,9 +51,14 @@ const INTEGER_TOLERANCE = 1e-6;
  * different draws, so roots need not agree on N, and the distinct in-bag counts are kept.
  * `released`: read the released counts of a differentially private forest (dp/) as they are:
  * whole numbers that may be negative and need not add up to the same N in every tree.
+ * `anyCounts`: the leaves' boxes only, whatever the counts are (weighted, noised, drawn): the
+ * estimate (boxes/estimate.ts) reads the counts itself; they are kept rounded here.
  */
-export function buildLeafTable(forest: Forest, { bootstrap = false, released = false }: { bootstrap?: boolean; released?: boolean } = {}): LeafTableResult {
-  const unsupported = released ? undefined : unsupportedModel(forest, bootstrap);
+export function buildLeafTable(
+  forest: Forest,
+  { bootstrap = false, released = false, anyCounts = false }: { bootstrap?: boolean; released?: boolean; anyCounts?: boolean } = {},
+): LeafTableResult {
+  const unsupported = released || anyCounts ? undefined : unsupportedModel(forest, bootstrap);
   if (unsupported) return { ok: false, reason: unsupported };
   const cut = featureAxes(forest);
   if (!cut.ok) return cut;
@@ -65,8 +70,8 @@ export function buildLeafTable(forest: Forest, { bootstrap = false, released = f
     const tree = forest.trees[t];
     const rootRows = nodeWeight(tree, 0, classes);
     // Without bootstrap every tree is grown on all N rows: each root holds N.
-    rows ??= bootstrap || released ? undefined : Math.round(rootRows);
-    if (!bootstrap && !released && Math.abs(rootRows - rows!) > INTEGER_TOLERANCE) {
+    rows ??= bootstrap || released || anyCounts ? undefined : Math.round(rootRows);
+    if (!bootstrap && !released && !anyCounts && Math.abs(rootRows - rows!) > INTEGER_TOLERANCE) {
       return { ok: false, reason: `tree ${t} was trained on ${rootRows} rows, not the model's ${rows}; the trees did not all see the same rows` };
     }
     const nodes: number[] = [];
@@ -90,14 +95,14 @@ export function buildLeafTable(forest: Forest, { bootstrap = false, released = f
       for (let c = 0; c < classes; c++) {
         const weight = tree.classWeights[leaf * classes + c];
         const count = Math.round(weight);
-        if ((count < 0 && !released) || Math.abs(weight - count) > INTEGER_TOLERANCE) {
+        if (!anyCounts && ((count < 0 && !released) || Math.abs(weight - count) > INTEGER_TOLERANCE)) {
           problem ??= `tree ${t} node ${leaf} stores ${weight} rows of class ${String(forest.classes[c])}, not a whole number (sample or class weights)`;
         }
         counts.push(count);
       }
     });
     if (problem) return { ok: false, reason: problem };
-    const distinct = bootstrap && tree.distinctRows ? { distinct: Int32Array.from(nodes, (node) => tree.distinctRows![node]) } : {};
+    const distinct = (bootstrap || anyCounts) && tree.distinctRows ? { distinct: Int32Array.from(nodes, (node) => tree.distinctRows![node]) } : {};
     trees.push({
       ...distinct,
       nodes: Int32Array.from(nodes),

@@ -33,10 +33,13 @@ export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'mil
  * - `row-boxes`: numeric forests without bootstrap, too many cells to enumerate: groups of rows
  *   with a proven box each, narrowed by sound propagation over the leaf counts (boxes/), the rest
  *   completed by a greedy walk (the points are estimates inside the proven boxes).
+ * - `box-estimate`: counts that are not row counts shared by every tree (bootstrap on numeric
+ *   features, class or sample weights, noised counts): single-class leaves of one tree certify
+ *   their distinct rows as boxes; the rest is an estimate (boxes/estimate.ts).
  * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
  * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
  */
-export type ReconstructionMethod = 'aggregated' | 'row-boxes' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
+export type ReconstructionMethod = 'aggregated' | 'row-boxes' | 'box-estimate' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;

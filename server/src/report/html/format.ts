@@ -39,6 +39,7 @@ export const METHOD_WORDS: Record<string, string> = {
   'boosting-hessians': 'boosting hessians (estimate)',
   'bounded-search': 'bounded search (estimate)',
   'row-boxes': 'rows proven as boxes',
+  'box-estimate': 'leaf boxes, the rest an estimate',
   none: 'none',
 };
 

@@ -10,28 +10,26 @@
  *     row-certificate.ts       rows (and values) proven the same in every solution
  *     indexed-rows.ts          the solution back to rows at their training indices
  *   likelihood.ts            no usable seeds: the DRAFT paper's maximum-likelihood estimate
+ *   ../boxes/estimate.ts     numeric features or weighted draws: single-class leaves certify boxes, the rest an estimate
  */
 import type { Forest } from '../../../forest/schema';
 import type { RunContext } from '../context';
 import { buildLeafTable } from '../leaves';
 import type { ReconstructionResult } from '../types';
 import { replayDraws } from './draws';
-import { reconstructByLikelihood } from './likelihood';
+import { estimateRows, reconstructByLikelihood, rootDraws } from './likelihood';
+import { reconstructByEstimate } from '../boxes/estimate';
 import { reconstructReplayed } from './replayed';
 
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const prepared = buildLeafTable(forest, { bootstrap: true });
-  if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
-  // The bootstrap formulations are written over binary features (interval cells came later).
+  // Weighted draws (class or sample weights) or numeric features: the estimate, which certifies
+  // what single-class leaves prove (the formulations here are written over whole draws of binary rows).
+  if (!prepared.ok) return estimateBootstrap(forest, ctx, prepared.reason);
   const numeric = prepared.table.axes.binary.findIndex((binary) => binary === 0);
   if (numeric >= 0) {
     const name = forest.features[numeric]?.name ?? `x${numeric}`;
-    return ctx.answer({
-      status: 'skipped',
-      reason: `forests trained with bootstrap are reconstructed on binary features only yet; feature ${name} is split as a numeric feature`,
-      rows: forest.training.rows ?? null,
-      certifiedRows: 0,
-    });
+    return estimateBootstrap(forest, ctx, `forest trained with bootstrap, feature ${name} split as a numeric feature`);
   }
   const replay = replayDraws(forest, ctx.deadline);
   if (replay.ok) {
@@ -40,4 +38,20 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   }
   ctx.method = 'bootstrap-likelihood';
   return reconstructByLikelihood(forest, prepared.table, ctx, replay.reason);
+}
+
+async function estimateBootstrap(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> {
+  const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  // Regression forests store one row count per node, no classes to certify by: not yet.
+  if (forest.task !== 'classification') return skip(why);
+  const table = buildLeafTable(forest, { anyCounts: true });
+  if (!table.ok) return skip(table.reason);
+  // N: the seeds replay every tree's distinct count for one N only, or the model states it, or
+  // the distinct in-bag counts estimate it.
+  const replay = replayDraws(forest, ctx.deadline);
+  const replayed = replay.ok && replay.draws.otherRows === 0 ? replay.draws.rows : undefined;
+  const drawn = forest.training.bootstrapSize ?? rootDraws(table.table);
+  const rows = replayed ?? forest.training.rows ?? estimateRows(table.table, drawn);
+  const rowsSource = replayed !== undefined ? 'replayed from the stored seeds' : forest.training.rows !== undefined ? 'stated by the model' : 'estimated from the distinct in-bag counts';
+  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
 }

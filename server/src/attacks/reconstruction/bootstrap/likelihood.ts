@@ -102,7 +102,7 @@ export async function reconstructByLikelihood(forest: Forest, table: LeafTable, 
 }
 
 /** Draws per tree when the model does not state them: the first root's weighted count. */
-function rootDraws(table: LeafTable): number {
+export function rootDraws(table: LeafTable): number {
   let total = 0;
   for (const count of table.trees[0].counts) total += count;
   return total;
@@ -112,7 +112,7 @@ function rootDraws(table: LeafTable): number {
  * N when the model does not state it (max_samples set): the N whose expected number of distinct
  * rows among `drawn` draws, N(1 - (1 - 1/N)^drawn), is closest to the trees' mean distinct count.
  */
-function estimateRows(table: LeafTable, drawn: number): number {
+export function estimateRows(table: LeafTable, drawn: number): number {
   const distinct = table.trees.map((tree) => (tree.distinct ? sumDistinctLeaves(tree.distinct) : drawn));
   const mean = distinct.reduce((a, b) => a + b, 0) / distinct.length;
   let n = Math.max(1, Math.ceil(mean));

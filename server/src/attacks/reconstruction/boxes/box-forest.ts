@@ -14,8 +14,25 @@ export interface BoxForest extends WalkForest {
   open: Int32Array[];
 }
 
-export function boxForest(forest: Forest, table: LeafTable): BoxForest {
+/**
+ * `counts`, when given, replaces the stored counts: per tree, rows of class c in leaf node n at
+ * `n * classes + c` (other nodes ignored: they get their leaves' sums). The estimate (estimate.ts)
+ * walks rows against counts it derived, not the stored ones.
+ */
+export function boxForest(forest: Forest, table: LeafTable, counts?: Int32Array[]): BoxForest {
   const walk = walkForest(forest, table);
+  if (counts) {
+    walk.trees.forEach((tree, t) => {
+      const classes = walk.classes;
+      const own = counts[t];
+      // Children come after their parent: from the last node back, every node sums its children.
+      for (let n = tree.left.length - 1; n >= 0; n--) {
+        for (let c = 0; c < classes; c++) {
+          tree.counts[n * classes + c] = tree.left[n] === -1 ? own[n * classes + c] : tree.counts[tree.left[n] * classes + c] + tree.counts[tree.right[n] * classes + c];
+        }
+      }
+    });
+  }
   const parents = walk.trees.map((tree) => {
     const parent = new Int32Array(tree.left.length).fill(-1);
     for (let n = 0; n < tree.left.length; n++) {

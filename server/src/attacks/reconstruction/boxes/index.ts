@@ -54,6 +54,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   ctx.stats.fixedByPropagation = pinned;
 
   // One training set inside the proven boxes, with what is left of the budget.
+  ctx.progress('search', { done: pinned, total: rows });
   const completed = completeRows(walk, groups, () => ctx.stopped());
   ctx.stats.leafCountError = completed.leafCountError;
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {

@@ -4,7 +4,9 @@
  * group and every leaf exactly. A feasible integer flow is found by max-flow (Dinic); then an
  * edge's flow is the same in every feasible flow exactly when no cycle of the residual graph runs
  * through it (flow could be pushed around such a cycle), i.e. when its two ends lie in different
- * strongly connected components (Régin's filtering of the global cardinality constraint).
+ * strongly connected components (Régin's filtering of the global cardinality constraint); an edge
+ * whose flow lies strictly between 0 and its capacity has arcs both ways, a cycle of its own, so
+ * for it the test is reachability without its own arcs.
  *
  * What that proves: an edge fixed at 0 is a leaf the group never reaches; an edge fixed at f > 0
  * sends exactly f of the group's members to that leaf in every training set that fits the counts.
@@ -60,8 +62,44 @@ export function solveTransport(input: TransportInput): TransportResult {
   for (let e = 0; e < E; e++) flow[e] = cap[edgeArc[e] ^ 1];
   const component = strongComponents(nodes, head, next, to, cap, (node) => node !== source && node !== sink);
   const fixed = new Uint8Array(E);
-  for (let e = 0; e < E; e++) fixed[e] = component[1 + input.edgeGroup[e]] !== component[1 + G + input.edgeLeaf[e]] ? 1 : 0;
+  const inner = (node: number) => node !== source && node !== sink;
+  for (let e = 0; e < E; e++) {
+    const g = 1 + input.edgeGroup[e];
+    const l = 1 + G + input.edgeLeaf[e];
+    if (component[g] !== component[l]) {
+      fixed[e] = 1;
+      continue;
+    }
+    // Flow strictly between 0 and the capacity: the edge's own two arcs make a cycle of their own,
+    // which moves nothing. The flow can rise only if l reaches g without the edge's backward arc,
+    // and fall only if g reaches l without its forward arc.
+    const arc = edgeArc[e];
+    if (flow[e] > 0 && cap[arc] > 0) {
+      const rises = reaches(nodes, head, next, to, cap, l, g, arc ^ 1, inner);
+      const falls = rises || reaches(nodes, head, next, to, cap, g, l, arc, inner);
+      if (!rises && !falls) fixed[e] = 1;
+    }
+  }
   return { ok: true, flow, fixed };
+}
+
+/** Whether `to` is reachable from `from` over arcs with residual capacity, without arc `skip`. */
+function reaches(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, from: number, target: number, skip: number, keep: (node: number) => boolean): boolean {
+  const seen = new Uint8Array(nodes);
+  const stack = [from];
+  seen[from] = 1;
+  while (stack.length > 0) {
+    const u = stack.pop()!;
+    for (let a = head[u]; a !== -1; a = next[a]) {
+      if (a === skip || cap[a] <= 0) continue;
+      const v = to[a];
+      if (v === target) return true;
+      if (seen[v] || !keep(v)) continue;
+      seen[v] = 1;
+      stack.push(v);
+    }
+  }
+  return false;
 }
 
 function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, s: number, t: number): number {

@@ -1,0 +1,151 @@
+/**
+ * An estimate where the counts are not row counts every tree shares: forests trained with
+ * bootstrap on numeric features (each tree saw its own draws), counts weighted by class or sample
+ * weights, noised counts of differentially private forests. What still holds, and is certified:
+ * a leaf stores how many distinct training rows reached it (`n_node_samples`), so a leaf whose
+ * (non-noised) weights name one class alone holds that many distinct training rows of that class
+ * inside its box. The anchor tree is the tree whose such leaves hold the most rows; their boxes are
+ * the certified rows. Everything else is an estimate: every tree's leaves get estimated row counts
+ * per class (distinct rows split by the class weights, or the released counts), scaled so that
+ * each tree holds N rows, and rows are walked against them (complete.ts) from the anchor's leaves.
+ */
+import type { Forest } from '../../../forest/schema';
+import { classCount } from '../../../forest/structure';
+import type { RunContext } from '../context';
+import type { LeafTable } from '../leaves';
+import { boxToRow } from '../rows';
+import type { ReconstructedRow, ReconstructionResult } from '../types';
+import { boxForest } from './box-forest';
+import { completeRows } from './complete';
+import { anchorGroups } from './row-groups';
+import { boxTightness } from './tightness';
+
+export interface EstimateInput {
+  /** Training rows N (stated, replayed from the seeds, or estimated). */
+  rows: number;
+  /** How N was found, for the reason. */
+  rowsSource: string;
+  /** Why this model gets an estimate, first words of the reason. */
+  why: string;
+}
+
+export async function reconstructByEstimate(forest: Forest, table: LeafTable, ctx: RunContext, input: EstimateInput): Promise<ReconstructionResult> {
+  ctx.method = 'box-estimate';
+  const classes = classCount(forest);
+  const N = input.rows;
+  const noised = forest.privacy !== undefined;
+  const estimated: Int32Array[] = [];
+  const proven: Int32Array[] = [];
+  forest.trees.forEach((tree) => {
+    const nodes = tree.left.length;
+    const guess = new Float64Array(nodes * classes);
+    const sure = new Int32Array(nodes * classes);
+    let total = 0;
+    for (let n = 0; n < nodes; n++) {
+      if (tree.left[n] !== -1) continue;
+      let weight = 0;
+      let present = 0;
+      let only = -1;
+      for (let c = 0; c < classes; c++) {
+        const w = Math.max(0, tree.classWeights[n * classes + c]);
+        weight += w;
+        if (w > 0) {
+          present++;
+          only = c;
+        }
+      }
+      if (weight <= 0) continue;
+      const distinct = tree.distinctRows?.[n];
+      for (let c = 0; c < classes; c++) {
+        const w = Math.max(0, tree.classWeights[n * classes + c]);
+        // Distinct rows split by the class weights; without them, the (released) counts themselves.
+        const rows = distinct !== undefined ? (distinct * w) / weight : w;
+        guess[n * classes + c] = rows;
+        total += rows;
+      }
+      if (!noised && distinct !== undefined && present === 1) sure[n * classes + only] = distinct;
+    }
+    estimated.push(scaleToRows(tree.left, guess, total, N, classes));
+    proven.push(sure);
+  });
+
+  let anchor = 0;
+  let anchorProven = -1;
+  proven.forEach((sure, t) => {
+    let sum = 0;
+    for (const v of sure) sum += v;
+    const leaves = table.trees[t].nodes.length;
+    if (sum > anchorProven || (sum === anchorProven && leaves > table.trees[anchor].nodes.length)) {
+      anchor = t;
+      anchorProven = sum;
+    }
+  });
+
+  const walk = boxForest(forest, table, estimated);
+  const leafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => {
+    const leaves = table.trees[t];
+    const l = walk.trees[t].leafIndex[node];
+    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
+      const f = leaves.literalFeature[k];
+      low[f] = Math.max(low[f], leaves.literalLow[k]);
+      high[f] = Math.min(high[f], leaves.literalHigh[k]);
+    }
+  };
+  const groups = anchorGroups(walk, anchor, leafBox);
+  ctx.progress('search', { done: 0, total: N });
+  const completed = completeRows(walk, groups, () => ctx.stopped());
+  ctx.stats.leafCountError = completed.leafCountError;
+  ctx.stats.mergedCells = groups.length;
+
+  // The first members of each anchor group are the rows its leaf proves (as many as it proves).
+  const certifiedOf = groups.map((group) => Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]));
+  const seen = new Int32Array(groups.length);
+  const certifiedBoxes: { low: Int32Array; high: Int32Array }[] = [];
+  const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
+    const group = groups[row.group];
+    const certified = seen[row.group]++ < certifiedOf[row.group];
+    if (certified) certifiedBoxes.push(group);
+    const point = boxToRow(table.axes, row.low, row.high);
+    const box = certified ? boxToRow(table.axes, group.low, group.high) : point;
+    return { values: point.values, intervals: box.intervals, label: forest.classes[row.classIndex], certified };
+  });
+  const certifiedRows = certifiedBoxes.length;
+  const boxes = boxTightness(table.axes, certifiedBoxes, 0);
+  const reason = [
+    input.why,
+    noised
+      ? `nothing certified: noised counts prove no row (N = ${N}, ${input.rowsSource})`
+      : certifiedRows > 0
+        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the single-class leaves of tree ${anchor} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
+        : `nothing certified: no leaf stores its distinct rows under a single class (N = ${N}, ${input.rowsSource})`,
+    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : 'distinct rows split by class weight'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
+    ctx.stopped() ? `${ctx.stopReason()} while placing rows` : undefined,
+  ].filter((x) => x).join('; ');
+  return { ...ctx.answer({ status: ctx.stopped() ? 'timeout' : 'bounded', reason, rows: N, certifiedRows, reconstruction }), boxes };
+}
+
+/**
+ * Per leaf and class, `guess * N / total` rounded to whole rows so that the tree holds exactly N
+ * (largest remainders get the rows the floors leave over).
+ */
+function scaleToRows(left: ArrayLike<number>, guess: Float64Array, total: number, N: number, classes: number): Int32Array {
+  const counts = new Int32Array(guess.length);
+  if (total <= 0) return counts;
+  const factor = N / total;
+  let placed = 0;
+  const remainders: { at: number; rest: number }[] = [];
+  for (let n = 0; n < left.length; n++) {
+    if (left[n] !== -1) continue;
+    for (let c = 0; c < classes; c++) {
+      const exact = guess[n * classes + c] * factor;
+      if (exact <= 0) continue;
+      const whole = Math.floor(exact);
+      counts[n * classes + c] = whole;
+      placed += whole;
+      remainders.push({ at: n * classes + c, rest: exact - whole });
+    }
+  }
+  remainders.sort((a, b) => b.rest - a.rest);
+  for (let k = 0; k < N - placed && k < remainders.length; k++) counts[remainders[k].at]++;
+  return counts;
+}

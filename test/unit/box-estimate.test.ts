@@ -1,0 +1,81 @@
+/**
+ * The estimate for counts that are not row counts every tree shares (boxes/estimate.ts, issue 12):
+ * forests trained with bootstrap on numeric features, class weights with bootstrap, an arbitrary
+ * sample_weight, noised counts over numeric features. None of them is skipped any more; each gets
+ * a whole reconstruction labelled as an estimate, and the rows it certifies (the distinct rows of
+ * one tree's single-class leaves) are checked against the true training rows: every certified box
+ * holds a distinct true row with its label.
+ */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
+import { minimumCostMatching } from '../../server/src/evaluate/matching';
+import type { Forest } from '../../server/src/forest/schema';
+import { lintFile } from '../../server/src/linter';
+import { containsRow, readFloat32Rows } from '../support/numeric-truth';
+import { EXAMPLES, FIXTURES } from '../support/paths';
+import type { TrainingRow } from '../support/reconstruction-truth';
+
+async function forestOf(path: string): Promise<Forest> {
+  const report = await lintFile(path, { keepForest: true });
+  assert.ok(report.forest, `${path}: ${report.findings.map((f) => f.message).join('; ')}`);
+  return report.forest;
+}
+
+/** Whether the certified rows can be given distinct true rows inside their boxes, with their labels. */
+function certifiedHoldDistinctTrueRows(rows: readonly ReconstructedRow[], truth: readonly TrainingRow[]): boolean {
+  const certified = rows.filter((r) => r.certified);
+  if (certified.length === 0) return true;
+  const cost = certified.map((row) => Float64Array.from(truth, (t) => (containsRow(row, t) ? 0 : 1)));
+  return certified.length <= truth.length && minimumCostMatching(cost).totalCost === 0;
+}
+
+// The first 200 Pima rows: the training set of the class-weight fixtures (test/fixtures/class-weights/generate.py).
+const PIMA_200 = readFloat32Rows(join(FIXTURES, 'class-weights', 'rf_balanced_nobootstrap.train.csv'));
+
+describe('box-estimate: counts that are not shared row counts', () => {
+  const cases: { name: string; path: string; truth: () => TrainingRow[]; why: RegExp; someCertified: boolean }[] = [
+    { name: 'bootstrap on numeric features (the diabetes example, seeds stored)', path: join(EXAMPLES, 'models', 'diabetes_forest.joblib'), truth: () => readFloat32Rows(join(EXAMPLES, 'data', 'diabetes.csv')), why: /bootstrap/, someCertified: true },
+    { name: 'class_weight="balanced" with bootstrap', path: join(FIXTURES, 'class-weights', 'rf_balanced_bootstrap.joblib'), truth: () => PIMA_200, why: /.+/, someCertified: true },
+    { name: 'an arbitrary sample_weight, no bootstrap', path: join(FIXTURES, 'class-weights', 'rf_sample_weight.joblib'), truth: () => PIMA_200, why: /weight|whole number/, someCertified: true },
+  ];
+  for (const c of cases) {
+    it(`${c.name}: an estimate with its reason, never skipped; every certified box holds a distinct true row`, async () => {
+      const forest = await forestOf(c.path);
+      const truth = c.truth();
+      const result = await reconstruct(forest, { budgetMs: 10_000 });
+      assert.equal(result.method, 'box-estimate', `${result.status}: ${result.reason}`);
+      assert.equal(result.status, 'bounded', result.reason);
+      assert.match(result.reason ?? '', c.why);
+      assert.match(result.reason ?? '', /estimate/);
+      assert.equal(result.rows, truth.length, 'N');
+      assert.equal(result.reconstructedRows, truth.length);
+      if (c.someCertified) assert.ok(result.certifiedRows > 0, 'single-class leaves certify rows');
+      assert.ok(result.certifiedRows < truth.length, 'not every row: the rest is an estimate');
+      assert.equal(result.reconstruction.filter((r) => r.certified).length, result.certifiedRows);
+      assert.ok(certifiedHoldDistinctTrueRows(result.reconstruction, truth), 'a certified box holds no distinct true row');
+      assert.ok(result.boxes && result.boxes.medianWidth >= 0 && result.boxes.medianWidth <= 1);
+    });
+  }
+
+  it('noised counts over numeric features: an estimate, nothing certified', async () => {
+    const forest = await forestOf(join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'));
+    // The released counts of a differentially private forest: whole numbers near the true ones, no distinct counts.
+    let seed = 7;
+    const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
+    const noised: Forest = {
+      ...forest,
+      privacy: { mechanism: 'laplace-leaf-counts', epsilon: 1, split: 'per-tree', rounding: 'truncate' },
+      trees: forest.trees.map((tree) => ({ ...tree, distinctRows: undefined, classWeights: tree.classWeights.map((w) => Math.trunc(w + (random() - 0.5) * 6)) })),
+    };
+    const result = await reconstruct(noised, { budgetMs: 5_000 });
+    assert.equal(result.method, 'box-estimate', `${result.status}: ${result.reason}`);
+    assert.equal(result.status, 'bounded');
+    assert.equal(result.certifiedRows, 0);
+    assert.match(result.reason ?? '', /differentially private/);
+    assert.match(result.reason ?? '', /nothing certified/);
+    assert.equal(result.reconstructedRows, 100);
+  });
+});
