@@ -2,13 +2,14 @@
  * From proven groups to one full training set (an estimate). Every member of a group that is not
  * placed in every tree becomes a row of its own and is walked through the trees it is not placed
  * in, each time into the candidate leaf with the most rows of its class still to place (its box
- * narrows as it goes; with no leaf left with room, the one with the least surplus). Then passes of
- * ruin and recreate: each row in turn is taken out of the leaves the walk chose and walked again,
- * trees in a fresh random order, while the rows' total miss of the leaf counts keeps falling and
- * the time allows. This only picks one of the training sets the propagation left open: it fixes
+ * narrows as it goes; with no leaf left with room, the first it reaches). Then passes of ruin and
+ * recreate: each row in turn is taken out of the leaves the walk chose and walked again, trees in
+ * fresh random orders, keeping the walk that misses the leaf counts least (its old leaves when
+ * none does better), while a pass still gains and the time allows. This only picks one of the training sets the propagation left open: it fixes
  * which point inside each proven box stands for a row, never the proven box itself.
  */
 import { seededRandom } from '../../../evaluate/seeded-random';
+import { yieldToEventLoop } from '../context';
 import { Candidates, place, type BoxForest } from './box-forest';
 import type { RowGroup } from './row-groups';
 
@@ -25,9 +26,14 @@ export interface Completion {
   /** Sum over trees, leaves and classes of |stored rows - rows placed| (0: the rows fit every count). */
   leafCountError: number;
   passes: number;
+  /** False when the time ran out before every row had its first walk (the rest stand at their proven box). */
+  walkedAll: boolean;
 }
 
-export function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean): Completion {
+/** Walks tried per row and repair pass; the best is kept if it beats the row's leaves. */
+const ATTEMPTS = 3;
+
+export async function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean, onPass?: () => void): Promise<Completion> {
   const { classes, features } = forest;
   const trees = forest.trees.length;
   const candidates = new Candidates(features);
@@ -36,56 +42,112 @@ export function completeRows(forest: BoxForest, groups: readonly RowGroup[], sto
   /** Per completed row, the leaf its walk chose in each tree the group is not placed in (-1 elsewhere). */
   const chosen: Int32Array[] = [];
   const order = Int32Array.from({ length: trees }, (_, t) => t);
-  groups.forEach((group, g) => {
+  let walkedAll = true;
+  let lastYield = Date.now();
+  // Long loops give the event loop a turn (an abort or a progress message can then get through).
+  const breathe = async () => {
+    if (Date.now() - lastYield < 25) return;
+    await yieldToEventLoop();
+    lastYield = Date.now();
+  };
+  for (let g = 0; g < groups.length; g++) {
+    const group = groups[g];
+    await breathe();
     if (group.unplaced === 0) {
       for (let member = 0; member < group.size; member++) rows.push({ group: g, classIndex: group.classIndex, low: group.low, high: group.high });
-      return;
+      continue;
     }
     for (let member = 0; member < group.size; member++) {
       const row = { group: g, classIndex: group.classIndex, low: group.low.slice(), high: group.high.slice() };
       const leaves = new Int32Array(trees).fill(-1);
       // Out of time: the row stays at its proven box (its point is that box's representative).
       if (!stopped()) walk(row, group, leaves);
+      else walkedAll = false;
       rows.push(row);
       chosen.push(leaves);
     }
-  });
+  }
+  // Repair passes: each row is taken out and walked again, trees in fresh random orders, and its
+  // best walk kept only when it misses the leaf counts by less than the row's current leaves.
   let error = leafCountError(forest);
   let passes = 0;
-  const walked = rows.filter((row) => groups[row.group].unplaced > 0);
+  const walked: number[] = [];
+  rows.forEach((row, r) => {
+    if (groups[row.group].unplaced > 0) walked.push(r);
+  });
+  const trial = new Int32Array(trees);
+  const best = new Int32Array(trees);
+  const bestLow = new Int32Array(features);
+  const bestHigh = new Int32Array(features);
   while (walked.length > 0 && error > 0 && !stopped()) {
     passes++;
-    for (let i = 0; i < walked.length; i++) {
-      const row = walked[i];
+    let gained = 0;
+    for (let i = 0; i < walked.length && !stopped(); i++) {
+      await breathe();
+      const row = rows[walked[i]];
       const group = groups[row.group];
       const leaves = chosen[i];
-      for (let t = 0; t < trees; t++) if (leaves[t] >= 0) place(forest, t, leaves[t], row.classIndex, -1);
-      row.low.set(group.low);
-      row.high.set(group.high);
-      shuffle(order);
-      walk(row, group, leaves);
+      const c = row.classIndex;
+      // Out: what the row's current leaves cost, as the change removing them makes.
+      let removed = 0;
+      for (let t = 0; t < trees; t++) {
+        if (leaves[t] < 0) continue;
+        removed += change(t, leaves[t], c, 1);
+        place(forest, t, leaves[t], c, -1);
+      }
+      let bestDelta = 0;
+      bestLow.set(row.low);
+      bestHigh.set(row.high);
+      best.set(leaves);
+      for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
+        row.low.set(group.low);
+        row.high.set(group.high);
+        shuffle(order);
+        trial.fill(-1);
+        const delta = removed + walk(row, group, trial);
+        if (delta < bestDelta) {
+          bestDelta = delta;
+          best.set(trial);
+          bestLow.set(row.low);
+          bestHigh.set(row.high);
+        }
+        for (let t = 0; t < trees; t++) if (trial[t] >= 0) place(forest, t, trial[t], c, -1);
+      }
+      for (let t = 0; t < trees; t++) if (best[t] >= 0) place(forest, t, best[t], c, 1);
+      leaves.set(best);
+      row.low.set(bestLow);
+      row.high.set(bestHigh);
+      gained -= bestDelta;
     }
-    // The pass is kept either way (undoing it would cost another); stop once one does not help.
-    const after = leafCountError(forest);
-    const improved = after < error;
-    error = after;
-    if (!improved) break;
+    error = leafCountError(forest);
+    onPass?.();
+    if (gained <= 0) break;
   }
-  return { rows, leafCountError: error, passes };
+  return { rows, leafCountError: error, passes, walkedAll };
 
-  function walk(row: CompletedRow, group: RowGroup, leaves: Int32Array): void {
+  /** The change in the leaf-count error when one row of class c enters (-1 open) or leaves (+1) a leaf. */
+  function change(t: number, leaf: number, c: number, direction: 1 | -1): number {
+    const v = forest.open[t][leaf * classes + c];
+    return Math.abs(v + direction) - Math.abs(v);
+  }
+
+  /** Walks the row through the trees it is not placed in, placing it; returns the change in the leaf-count error. */
+  function walk(row: CompletedRow, group: RowGroup, leaves: Int32Array): number {
     const c = group.classIndex;
+    let delta = 0;
     for (const t of order) {
       if (group.leaf[t] !== -1) continue;
       const open = forest.open[t];
       let found = candidates.find(forest.trees[t], open, classes, c, row.low, row.high);
       if (found === 0) found = candidates.find(forest.trees[t], open, classes, c, row.low, row.high, true);
-      let best = 0;
-      for (let k = 1; k < found; k++) if (open[candidates.leaves[k] * classes + c] > open[candidates.leaves[best] * classes + c]) best = k;
-      candidates.copyBox(best, row.low, row.high);
-      leaves[t] = candidates.leaves[best];
+      let pick = 0;
+      for (let k = 1; k < found; k++) if (open[candidates.leaves[k] * classes + c] > open[candidates.leaves[pick] * classes + c]) pick = k;
+      candidates.copyBox(pick, row.low, row.high);
+      leaves[t] = candidates.leaves[pick];
+      delta += change(t, leaves[t], c, -1);
       place(forest, t, leaves[t], c, 1);
     }
+    return delta;
   }
 
   function shuffle(values: Int32Array): void {

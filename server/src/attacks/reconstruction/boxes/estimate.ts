@@ -93,7 +93,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   };
   const groups = anchorGroups(walk, anchor, leafBox);
   ctx.progress('search', { done: 0, total: N });
-  const completed = completeRows(walk, groups, () => ctx.stopped());
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
   ctx.stats.mergedCells = groups.length;
 
@@ -119,9 +119,9 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
         ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the single-class leaves of tree ${anchor} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
         : `nothing certified: no leaf stores its distinct rows under a single class (N = ${N}, ${input.rowsSource})`,
     `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : 'distinct rows split by class weight'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
-    ctx.stopped() ? `${ctx.stopReason()} while placing rows` : undefined,
+    completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
-  return { ...ctx.answer({ status: ctx.stopped() ? 'timeout' : 'bounded', reason, rows: N, certifiedRows, reconstruction }), boxes };
+  return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };
 }
 
 /**

@@ -55,7 +55,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
 
   // One training set inside the proven boxes, with what is left of the budget.
   ctx.progress('search', { done: pinned, total: rows });
-  const completed = completeRows(walk, groups, () => ctx.stopped());
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
     const group = groups[row.group];
