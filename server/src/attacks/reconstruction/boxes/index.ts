@@ -26,6 +26,9 @@ import { propagateGroups } from './propagate';
 import { anchorGroups } from './row-groups';
 import { boxTightness } from './tightness';
 
+/** Share of the budget (from the start of this method) the propagation may take before the completion. */
+const PROPAGATION_SHARE = 0.5;
+
 export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string): Promise<ReconstructionResult> {
   ctx.method = 'row-boxes';
   const rows = table.rows;
@@ -46,7 +49,10 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   const groups = anchorGroups(walk, anchor, leafBox);
   ctx.progress('propagation', { done: 0, total: rows });
   const started = Date.now();
-  const propagated = await propagateGroups(walk, groups, () => ctx.stopped(), (_round, placed) => { ctx.progress("propagation", { done: placed, total: rows }); });
+  // The propagation gets a share of the budget; the completion needs the rest (at 10,000 rows one
+  // round of propagation takes seconds, and rows left unwalked stand at their proven box only).
+  const propagationEnd = started + (ctx.deadline - started) * PROPAGATION_SHARE;
+  const propagated = await propagateGroups(walk, groups, () => ctx.stopped() || Date.now() >= propagationEnd, (_round, placed) => { ctx.progress("propagation", { done: placed, total: rows }); });
   ctx.stats.enumerationMs = Date.now() - started;
   if (!propagated.ok) return ctx.answer({ status: 'failed', reason: `the leaf counts contradict each other (${propagated.contradiction})`, rows, certifiedRows: 0 });
   ctx.stats.mergedCells = groups.length;
@@ -65,10 +71,12 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   });
   const boxes = boxTightness(table.axes, groups.flatMap((g) => Array.from({ length: g.size }, () => g)), pinned);
   const widths = `median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range`;
-  const status = !propagated.complete ? 'timeout' : pinned === rows ? 'exact' : 'bounded';
+  const cut = !propagated.complete && !ctx.stopped();
+  const status = ctx.aborted || !completed.walkedAll ? 'timeout' : pinned === rows && propagated.complete ? 'exact' : 'bounded';
   const reason = [
     why,
-    !propagated.complete ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
+    cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
+    !propagated.complete && !cut ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
     `${rows} rows certified as boxes (${widths}); ${pinned} pinned to one leaf in every tree${pinned < rows ? `, the other ${rows - pinned} placed by an estimate inside their boxes (missing the leaf counts by ${completed.leafCountError}${completed.passes ? ` after ${completed.passes} repair passes` : ''})` : ''}`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
