@@ -62,7 +62,10 @@ export function summarizeReconstruction(
     if (!row.certified) continue;
     row.values.forEach((value, f) => {
       const name = forest.features[f]?.name;
-      if (value !== null && name !== undefined) determinedFeatures[name] += 1;
+      // On rows with intervals a value is determined where an interval is proven: `row-boxes`
+      // writes a point (an estimate) even where the proven box leaves the feature open.
+      const constrained = row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : value !== null;
+      if (constrained && name !== undefined) determinedFeatures[name] += 1;
     });
   }
   return {
