@@ -18,6 +18,9 @@ import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter';
 import { intervalFeatures, reconstructionCsv } from '../../server/src/report/reconstruction-csv';
 import { detailOf, SUMMARY_LIMIT, summaryOf } from '../../server/src/rules/message';
+import { summarizeReconstruction } from '../../server/src/recoverability/summary';
+import { reconstructionFindings } from '../../server/src/rules';
+import { DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';
 import { EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';
 
 const PIMA = join(FIXTURES, 'numeric', 'pima_t10_d5.joblib');
@@ -150,6 +153,14 @@ describe('a numeric forest certified as boxes (pima_t10_d5)', () => {
     assert.match(detail, new RegExp(`${boxes.pinnedRows} of ${direct.certifiedRows} (is|are) pinned to one leaf in every tree`));
     assert.doesNotMatch(detail, /uniquely determined/);
     assert.deepEqual(finding.data.boxes, { pinnedRows: boxes.pinnedRows, medianWidth: boxes.medianWidth });
+  });
+
+  it('an exact run (every row pinned) still reads as boxes with their width, not as rebuilt values', () => {
+    const summary = { ...summarizeReconstruction(forest, direct, { declared: 0, sources: [], problems: [] }), status: 'exact' as const };
+    const [finding] = reconstructionFindings(forest, summary, DEFAULT_THRESHOLDS, {});
+    assert.equal(summaryOf(finding.message), `All ${direct.rows} training rows are proven as boxes: see the report.`);
+    assert.match(detailOf(finding.message), /Median box width \d+(\.\d)?% of each feature's threshold range/);
+    assert.doesNotMatch(finding.message, /rebuilt|Every feature value/);
   });
 
   it('HTML: a "Certified boxes" section with the pinned rows, the median width and every numeric feature, narrowest first', () => {
