@@ -160,15 +160,30 @@ describe('buildReport on the COMPAS example (aggregated, certified)', () => {
 });
 
 describe('buildReport on estimates and runs that did not reconstruct', () => {
-  it('rows as proven boxes (diabetes without bagging, numeric): certified, every row a box', async () => {
-    const diabetes = await run(DIABETES_NO_BAGGING, 5000);
+  it('row boxes (diabetes without bagging, too many cells to enumerate): certified as boxes, with their width', async () => {
+    const diabetes = await run(DIABETES_NO_BAGGING, 1000);
     assert.equal(diabetes.result.method, 'row-boxes');
-    assert.ok(diabetes.result.reconstructedRows > 0);
+    const boxes = diabetes.result.boxes;
+    assert.ok(boxes && diabetes.result.certifiedRows > 0);
     const report = buildReport({ file: diabetes.file, features: featureUse(diabetes.forest), reconstruction: diabetes.result });
     assert.equal(report.headline.claim, 'certified');
     assert.equal(report.headline.certifiedRows, diabetes.result.certifiedRows);
+    // Proven as boxes, never as values: the sentence says so and gives the median width.
+    assert.match(report.headline.summary, / as boxes, with their label/);
+    assert.match(report.headline.summary, new RegExp(`, ${Math.round(100 * boxes.medianWidth)}% of the feature's threshold range wide`));
+    assert.doesNotMatch(report.headline.summary, /recoverable/);
+    assert.deepEqual(report.boxes, {
+      pinnedRows: boxes.pinnedRows,
+      medianWidth: boxes.medianWidth,
+      features: boxes.featureWidths.map((w) => ({ name: diabetes.forest.features[w.feature].name, medianWidth: w.medianWidth })),
+    });
+    // A value counts as determined where an interval is proven, not where the completion wrote a point.
+    for (const f of report.features) {
+      const index = diabetes.forest.features.findIndex((x) => x.name === f.name);
+      const proven = diabetes.result.reconstruction.filter((r) => r.certified && r.intervals?.[index]).length;
+      assert.equal(f.determinedRows, proven, f.name);
+    }
     assert.equal(report.rows.length, diabetes.result.reconstructedRows);
-    assert.equal(report.rows.filter((r) => r.certified).length, diabetes.result.certifiedRows);
   });
 
   it('an estimate (bounded search): 0 certified, no feature proven', async () => {

@@ -17,7 +17,7 @@ import type { ReconstructionThresholds } from '../rules/reconstructable-training
 import { alignTrainingData, type AlignedTrainingData, type TrainingData } from '../evaluate/training-data';
 import { evaluateAgainstTruth } from '../evaluate/evaluation';
 import { adviseForModel } from './advisor';
-import { DEFAULT_LABEL_COLUMN, reconstructionCsv } from '../report/reconstruction-csv';
+import { DEFAULT_LABEL_COLUMN, intervalFeatures, reconstructionCsv } from '../report/reconstruction-csv';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse, type FeatureUse } from '../report/build';
 import type { TimelinePoint } from '../report/model';
@@ -137,6 +137,7 @@ async function emit(report: FileReport, forest: Forest, result: ReconstructionRe
   const columns = {
     features: aligned?.featureColumns ?? forest.features.map((feature) => feature.name),
     label: aligned ? options.trainingData!.labelColumn : DEFAULT_LABEL_COLUMN,
+    numeric: intervalFeatures(forest),
   };
   try {
     await fs.writeFile(path, reconstructionCsv(result.reconstruction, columns));

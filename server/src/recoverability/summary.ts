@@ -4,7 +4,7 @@
  * leave the engine when asked for (`--emit-reconstruction`, the report's explicit reveal).
  */
 import type { Forest } from '../forest/schema';
-import type { ReconstructionMethod, ReconstructionResult, ReconstructionStatus } from '../attacks/reconstruction/types';
+import type { BoxTightness, ReconstructionMethod, ReconstructionResult, ReconstructionStatus } from '../attacks/reconstruction/types';
 
 export interface Recoverability {
   status: ReconstructionStatus;
@@ -31,6 +31,24 @@ export interface Recoverability {
   determinedFeatures: Record<string, number>;
   /** Where declared categorical groups came from, and declarations that were ignored. */
   groups: { declared: number; sources: string[]; problems: string[] };
+  /**
+   * Numeric forests whose rows are certified as boxes (`row-boxes`; the engine's `BoxTightness`
+   * with feature names): how much the proven boxes reveal. Absent for every other method.
+   */
+  boxes?: RecoverableBoxes;
+}
+
+/**
+ * How tight the certified boxes are. Widths are relative to the range the forest's thresholds
+ * span on a feature (0: a single value; 1: the box does not narrow the feature at all).
+ */
+export interface RecoverableBoxes {
+  /** Rows whose leaf is proven in every tree (their box is one cell of the forest). */
+  pinnedRows: number;
+  /** Median over every row and numeric feature of the box's relative width. */
+  medianWidth: number;
+  /** Per numeric feature (the model's order): the median over rows of its relative width. */
+  features: { name: string; medianWidth: number }[];
 }
 
 export function summarizeReconstruction(
@@ -44,7 +62,10 @@ export function summarizeReconstruction(
     if (!row.certified) continue;
     row.values.forEach((value, f) => {
       const name = forest.features[f]?.name;
-      if (value !== null && name !== undefined) determinedFeatures[name] += 1;
+      // On rows with intervals a value is determined where an interval is proven: `row-boxes`
+      // writes a point (an estimate) even where the proven box leaves the feature open.
+      const constrained = row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : value !== null;
+      if (constrained && name !== undefined) determinedFeatures[name] += 1;
     });
   }
   return {
@@ -58,5 +79,15 @@ export function summarizeReconstruction(
     ...(result.reason ? { reason: result.reason } : {}),
     determinedFeatures,
     groups,
+    ...(result.boxes ? { boxes: namedBoxes(forest, result.boxes) } : {}),
+  };
+}
+
+/** The engine's tightness with feature names instead of indices (the JSON contract names features). */
+export function namedBoxes(forest: Pick<Forest, 'features'>, boxes: BoxTightness): RecoverableBoxes {
+  return {
+    pinnedRows: boxes.pinnedRows,
+    medianWidth: boxes.medianWidth,
+    features: boxes.featureWidths.map(({ feature, medianWidth }) => ({ name: forest.features[feature]?.name ?? `x${feature}`, medianWidth })),
   };
 }

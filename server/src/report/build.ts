@@ -33,8 +33,13 @@ import {
 } from './model';
 import { headlineLook, headlineVerdict } from './html/verdict';
 
-/** The methods whose certified rows are proofs; the others only estimate. */
-export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'row-boxes', 'box-estimate', 'replayed-bootstrap', 'boosting-counts'];
+/**
+ * The methods whose certified rows are proofs; the others only estimate. `row-boxes` proves each
+ * row's box (an interval per numeric feature) and label, not the point written for it: its
+ * certified rows count as proven, and the report says "as boxes" with their width (`boxes`);
+ * `box-estimate` proves the boxes of single-class leaves the same way (its other rows are estimates).
+ */
+export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts', 'row-boxes', 'box-estimate'];
 
 /** A feature of the model and whether any tree splits on it. */
 export interface FeatureUse {
@@ -110,6 +115,8 @@ export function buildReport(input: ReportInput): PrivacyReport {
     timeline: input.timeline ?? [],
     ...(input.advisor ? { advisor: input.advisor } : !input.advisorPending ? {} : { advisorPending: input.advisorPending }),
     ...(file.evaluation ? { evaluation: file.evaluation } : {}),
+    // The tightness of proven boxes, only beside a certified claim: an unproven box says nothing.
+    ...(recoverability?.boxes && headline.claim === 'certified' ? { boxes: recoverability.boxes } : {}),
     scripts: input.scripts ?? [],
     notes,
   };
@@ -205,9 +212,19 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
  * One honest sentence: proven vs estimated, and out of how many. When nothing was reconstructed it
  * says what that means, without the reason: the report shows `reason` once, on its own line.
  */
-export function summarySentence(claim: ReportHeadline['claim'], r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason'>, rows: number | null): string {
+export function summarySentence(
+  claim: ReportHeadline['claim'],
+  r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason' | 'boxes'>,
+  rows: number | null,
+): string {
   const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
+  if (claim === 'certified' && r.boxes && r.certifiedRows > 0) {
+    // Boxes: what is proven is an interval per numeric feature, as narrow as `boxes` says; never "recoverable" values.
+    const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
+    const width = Math.round(r.boxes.medianWidth * 100);
+    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven to be in the training data as boxes, with their label${when}: per numeric feature an interval the value lies in, ${width === 0 && r.boxes.medianWidth > 0 ? 'under 1' : width}% of the feature's threshold range wide (median).`;
+  }
   if (claim === 'certified' && withoutLabel > 0) {
     const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
     const whole = r.certifiedRows > 0 ? `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven recoverable from the model alone, label included; ${plural(withoutLabel, 'more row')}` : outOf(withoutLabel);
@@ -255,9 +272,18 @@ export function rowExposure(result: Pick<ReconstructionResult, 'reconstruction' 
     row: i,
     ...(row.index !== undefined ? { trainingIndex: row.index } : {}),
     certified: proven && row.certified,
-    determinedFeatures: row.values.reduce<number>((n, v) => (v === null ? n : n + 1), 0),
+    determinedFeatures: row.values.reduce<number>((n, _v, f) => (determined(row, f) ? n + 1 : n), 0),
     features: row.values.length,
   }));
+}
+
+/**
+ * Whether the model constrains a row's value of feature f: on rows with intervals (numeric
+ * forests) an interval is proven there, since a point may be written inside an unconstrained box
+ * (`row-boxes` completes every row); elsewhere the value is not null.
+ */
+export function determined(row: Pick<ReconstructionResult['reconstruction'][number], 'values' | 'intervals'>, f: number): boolean {
+  return row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : row.values[f] !== null && row.values[f] !== undefined;
 }
 
 /**

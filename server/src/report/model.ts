@@ -14,6 +14,7 @@ import type { ModelSummary } from '../linter';
 import type { RuleId, Severity } from '../rules/catalog';
 import type { ReconstructionMethod, ReconstructionStatus } from '../attacks/reconstruction/types';
 import type { Evaluation } from '../evaluate/evaluation';
+import type { RecoverableBoxes } from '../recoverability/summary';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
@@ -51,6 +52,12 @@ export interface PrivacyReport {
   advisorPending?: 'queued' | 'running';
   /** The reconstruction scored against the true training data (CLI `--training-data`). */
   evaluation?: Evaluation;
+  /**
+   * Numeric forests whose rows are certified as boxes (`row-boxes`): how tight the boxes are
+   * (pinned rows, median relative width, per numeric feature). Absent for every other method and
+   * for a claim that is not certified. Aggregate widths only: no row's values.
+   */
+  boxes?: RecoverableBoxes;
   /** Training scripts that write this model file (issue 5, item 3), for links and quick fixes. */
   scripts: ScriptReference[];
   notes: string[];

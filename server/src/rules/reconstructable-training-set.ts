@@ -38,6 +38,23 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   none: 'no formulation',
 };
 
+/** Share 0-1 as a percentage a person reads: whole numbers, one decimal below 10%. */
+function widthPercent(share: number): string {
+  const p = 100 * share;
+  return p > 0 && p < 10 ? `${p.toFixed(1)}%` : `${Math.round(p)}%`;
+}
+
+/**
+ * How tight the certified boxes are, in words: the median width relative to each feature's
+ * threshold range, the rows pinned to one leaf in every tree, and the narrowest feature.
+ */
+export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, rows: number): string {
+  const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
+  const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
+  const tightest = narrowest && boxes.features.length > 1 ? `; narrowest on ${narrowest.name} (median ${widthPercent(narrowest.medianWidth)})` : '';
+  return `Median box width ${widthPercent(boxes.medianWidth)} of each feature's threshold range (100%: not narrowed)${tightest}; ${pinned}.`;
+}
+
 export function reconstructionDraft(
   forest: Pick<Forest, 'features'>,
   recoverability: Recoverability,
@@ -69,7 +86,15 @@ export function reconstructionDraft(
     withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   let message: string;
   let summary: string;
-  if (status === 'exact') {
+  if (certifiedRows > 0 && recoverability.boxes) {
+    // Boxes: what is proven is an interval per numeric feature, so "determined" would overclaim;
+    // how narrow the intervals are is the measure of the leak. Before `exact`: rows pinned to one
+    // leaf in every tree are still boxes, and their width is still what they reveal.
+    summary = `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
+    message =
+      `${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are certified from the model alone as boxes, ` +
+      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}`;
+  } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
@@ -101,6 +126,7 @@ export function reconstructionDraft(
         reconstructedRows,
         seconds,
         determinedFeatures: Object.fromEntries(determined),
+        ...(recoverability.boxes ? { boxes: { pinnedRows: recoverability.boxes.pinnedRows, medianWidth: recoverability.boxes.medianWidth } } : {}),
       },
     },
   };

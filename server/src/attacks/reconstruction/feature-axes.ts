@@ -168,6 +168,13 @@ function insideAsFloat32(value: number, lower: number, upper: number, less: bool
     const below = nextFloat32Below(Math.fround(upper));
     if (inside(below)) return below;
   }
+  // Under `<=` an upper end that is no float32 (a float64 threshold) casts above itself: the
+  // largest float32 at or below it is inside (it happened open below, where the guess is the end).
+  if (!less && upper !== Infinity) {
+    const cast = Math.fround(upper);
+    const below = cast <= upper ? cast : nextFloat32Below(cast);
+    if (inside(below)) return below;
+  }
   return value;
 }
 

@@ -60,6 +60,7 @@ export function renderReportHtml(report: PrivacyReport, options: RenderOptions):
     ['actions', 'What to do', actions(report, options.mode)],
     ['findings', 'Findings', section.findings(report, options.mode)],
     ['details', 'Details', section.noDetails(report)],
+    ['boxes', 'Boxes', section.boxes(report)],
     ['features', 'Per feature', section.features(report)],
     ['rows', 'Per row', section.rows(report, options.mode, Boolean(revealed))],
     ['advisor', 'What if', section.advisor(report)],

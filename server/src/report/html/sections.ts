@@ -112,6 +112,7 @@ export function headline(report: PrivacyReport): string {
         ['Feature values determined', hl.determinedValueShare === null ? '–' : percent(hl.determinedValueShare)],
         ['Status', STATUS_WORDS[hl.status] ?? hl.status],
         ['Method', METHOD_WORDS[hl.method] ?? hl.method],
+        ...(report.boxes ? ([['Median box width', percent(report.boxes.medianWidth)]] as [string, string][]) : []),
         ['Time', duration(hl.seconds)],
       ]
     : // Not measured: the badge says the status, and "–" figures say nothing; only what is known.
@@ -197,6 +198,37 @@ ${report.features
   return `<section id="features" class="card" aria-labelledby="features-title">
 <h2 id="features-title">Recovery per feature</h2>
 ${body}
+</section>`;
+}
+
+/**
+ * How tight the certified boxes of a numeric model are (`report.boxes`, `row-boxes` only): the
+ * rows pinned to one leaf in every tree, the median width, and per numeric feature its median
+ * width, narrowest (most revealing) first. Aggregates only: no row's values.
+ */
+export function boxes(report: PrivacyReport): string {
+  const b = report.boxes;
+  if (!b || noReconstruction(report)) return '';
+  const features = [...b.features].sort((x, y) => x.medianWidth - y.medianWidth);
+  const certified = report.headline.certifiedRows;
+  const items: [string, string][] = [
+    ['Rows certified as boxes', count(certified)],
+    ['Pinned to one leaf in every tree', `${count(b.pinnedRows)} of ${count(certified)}`],
+    ['Median box width', percent(b.medianWidth)],
+  ];
+  const table = features.length
+    ? `<details class="table-details"${features.length <= 30 ? ' open' : ''}><summary>Table (${h(count(features.length))} numeric features, narrowest first)</summary>
+<table class="data"><thead><tr><th scope="col">Feature</th><th scope="col">Median box width (share of the threshold range)</th></tr></thead><tbody>
+${features
+  .map((f) => `<tr><th scope="row"><code>${h(f.name)}</code></th><td class="share">${shareBar(f.medianWidth, `median box width ${percent(f.medianWidth)} of the threshold range`)}<span>${h(percent(f.medianWidth))}</span></td></tr>`)
+  .join('\n')}
+</tbody></table></details>`
+    : '';
+  return `<section id="boxes" class="card" aria-labelledby="boxes-title">
+<h2 id="boxes-title">Certified boxes</h2>
+<p class="lede">On numeric features the model proves an interval for each row's value, not the value: every certified row lies in a box (one interval per numeric feature) with its label. How much that reveals is the box's width, relative to the range the model's thresholds span on the feature: 100% does not narrow the feature at all, near 0% pins the value. A row pinned to one leaf in every tree has the narrowest box the model allows. The values shown for these rows are points chosen inside their boxes (estimates); <code>--emit-reconstruction</code> writes each box's ends.</p>
+<dl class="meta">${items.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
+${table}
 </section>`;
 }
 
