@@ -14,7 +14,8 @@
  * after the Hungarian matching for N <= 1,000, and against each true row's nearest reconstructed row
  * on a seeded sample of 1,000 true rows for every N (optimistic: see nearestAccuracy), the ceiling
  * (RA of each true row's own cell, see ceilingAccuracy), time of the reconstruction call and peak
- * RSS. A child that runs past budget x 2 + 60 s is killed and reported so.
+ * RSS; and, needing no model, the RA of guessing every row as the training rows' per-feature median
+ * (how much the tolerance alone grants on skewed features). A child that runs past budget x 2 + 60 s is killed and reported so.
  *
  *   npx tsc -b && node out/test/bench/numeric-forests.bench.js [budgetMs] [name filter ...]
  *   e.g. node out/test/bench/numeric-forests.bench.js 60000 wine pima
@@ -25,7 +26,8 @@ import { cpus, totalmem } from 'node:os';
 import { join } from 'node:path';
 import type { NumericFixtureEntry as FixtureEntry } from '../support/numeric-truth';
 import { REPO_ROOT } from '../support/paths';
-import { HUNGARIAN_LIMIT, type RunResult } from './support/numeric-forest-run';
+import { readFloat32Rows } from '../support/numeric-truth';
+import { HUNGARIAN_LIMIT, medianGuessAccuracy, sampleIndices, SAMPLE_ROWS, type RunResult } from './support/numeric-forest-run';
 
 /** A manifest entry of make-numeric-forests.py (it also says whether the forest drew bootstrap samples). */
 type NumericFixtureEntry = FixtureEntry & { bootstrap: boolean };
@@ -63,14 +65,14 @@ function runChild(name: string, mode: 'engine' | 'baseline', budgetMs: number): 
 
 const pct = (v: number | undefined) => (v === undefined ? '-' : `${(100 * v).toFixed(1)}%`);
 
-function line(model: NumericFixtureEntry, variant: string, r: Partial<RunResult>, budgetMs: number): string {
-  if (r.error) return `| ${model.dataset} | ${model.rows} | ${variant} | - | error: ${r.error.split('\n')[0]} | | | | | | | | | |`;
+function line(model: NumericFixtureEntry, variant: string, r: Partial<RunResult>, budgetMs: number, median?: number): string {
+  if (r.error) return `| ${model.dataset} | ${model.rows} | ${variant} | - | error: ${r.error.split('\n')[0]} | | | | | | | | | | |`;
   const n = r.rows ?? model.rows;
   const flags = [r.seconds !== undefined && overBudget(r.seconds, budgetMs) ? ' **over budget**' : '', (r.peakMb ?? 0) > OVER_MEMORY_MB ? ' **over 1.5 GB**' : ''];
   return (
     `| ${model.dataset} | ${n} | ${variant} | ${r.method} | ${r.status} | ${pct((r.certifiedRows ?? 0) / n)} | ` +
     `${r.pinnedRows === undefined ? '-' : pct(r.pinnedRows / n)} | ${pct(r.medianWidth)} | ${r.leafCountError ?? '-'} | ` +
-    `${n <= HUNGARIAN_LIMIT ? pct(r.raHungarian) : 'n/a'} | ${pct(r.raNearest)} | ${pct(r.raCeiling)} | ${r.seconds?.toFixed(1)} s${flags[0]} | ${r.peakMb?.toFixed(0)}${flags[1]} |`
+    `${n <= HUNGARIAN_LIMIT ? pct(r.raHungarian) : 'n/a'} | ${pct(r.raNearest)} | ${pct(r.raCeiling)} | ${pct(median)} | ${r.seconds?.toFixed(1)} s${flags[0]} | ${r.peakMb?.toFixed(0)}${flags[1]} |`
   );
 }
 
@@ -83,12 +85,14 @@ async function main(): Promise<void> {
     .sort((a, b) => a.rows - b.rows);
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
   console.log(`\nNumeric forests (issue 12), budget ${budgetMs / 1000} s per model; ${cpus().length} x ${cpu}, ${(totalmem() / 2 ** 30).toFixed(0)} GB, Node ${process.version}, scikit-learn 1.2.1 (shared machine: times are noisy)`);
-  console.log(`RA: TimberStrike's (features within 0.319 population std); "matched" after the Hungarian matching (N <= ${HUNGARIAN_LIMIT} only), "nearest" each true row of a seeded 1,000-row sample (all rows below 1,000) against its nearest reconstructed row (optimistic), "ceiling" each true row's own cell.`);
-  console.log('| data | N | model | method | status | certified | pinned | median box width | leaf-count error | RA matched | RA nearest | RA ceiling | time | peak MB |');
-  console.log('|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
+  console.log(`RA: TimberStrike's (features within 0.319 population std); "matched" after the Hungarian matching (N <= ${HUNGARIAN_LIMIT} only), "nearest" each true row of a seeded 1,000-row sample (all rows below 1,000) against its nearest reconstructed row (optimistic), "ceiling" each true row's own cell; "median guess" every row as the training data's per-feature median (no model).`);
+  console.log('| data | N | model | method | status | certified | pinned | median box width | leaf-count error | RA matched | RA nearest | RA ceiling | RA median guess | time | peak MB |');
+  console.log('|---|---:|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|');
   const variant = (m: NumericFixtureEntry) => (m.estimator === 'ExtraTreesClassifier' ? 'ExtraTrees' : m.bootstrap ? 'RF' : 'RF bootstrap=False');
   for (const model of models) {
-    console.log(line(model, variant(model), await runChild(model.name, 'engine', budgetMs), budgetMs));
+    const truth = readFloat32Rows(join(OUT, model.truth));
+    const median = medianGuessAccuracy(truth, model.population.std, sampleIndices(truth.length, SAMPLE_ROWS));
+    console.log(line(model, variant(model), await runChild(model.name, 'engine', budgetMs), budgetMs, median));
     if (!model.bootstrap) console.log(line(model, `${variant(model)}: baseline (bounded search)`, await runChild(model.name, 'baseline', budgetMs), budgetMs));
   }
 }

@@ -5,13 +5,14 @@
  *    representative point, features no tree tests counted wrong;
  *  - the nearest-row RA lets one reconstructed row serve several true rows (the optimism the
  *    benchmark's table states), where the Hungarian matching leaves the second one unmatched;
+ *  - the model-free reference: every row guessed as the per-feature median;
  *  - the seeded sample: distinct indices, the same for the same seed, all rows below its size.
  */
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { evaluateNumericReconstruction } from '../../server/src/evaluate/numeric-metrics';
 import type { Tree } from '../../server/src/forest/schema';
-import { ceilingAccuracy, nearestAccuracy, sampleIndices } from '../bench/support/numeric-forest-run';
+import { ceilingAccuracy, medianGuessAccuracy, nearestAccuracy, sampleIndices } from '../bench/support/numeric-forest-run';
 import { syntheticForest } from '../support/random-forests';
 
 /** One split on `feature` at `threshold`: node 0 the root, 1 the left leaf, 2 the right leaf (counts unused here). */
@@ -60,4 +61,13 @@ test('the sample of true rows is seeded, distinct and all of them below its size
   assert.ok(sample.every((i) => Number.isInteger(i) && i >= 0 && i < 10_000));
   assert.deepEqual(sampleIndices(10_000, 1_000), sample);
   assert.notDeepEqual(sampleIndices(10_000, 1_000, 2), sample);
+});
+
+test('the median guess scores every row against the per-feature median of the training rows', () => {
+  const truth = [1, 2, 3, 10].map((v) => ({ values: [v, 0], label: 0 }));
+  // Medians 2.5 and 0; with std 1 the tolerance is 0.319: no value of feature 0 is within it, every one of feature 1.
+  assert.equal(medianGuessAccuracy(truth, [1, 1], [0, 1, 2, 3]), 4 / 8);
+  // With std 2 (tolerance 0.638) the values 2 and 3 are, 0.5 from the median.
+  assert.equal(medianGuessAccuracy(truth, [2, 1], [0, 1, 2, 3]), 6 / 8);
+  assert.equal(medianGuessAccuracy(truth, [2, 1], [3]), 1 / 2);
 });

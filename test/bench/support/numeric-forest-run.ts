@@ -145,6 +145,22 @@ export function ceilingAccuracy(forest: Forest, truth: readonly TrainingRow[], s
   return within / Math.max(1, sample.length * features);
 }
 
+/**
+ * A reference that needs no model: every sampled true row guessed as the per-feature median of the
+ * training rows (which the model does not reveal; an attacker who knows the data's distribution).
+ * Shows how much of an RA the tolerance alone grants on skewed features.
+ */
+export function medianGuessAccuracy(truth: readonly TrainingRow[], std: readonly number[], sample: readonly number[]): number {
+  const median = std.map((_, f) => {
+    const values = truth.map((t) => t.values[f]).sort((a, b) => a - b);
+    const mid = values.length >> 1;
+    return values.length % 2 ? values[mid] : (values[mid - 1] + values[mid]) / 2;
+  });
+  let within = 0;
+  for (const i of sample) within += withinTolerance(median, truth[i], std);
+  return within / Math.max(1, sample.length * std.length);
+}
+
 async function reconstructBaseline(forest: Forest, budgetMs: number): Promise<ReconstructionResult> {
   const prepared = buildLeafTable(forest);
   const ctx = new RunContext({ budgetMs });
