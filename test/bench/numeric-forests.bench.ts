@@ -17,7 +17,7 @@
  * RSS; and, needing no model, the RA of guessing every row as the training rows' per-feature median
  * (how much the tolerance alone grants on skewed features). A child that runs past budget x 2 + 60 s is killed and reported so.
  *
- *   npx tsc -b && node out/test/bench/numeric-forests.bench.js [budgetMs] [name filter ...]
+ *   npx tsc -b && node out/test/bench/numeric-forests.bench.js [budgetMs] [--no-baseline] [name filter ...]
  *   e.g. node out/test/bench/numeric-forests.bench.js 60000 wine pima
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -79,7 +79,9 @@ function line(model: NumericFixtureEntry, variant: string, r: Partial<RunResult>
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
   const budgetMs = Number(args.find((a) => /^\d+$/.test(a)) ?? 60_000);
-  const filters = args.filter((a) => !/^\d+$/.test(a));
+  // --no-baseline: the engine only (the baseline's figures do not change when the engine does).
+  const baseline = !args.includes('--no-baseline');
+  const filters = args.filter((a) => !/^\d+$/.test(a) && a !== '--no-baseline');
   const models = train()
     .filter((m) => filters.length === 0 || filters.some((f) => m.name.includes(f)))
     .sort((a, b) => a.rows - b.rows);
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
     const truth = readFloat32Rows(join(OUT, model.truth));
     const median = medianGuessAccuracy(truth, model.population.std, sampleIndices(truth.length, SAMPLE_ROWS));
     console.log(line(model, variant(model), await runChild(model.name, 'engine', budgetMs), budgetMs, median));
-    if (!model.bootstrap) console.log(line(model, `${variant(model)}: baseline (bounded search)`, await runChild(model.name, 'baseline', budgetMs), budgetMs));
+    if (baseline && !model.bootstrap) console.log(line(model, `${variant(model)}: baseline (bounded search)`, await runChild(model.name, 'baseline', budgetMs), budgetMs));
   }
 }
 
