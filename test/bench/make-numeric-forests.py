@@ -110,13 +110,7 @@ def main():
                 "seed": 0,
                 "rows": int(len(X)),
                 "groups": [],
-                "population": {
-                    "rows": int(len(population)),
-                    "mean": [float(v) for v in population.mean(axis=0)],
-                    "std": [float(v) for v in population.std(axis=0)],
-                    "min": [float(v) for v in population.min(axis=0)],
-                    "max": [float(v) for v in population.max(axis=0)],
-                },
+                "population": fixture_io.population(population),
             })
     fixture_io.write_manifest(out_dir, manifest)
 

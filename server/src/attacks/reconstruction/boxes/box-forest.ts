@@ -45,6 +45,22 @@ export function boxForest(forest: Forest, table: LeafTable, counts?: Int32Array[
   return { ...walk, parents, open: walk.trees.map((tree) => tree.counts.slice()) };
 }
 
+/**
+ * Narrows low/high to leaf `node` of tree t: the interval ranges its path allows (the leaf table's
+ * literals). What anchor groups start from.
+ */
+export function leafBoxReader(forest: BoxForest, table: LeafTable): (t: number, node: number, low: Int32Array, high: Int32Array) => void {
+  return (t, node, low, high) => {
+    const leaves = table.trees[t];
+    const l = forest.trees[t].leafIndex[node];
+    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
+      const f = leaves.literalFeature[k];
+      low[f] = Math.max(low[f], leaves.literalLow[k]);
+      high[f] = Math.min(high[f], leaves.literalHigh[k]);
+    }
+  };
+}
+
 /** Scratch space for one walk: the leaves found and, per leaf, its box cut down to the walked box. */
 export class Candidates {
   leaves: Int32Array;

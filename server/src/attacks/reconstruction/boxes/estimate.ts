@@ -15,7 +15,7 @@ import type { RunContext } from '../context';
 import type { LeafTable } from '../leaves';
 import { boxToRow } from '../rows';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
-import { boxForest } from './box-forest';
+import { boxForest, leafBoxReader } from './box-forest';
 import { completeRows } from './complete';
 import { anchorGroups } from './row-groups';
 import { boxTightness } from './tightness';
@@ -82,15 +82,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   });
 
   const walk = boxForest(forest, table, estimated);
-  const leafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => {
-    const leaves = table.trees[t];
-    const l = walk.trees[t].leafIndex[node];
-    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
-      const f = leaves.literalFeature[k];
-      low[f] = Math.max(low[f], leaves.literalLow[k]);
-      high[f] = Math.min(high[f], leaves.literalHigh[k]);
-    }
-  };
+  const leafBox = leafBoxReader(walk, table);
   const groups = anchorGroups(walk, anchor, leafBox);
   ctx.progress('search', { done: 0, total: N });
   const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));

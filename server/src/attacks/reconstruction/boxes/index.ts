@@ -20,7 +20,7 @@ import type { RunContext } from '../context';
 import type { LeafTable } from '../leaves';
 import { boxToRow } from '../rows';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
-import { boxForest } from './box-forest';
+import { boxForest, leafBoxReader } from './box-forest';
 import { completeRows } from './complete';
 import { propagateGroups } from './propagate';
 import { anchorGroups } from './row-groups';
@@ -33,15 +33,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   ctx.method = 'row-boxes';
   const rows = table.rows;
   const walk = boxForest(forest, table);
-  const leafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => {
-    const leaves = table.trees[t];
-    const l = walk.trees[t].leafIndex[node];
-    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
-      const f = leaves.literalFeature[k];
-      low[f] = Math.max(low[f], leaves.literalLow[k]);
-      high[f] = Math.min(high[f], leaves.literalHigh[k]);
-    }
-  };
+  const leafBox = leafBoxReader(walk, table);
   let anchor = 0;
   table.trees.forEach((tree, t) => {
     if (tree.nodes.length > table.trees[anchor].nodes.length) anchor = t;
