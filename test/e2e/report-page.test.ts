@@ -23,7 +23,6 @@ import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { buildReport } from '../../server/src/report/build';
 import { hasProgressChart } from '../../server/src/report/html/sections';
 import { runningReports } from '../support/running-report';
-import { EXAMPLES } from '../support/paths';
 import { CHROMIUM_ARGS, CHROMIUM_PATH, REPO_ROOT } from './code-server';
 
 interface PageRun {
@@ -140,8 +139,8 @@ describe('the HTML report in Chromium', () => {
   }
 
   for (const scheme of ['light', 'dark'] as const) {
-    it(`a skipped reconstruction (diabetes_forest.joblib, ${scheme}): the headline is warning-coloured, never green`, async () => {
-      const path = join(EXAMPLES, 'models', 'diabetes_forest.joblib');
+    it(`a skipped reconstruction (a regression forest with bootstrap, ${scheme}): the headline is warning-coloured, never green`, async () => {
+      const path = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'rf_reg.joblib');
       const lint = await lintFile(path, { keepForest: true });
       const forest = lint.forest!;
       delete lint.forest;
