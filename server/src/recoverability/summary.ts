@@ -60,12 +60,9 @@ export function summarizeReconstruction(
   forest.features.forEach((feature) => (determinedFeatures[feature.name] = 0));
   for (const row of result.reconstruction) {
     if (!row.certified) continue;
-    row.values.forEach((value, f) => {
+    row.values.forEach((_value, f) => {
       const name = forest.features[f]?.name;
-      // On rows with intervals a value is determined where an interval is proven: `row-boxes`
-      // writes a point (an estimate) even where the proven box leaves the feature open.
-      const constrained = row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : value !== null;
-      if (constrained && name !== undefined) determinedFeatures[name] += 1;
+      if (determined(row, f) && name !== undefined) determinedFeatures[name] += 1;
     });
   }
   return {
@@ -81,6 +78,15 @@ export function summarizeReconstruction(
     groups,
     ...(result.boxes ? { boxes: namedBoxes(forest, result.boxes) } : {}),
   };
+}
+
+/**
+ * Whether the model constrains a row's value of feature f: on rows with intervals (numeric
+ * forests) an interval is proven there, since a point may be written inside an unconstrained box
+ * (`row-boxes` completes every row); elsewhere the value is not null.
+ */
+export function determined(row: Pick<ReconstructionResult['reconstruction'][number], 'values' | 'intervals'>, f: number): boolean {
+  return row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : row.values[f] !== null && row.values[f] !== undefined;
 }
 
 /** The engine's tightness with feature names instead of indices (the JSON contract names features). */

@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import type { FileReport } from '../linter';
 import type { Forest } from '../forest/schema';
 import type { ReconstructionMethod, ReconstructionResult } from '../attacks/reconstruction/types';
-import type { Recoverability } from '../recoverability/summary';
+import { determined, type Recoverability } from '../recoverability/summary';
 import { RULES } from '../rules/catalog';
 import type { Finding } from '../rules/types';
 import { packageVersion, ruleDocUrl } from '../package-info';
@@ -275,15 +275,6 @@ export function rowExposure(result: Pick<ReconstructionResult, 'reconstruction' 
     determinedFeatures: row.values.reduce<number>((n, _v, f) => (determined(row, f) ? n + 1 : n), 0),
     features: row.values.length,
   }));
-}
-
-/**
- * Whether the model constrains a row's value of feature f: on rows with intervals (numeric
- * forests) an interval is proven there, since a point may be written inside an unconstrained box
- * (`row-boxes` completes every row); elsewhere the value is not null.
- */
-export function determined(row: Pick<ReconstructionResult['reconstruction'][number], 'values' | 'intervals'>, f: number): boolean {
-  return row.intervals ? row.intervals[f] !== null && row.intervals[f] !== undefined : row.values[f] !== null && row.values[f] !== undefined;
 }
 
 /**

@@ -117,16 +117,20 @@ function estimateInstead(forest: Forest, ctx: RunContext, why: string): Promise<
   if (!table.ok) return undefined;
   // Noised counts over binary features stay with the likelihood's answer (it says why it skipped).
   if (forest.privacy && !hasIntervalFeature(table.table.axes)) return undefined;
-  const classes = forest.classes.length;
-  const meanTotal = forest.trees.reduce((sum, tree) => {
-    let total = 0;
-    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] === -1) for (let c = 0; c < classes; c++) total += Math.max(0, tree.classWeights[n * classes + c]);
-    return sum + total;
-  }, 0) / forest.trees.length;
   const rootDistinct = forest.trees[0].distinctRows?.[0];
-  const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanTotal));
+  const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanReleasedTotal(forest)));
   const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
   return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+}
+
+/** The trees' mean total of (non-negative) leaf counts: N's estimate from noised counts. */
+function meanReleasedTotal(forest: Forest): number {
+  const classes = forest.classes.length;
+  let sum = 0;
+  for (const tree of forest.trees) {
+    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] === -1) for (let c = 0; c < classes; c++) sum += Math.max(0, tree.classWeights[n * classes + c]);
+  }
+  return sum / forest.trees.length;
 }
 
 /**

@@ -93,13 +93,13 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const certifiedOf = groups.map((group) => Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]));
   const seen = new Int32Array(groups.length);
   const certifiedBoxes: { low: Int32Array; high: Int32Array }[] = [];
+  const groupBoxes = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
     const group = groups[row.group];
     const certified = seen[row.group]++ < certifiedOf[row.group];
     if (certified) certifiedBoxes.push(group);
     const point = boxToRow(table.axes, row.low, row.high);
-    const box = certified ? boxToRow(table.axes, group.low, group.high) : point;
-    return { values: point.values, intervals: box.intervals, label: forest.classes[row.classIndex], certified };
+    return { values: point.values, intervals: certified ? groupBoxes[row.group].slice() : point.intervals, label: forest.classes[row.classIndex], certified };
   });
   const certifiedRows = certifiedBoxes.length;
   const boxes = boxTightness(table.axes, certifiedBoxes, 0);

@@ -44,7 +44,10 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   // The propagation gets a share of the budget; the completion needs the rest (at 10,000 rows one
   // round of propagation takes seconds, and rows left unwalked stand at their proven box only).
   const propagationEnd = started + (ctx.deadline - started) * PROPAGATION_SHARE;
-  const propagated = await propagateGroups(walk, groups, () => ctx.stopped() || Date.now() >= propagationEnd, (_round, placed) => { ctx.progress("propagation", { done: placed, total: rows }); });
+  const propagated = await propagateGroups(walk, groups, () => ctx.stopped() || Date.now() >= propagationEnd, (_round, placed) => ctx.progress('propagation', { done: placed, total: rows }));
+  // Stopped by its share, not by the budget or a cancel: the completion still runs.
+  const cut = !propagated.complete && !ctx.stopped();
+  // The propagation stands in this method for the other methods' cell enumeration.
   ctx.stats.enumerationMs = Date.now() - started;
   if (!propagated.ok) return ctx.answer({ status: 'failed', reason: `the leaf counts contradict each other (${propagated.contradiction})`, rows, certifiedRows: 0 });
   ctx.stats.mergedCells = groups.length;
@@ -55,15 +58,15 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   ctx.progress('search', { done: pinned, total: rows });
   const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
-  const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
-    const group = groups[row.group];
-    const point = boxToRow(table.axes, row.low, row.high);
-    const proven = boxToRow(table.axes, group.low, group.high);
-    return { values: point.values, intervals: proven.intervals, label: forest.classes[row.classIndex], certified: true };
-  });
+  const proven = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
+  const reconstruction: ReconstructedRow[] = completed.rows.map((row) => ({
+    values: boxToRow(table.axes, row.low, row.high).values,
+    intervals: proven[row.group].slice(),
+    label: forest.classes[row.classIndex],
+    certified: true,
+  }));
   const boxes = boxTightness(table.axes, groups.flatMap((g) => Array.from({ length: g.size }, () => g)), pinned);
   const widths = `median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range`;
-  const cut = !propagated.complete && !ctx.stopped();
   const status = ctx.aborted || !completed.walkedAll ? 'timeout' : pinned === rows && propagated.complete ? 'exact' : 'bounded';
   const reason = [
     why,
