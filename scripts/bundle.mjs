@@ -22,8 +22,8 @@ const common = { mainFields: ['module', 'main'], bundle: true, platform: 'node',
 await Promise.all([
   build({ ...common, entryPoints: ['client/src/extension.ts'], outfile: 'dist/client.js', external: ['vscode'] }),
   build({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' }),
-  build({ ...common, entryPoints: ['server/src/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
-  build({ ...common, entryPoints: ['server/src/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
+  build({ ...common, entryPoints: ['server/src/jobs/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
+  build({ ...common, entryPoints: ['server/src/jobs/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
 

@@ -12,7 +12,7 @@ import {
   STATUS_NOTIFICATION,
   type ReportChangedParams,
   type StatusParams,
-} from '../../server/src/protocol';
+} from '../../server/src/lsp/protocol';
 import { ReportEditorProvider } from './report-editor';
 import { registerShowReport, ReportViews } from './report-panel';
 import { registerRuleDocs, ruleDocsMiddleware } from './rule-docs';

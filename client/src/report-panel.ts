@@ -5,7 +5,7 @@
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { SHOW_REPORT_COMMAND } from '../../server/src/protocol';
+import { SHOW_REPORT_COMMAND } from '../../server/src/lsp/protocol';
 import { ReportView } from './report-view';
 
 export const REPORT_PANEL_TYPE = 'modelPrivacyLint.reportPanel';

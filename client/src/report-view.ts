@@ -13,7 +13,7 @@
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
-import { ANALYZE_FILE_REQUEST, REPORT_REQUEST, REVEAL_ROWS_REQUEST } from '../../server/src/protocol';
+import { ANALYZE_FILE_REQUEST, REPORT_REQUEST, REVEAL_ROWS_REQUEST } from '../../server/src/lsp/protocol';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
 import { renderReportHtml, timelineMessage } from '../../server/src/report/html';
 import { openLink } from './report-links';

@@ -10,7 +10,7 @@
  */
 import * as vscode from 'vscode';
 import type { Middleware } from 'vscode-languageclient/node';
-import { SHOW_RULE_DOCS_COMMAND } from '../../server/src/protocol';
+import { SHOW_RULE_DOCS_COMMAND } from '../../server/src/lsp/protocol';
 
 const RULE_PAGE = /\/docs\/rules\/([a-z0-9-]+)\.md$/;
 

@@ -9,14 +9,14 @@
 import { promises as fs } from 'node:fs';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lintFile, type FileReport } from './linter';
-import { collectModelFiles } from './model-files';
+import { lintFile, type FileReport } from './linter/linter';
+import { collectModelFiles } from './linter/model-files';
 import { isRuleId, SEVERITIES, type RuleId, type Severity } from './rules/catalog';
 import { writeJson } from './report/json';
 import { writeSarif, type SarifOptions } from './report/sarif';
 import { writeText } from './report/text';
 import { shouldFail, type FailOn } from './report/severity';
-import { packageVersion } from './package-info';
+import { packageVersion } from './util/package-info';
 import { groupsFromFlags, type GroupDeclaration } from './recoverability/declared-groups';
 import { DEFAULT_THRESHOLDS, type ReconstructionThresholds } from './rules/reconstructable-training-set';
 import { readTrainingData, TrainingDataError, type TrainingData } from './evaluate/training-data';

@@ -1,7 +1,7 @@
 /**
  * LSP wiring only: capabilities, settings, file events, diagnostics, status. The analysis lives in
- * linter.ts and runs in a worker thread (lint-pool.ts), so this loop stays responsive; the slower
- * reconstruction runs after the fast findings in a worker of its own (background-reconstruction.ts).
+ * linter/linter.ts and runs in a worker thread (jobs/lint-pool.ts), so this loop stays responsive; the slower
+ * reconstruction runs after the fast findings in a worker of its own (jobs/background-reconstruction.ts).
  */
 import { basename, join, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -18,18 +18,18 @@ import {
   type WorkspaceFolder,
 } from 'vscode-languageserver/node';
 import { TextDocument } from 'vscode-languageserver-textdocument';
-import { BackgroundReconstruction, type ScheduleResult } from './background-reconstruction';
-import { BatchProgress } from './batch-progress';
-import { priorities, type Origin } from './work-priority';
-import { LintPool } from './lint-pool';
-import type { FileReport } from './linter';
-import { collectModelFiles } from './model-files';
-import { globToRegExp, matchesAny } from './glob';
+import { BackgroundReconstruction, type ScheduleResult } from './jobs/background-reconstruction';
+import { BatchProgress } from './lsp/batch-progress';
+import { priorities, type Origin } from './jobs/work-priority';
+import { LintPool } from './jobs/lint-pool';
+import type { FileReport } from './linter/linter';
+import { collectModelFiles } from './linter/model-files';
+import { globToRegExp, matchesAny } from './linter/glob';
 import { sidecarPaths } from './recoverability/declared-groups';
-import { ruleDocUrl } from './package-info';
+import { ruleDocUrl } from './util/package-info';
 import type { Finding } from './rules/types';
-import { ReportService, reportCodeActions } from './report-service';
-import { disableCodeActions, docsCodeActions } from './rule-actions';
+import { ReportService, reportCodeActions } from './jobs/report-service';
+import { disableCodeActions, docsCodeActions } from './lsp/rule-actions';
 import { ScriptService, FIX_ALL_KIND } from './scripts/service';
 import {
   ANALYZE_FILE_REQUEST,
@@ -45,7 +45,7 @@ import {
   type ReconstructionStatusParams,
   type Settings,
   type StatusParams,
-} from './protocol';
+} from './lsp/protocol';
 
 const connection = createConnection(ProposedFeatures.all);
 const documents = new TextDocuments(TextDocument);

@@ -16,7 +16,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { CategoricalGroup } from '../../server/src/attacks/reconstruction/types';
 import { alignTrainingData, readTrainingData } from '../../server/src/evaluate/training-data';
 import type { EvaluatedRow } from '../../server/src/evaluate/metrics';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 import { readTrainingRows } from '../support/reconstruction-truth';

@@ -19,7 +19,7 @@ import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { REPO_ROOT } from '../support/paths';
 import { readTrainingRows, type FixtureEntry, type TrainingRow } from '../support/reconstruction-truth';
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { REPO_ROOT } from '../support/paths';
 import { readTrainingRows, type FixtureEntry } from '../support/reconstruction-truth';
 

@@ -24,7 +24,7 @@ import type { ReconstructionResult } from '../../server/src/attacks/reconstructi
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
 import { seededRandom } from '../../server/src/evaluate/seeded-random';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { REPO_ROOT } from '../support/paths';
 import { readTrainingRows, type FixtureEntry } from '../support/reconstruction-truth';
 import type { PerRowResult } from './support/draft-per-row';

@@ -10,7 +10,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { TestLanguageClient } from '../support/lsp-client';
 import { REPO_ROOT } from '../support/paths';
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
 import { evaluateNumericReconstruction, uniformBaselineAccuracy } from '../../server/src/evaluate/numeric-metrics';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { readFloat32Rows, routedLeafCountError, type NumericFixtureEntry } from '../support/numeric-truth';
 import { REPO_ROOT } from '../support/paths';
 

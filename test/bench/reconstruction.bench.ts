@@ -15,7 +15,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { REPO_ROOT } from '../support/paths';
 import { readTrainingRows, type FixtureEntry } from '../support/reconstruction-truth';
 

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES, FIXTURES } from '../support/paths';
-import type { StatusParams } from '../../server/src/protocol';
+import type { StatusParams } from '../../server/src/lsp/protocol';
 
 const MODELS = join(EXAMPLES, 'models');
 const NAMES = ['compas_no_bagging.joblib', 'diabetes_forest.joblib', 'diabetes_no_bagging.joblib', 'diabetes_tree.pkl', 'diabetes_xgb.dump.txt', 'diabetes_xgb.json', 'private_stump.forest.json'];

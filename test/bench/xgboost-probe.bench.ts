@@ -12,7 +12,7 @@ import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { completeForest } from '../../server/src/forest/complete';
 import { readModel } from '../../server/src/formats';
 import type { ModelRead } from '../../server/src/formats/types';
-import { lintBytes } from '../../server/src/linter';
+import { lintBytes } from '../../server/src/linter/linter';
 import { REPO_ROOT } from '../support/paths';
 
 const OUT = join(REPO_ROOT, '.cache/bench/models');

@@ -18,7 +18,7 @@ import { renderReportHtml } from '../../server/src/report/html';
 import { loadReportAssets, newNonce } from '../../server/src/report/html-assets';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
 import { HOSTILE_FEATURES, hostileReport } from '../support/hostile-report';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { buildReport } from '../../server/src/report/build';
 import { hasProgressChart } from '../../server/src/report/html/sections';

@@ -22,7 +22,7 @@ import {
   screenshot,
   EditorSession,
 } from './code-server';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 

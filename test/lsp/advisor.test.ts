@@ -22,10 +22,10 @@ import { pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES } from '../support/paths';
 import { advise } from '../../server/src/advisor';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
-import type { ReconstructionStatusParams, StatusParams } from '../../server/src/protocol';
+import type { ReconstructionStatusParams, StatusParams } from '../../server/src/lsp/protocol';
 import type { PrivacyReport } from '../../server/src/report/model';
 
 const MODELS = join(EXAMPLES, 'models');

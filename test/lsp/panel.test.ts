@@ -14,8 +14,8 @@ import { FileChangeType, type CodeAction, type CreateFile, type TextDocumentEdit
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES } from '../support/paths';
-import { isModelFileName } from '../../server/src/model-files';
-import { SHOW_RULE_DOCS_COMMAND } from '../../server/src/protocol';
+import { isModelFileName } from '../../server/src/linter/model-files';
+import { SHOW_RULE_DOCS_COMMAND } from '../../server/src/lsp/protocol';
 
 function applyToDisk(edit: WorkspaceEdit): string[] {
   const touched: string[] = [];

@@ -19,9 +19,9 @@ import type { Diagnostic } from 'vscode-languageserver-protocol';
 import { TestLanguageClient, type StartOptions } from '../support/lsp-client';
 import { FIXTURES } from '../support/paths';
 import type { FixtureEntry } from '../support/reconstruction-truth';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import type { ReconstructionStatusParams, StatusParams } from '../../server/src/protocol';
+import type { ReconstructionStatusParams, StatusParams } from '../../server/src/lsp/protocol';
 
 const DIR = join(FIXTURES, 'reconstruction');
 const manifest: FixtureEntry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));

@@ -19,7 +19,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES, FIXTURES } from '../support/paths';
-import type { ReconstructionStatusParams, StatusParams } from '../../server/src/protocol';
+import type { ReconstructionStatusParams, StatusParams } from '../../server/src/lsp/protocol';
 import type { PrivacyReport, RevealedRows, TimelinePoint } from '../../server/src/report/model';
 
 const MODELS = join(EXAMPLES, 'models');

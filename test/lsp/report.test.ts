@@ -16,9 +16,9 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES } from '../support/paths';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
-import type { ReconstructionStatusParams, StatusParams } from '../../server/src/protocol';
+import type { ReconstructionStatusParams, StatusParams } from '../../server/src/lsp/protocol';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
 
 const MODELS = join(EXAMPLES, 'models');

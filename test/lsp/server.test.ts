@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { TestLanguageClient } from '../support/lsp-client';
 import { EXAMPLES, FIXTURES } from '../support/paths';
-import { lintFile } from '../../server/src/linter';
-import { isModelFileName } from '../../server/src/model-files';
+import { lintFile } from '../../server/src/linter/linter';
+import { isModelFileName } from '../../server/src/linter/model-files';
 
 function workspaceWithExamples(): string {
   const dir = mkdtempSync(join(tmpdir(), 'mpl-lsp-'));

@@ -5,7 +5,7 @@
  * of the HTML report (unit: the markup; e2e: a real browser).
  */
 import { strict as assert } from 'node:assert';
-import { lintBytes, type FileReport } from '../../server/src/linter';
+import { lintBytes, type FileReport } from '../../server/src/linter/linter';
 import type { Forest } from '../../server/src/forest/schema';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { assessRecoverability } from '../../server/src/recoverability/assess';

@@ -7,7 +7,7 @@
  * and the reports built from them as the report service builds a running one.
  */
 import { join } from 'node:path';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { buildReport } from '../../server/src/report/build';
 import type { PrivacyReport, TimelinePoint } from '../../server/src/report/model';

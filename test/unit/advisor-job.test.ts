@@ -8,18 +8,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { advise } from '../../server/src/advisor';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
-import type { JobProgress, ReconstructionRequest } from '../../server/src/reconstruction-job';
-import { ReconstructionPool } from '../../server/src/reconstruction-pool';
+import type { JobProgress, ReconstructionRequest } from '../../server/src/jobs/reconstruction-job';
+import { ReconstructionPool } from '../../server/src/jobs/reconstruction-pool';
 import { EXAMPLES, REPO_ROOT } from '../support/paths';
 
 const MODEL = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const REQUEST: ReconstructionRequest = { budgetMs: 8_000, maxFileBytes: 1e9, groups: [], thresholds: { errorShare: 0.1, warningRows: 1 }, severities: {} };
 
 function realPool(t: { after: (fn: () => void) => void }) {
-  const pool = new ReconstructionPool({ workerScript: join(REPO_ROOT, 'out/server/src/reconstruction-worker.js'), memoryMb: 1024 });
+  const pool = new ReconstructionPool({ workerScript: join(REPO_ROOT, 'out/server/src/jobs/reconstruction-worker.js'), memoryMb: 1024 });
   t.after(() => pool.dispose());
   return pool;
 }

@@ -19,7 +19,7 @@ import { mergeSmallLeaves } from '../../server/src/advisor/larger-leaves';
 import { leavesOf } from '../../server/src/advisor/tree-sums';
 import { seededRandom } from '../../server/src/evaluate/seeded-random';
 import { ForestSchema, treeShapeProblem, type Forest, type Tree } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 
 async function readForest(path: string): Promise<Forest> {

@@ -19,7 +19,7 @@ import type { CategoricalGroup, ReconstructionResult } from '../../server/src/at
 import { evaluateAgainstTruth } from '../../server/src/evaluate/evaluation';
 import { alignTrainingData, readTrainingData } from '../../server/src/evaluate/training-data';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import type { RemedyOutcome } from '../../server/src/report/model';
 import { EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { advisorKey, reconstructionKey, type ReconstructionRequest } from '../../server/src/reconstruction-job';
+import { advisorKey, reconstructionKey, type ReconstructionRequest } from '../../server/src/jobs/reconstruction-job';
 
 const REQUEST: ReconstructionRequest = { budgetMs: 30_000, maxFileBytes: 1e9, groups: [], thresholds: { errorShare: 0.1, warningRows: 1 }, severities: {} };
 

@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
-import { BatchProgress } from '../../server/src/batch-progress';
+import { BatchProgress } from '../../server/src/lsp/batch-progress';
 
 function fakeReporter() {
   const events: string[] = [];

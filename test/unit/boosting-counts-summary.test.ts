@@ -18,7 +18,7 @@ import { summarizeReconstruction } from '../../server/src/recoverability/summary
 import { buildReport } from '../../server/src/report/build';
 import { recoverabilityLine } from '../../server/src/report/text';
 import { DEFAULT_THRESHOLDS, reconstructionDraft } from '../../server/src/rules/reconstructable-training-set';
-import type { FileReport } from '../../server/src/linter';
+import type { FileReport } from '../../server/src/linter/linter';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
 import { readFixtureForest } from '../support/model-files';
 

@@ -13,7 +13,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
 import { minimumCostMatching } from '../../server/src/evaluate/matching';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { containsRow, readFloat32Rows } from '../support/numeric-truth';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 import type { TrainingRow } from '../support/reconstruction-truth';

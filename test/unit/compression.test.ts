@@ -13,7 +13,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as zlib from 'node:zlib';
 import { describe, it } from 'node:test';
-import { DEFAULT_MAX_FILE_BYTES, lintBytes } from '../../server/src/linter';
+import { DEFAULT_MAX_FILE_BYTES, lintBytes } from '../../server/src/linter/linter';
 import { readModel } from '../../server/src/formats';
 import {
   DEFAULT_MAX_DECOMPRESSED_BYTES,

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { categoriesOf, formatCondition, formatConditions } from '../../server/src/rules/conditions';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { join } from 'node:path';
 import { EXAMPLES } from '../support/paths';
 

@@ -1,7 +1,7 @@
 /** The CSV reader and writer used by --training-data and --emit-reconstruction. */
 import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
-import { csvLine, parseCsv } from '../../server/src/csv';
+import { csvLine, parseCsv } from '../../server/src/util/csv';
 import { reconstructionCsv } from '../../server/src/report/reconstruction-csv';
 
 test('names with commas, quotes and spaces survive a round trip', () => {

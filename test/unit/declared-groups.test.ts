@@ -10,7 +10,7 @@ import { basename, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { declaredGroupsFor, groupsFromFlags, resolveGroups, sidecarPaths } from '../../server/src/recoverability/declared-groups';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 import type { FixtureEntry } from '../support/reconstruction-truth';
 

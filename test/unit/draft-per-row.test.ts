@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { loadHighs } from '../../server/src/attacks/reconstruction/highs';
 import { buildLeafTable, type LeafTable } from '../../server/src/attacks/reconstruction/leaves';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { solvePerRow } from '../bench/support/draft-per-row';
 import { FIXTURES } from '../support/paths';
 import type { FixtureEntry } from '../support/reconstruction-truth';

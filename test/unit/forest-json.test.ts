@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { forestJsonReader } from '../../server/src/formats/forest-json';
 import { REPO_ROOT } from '../support/paths';
-import { lintBytes } from '../../server/src/linter';
+import { lintBytes } from '../../server/src/linter/linter';
 import { forest, twoLevel } from '../support/forests';
 
 const encode = (value: unknown) => new TextEncoder().encode(typeof value === 'string' ? value : JSON.stringify(value, null, 2));

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { globToRegExp, matchesAny } from '../../server/src/glob';
-import { DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/model-files';
+import { globToRegExp, matchesAny } from '../../server/src/linter/glob';
+import { DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/linter/model-files';
 
 test('workspace globs match like VS Code\'s', () => {
   const model = globToRegExp('**/*.joblib');

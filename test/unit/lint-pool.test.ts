@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { LintPool } from '../../server/src/lint-pool';
+import { LintPool } from '../../server/src/jobs/lint-pool';
 
 // A stand-in worker that misbehaves on request: the pool's contract is about the worker, not the linter.
 const WORKER = `

@@ -1,11 +1,11 @@
 /**
- * The running timelines' throttle (server/src/live-timelines.ts), with real timers and a short
+ * The running timelines' throttle (server/src/jobs/live-timelines.ts), with real timers and a short
  * interval: the first update redraws at once, a burst within the interval redraws once more at its
  * end (with the latest timeline), and a dropped run never redraws again.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LiveTimelines } from '../../server/src/live-timelines';
+import { LiveTimelines } from '../../server/src/jobs/live-timelines';
 import type { TimelinePoint } from '../../server/src/report/model';
 
 const INTERVAL = 200;

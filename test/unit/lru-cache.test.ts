@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { LruCache, estimatedBytes } from '../../server/src/lru-cache';
+import { LruCache, estimatedBytes } from '../../server/src/jobs/lru-cache';
 
 const bySize = (maxEntries: number, maxBytes: number) => new LruCache<string, { bytes: number }>({ maxEntries, maxBytes, size: (v) => v.bytes });
 

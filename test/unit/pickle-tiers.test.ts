@@ -21,7 +21,7 @@ import {
 } from '../../server/src/formats/pickle';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import type { ModelRead } from '../../server/src/formats/types';
-import { lintBytes } from '../../server/src/linter';
+import { lintBytes } from '../../server/src/linter/linter';
 import { unknownPickleGlobalDraft } from '../../server/src/rules/unknown-pickle-global';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/pickle-tiers');

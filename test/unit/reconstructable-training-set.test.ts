@@ -10,7 +10,7 @@ import { before, describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { RunContext } from '../../server/src/attacks/reconstruction/context';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { summarizeReconstruction, type Recoverability } from '../../server/src/recoverability/summary';
 import { reconstructionFindings } from '../../server/src/rules';
 import { DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';

@@ -18,7 +18,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { evaluateReconstruction } from '../../server/src/evaluate/metrics';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { readTrainingRows, type FixtureEntry, type TrainingRow } from '../support/reconstruction-truth';
 

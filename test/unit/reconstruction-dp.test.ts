@@ -20,7 +20,7 @@ import { negativeLogLikelihood } from '../../server/src/attacks/reconstruction/d
 import { reconstructDp, type DpReconstructionDetails } from '../../server/src/attacks/reconstruction/dp/likelihood';
 import { evaluateReconstruction, randomBaselineError } from '../../server/src/evaluate/metrics';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { leafOf, readTrainingRows, type FixtureEntry, type TrainingRow } from '../support/reconstruction-truth';
 

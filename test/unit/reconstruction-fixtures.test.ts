@@ -19,7 +19,7 @@ import { satisfiesAll } from '../../server/src/attacks/reconstruction/formulatio
 import { UNSET } from '../../server/src/attacks/reconstruction/groups';
 import { evaluateReconstruction } from '../../server/src/evaluate/metrics';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { readTrainingRows, trueMultiplicities, type FixtureEntry } from '../support/reconstruction-truth';
 

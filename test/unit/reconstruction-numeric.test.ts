@@ -29,7 +29,7 @@ import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/t
 import { minimumCostMatching } from '../../server/src/evaluate/matching';
 import { evaluateNumericReconstruction, uniformBaselineAccuracy } from '../../server/src/evaluate/numeric-metrics';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { containsRow, randomIntegerForest, readFloat32Rows, routedLeafCountError, type NumericFixtureEntry } from '../support/numeric-truth';
 import { FIXTURES } from '../support/paths';
 import { leafOf, trueMultiplicities, type TrainingRow } from '../support/reconstruction-truth';

@@ -9,9 +9,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { ReconstructionPool } from '../../server/src/reconstruction-pool';
-import type { ReconstructionRequest } from '../../server/src/reconstruction-job';
-import { lintFile } from '../../server/src/linter';
+import { ReconstructionPool } from '../../server/src/jobs/reconstruction-pool';
+import type { ReconstructionRequest } from '../../server/src/jobs/reconstruction-job';
+import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
 
@@ -116,7 +116,7 @@ test('answers are cached by key, failures are not', async (t) => {
 });
 
 test('the real worker: the summary, finding and rows of assessRecoverability, with a timeline', async (t) => {
-  const pool = new ReconstructionPool({ workerScript: join(REPO_ROOT, 'out/server/src/reconstruction-worker.js'), memoryMb: 1024 });
+  const pool = new ReconstructionPool({ workerScript: join(REPO_ROOT, 'out/server/src/jobs/reconstruction-worker.js'), memoryMb: 1024 });
   t.after(() => pool.dispose());
   const model = join(FIXTURES, 'reconstruction/rf_compas_t20.joblib');
   const phases = new Set<string>();

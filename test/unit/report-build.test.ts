@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { lintFile, type FileReport } from '../../server/src/linter';
+import { lintFile, type FileReport } from '../../server/src/linter/linter';
 import type { Forest } from '../../server/src/forest/schema';
 import type { ReconstructionProgress, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
@@ -16,7 +16,7 @@ import { header, headline } from '../../server/src/report/html/sections';
 import type { ReportHeadline } from '../../server/src/report/model';
 import { DEFAULT_TIMELINE_POINTS, DONE_PHASE, thin, TimelineRecorder } from '../../server/src/report/timeline';
 import { RULES } from '../../server/src/rules/catalog';
-import { ruleDocUrl } from '../../server/src/package-info';
+import { ruleDocUrl } from '../../server/src/util/package-info';
 import { EXAMPLES, FIXTURES } from '../support/paths';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');

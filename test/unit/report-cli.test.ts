@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { parseCsv } from '../../server/src/csv';
+import { parseCsv } from '../../server/src/util/csv';
 import type { PrivacyReport, RevealedRows } from '../../server/src/report/model';
 import { DIST, EXAMPLES, REPO_ROOT } from '../support/paths';
 

@@ -30,7 +30,7 @@ import { intervalBounds, type FeatureAxes } from '../../server/src/attacks/recon
 import { buildLeafTable, type LeafTable } from '../../server/src/attacks/reconstruction/leaves';
 import type { ReconstructedRow, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import type { Forest } from '../../server/src/forest/schema';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
 import { containsRow, randomIntegerForest, readFloat32Rows, routedLeafCountError, type NumericFixtureEntry } from '../support/numeric-truth';
 import { FIXTURES } from '../support/paths';

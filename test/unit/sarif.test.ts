@@ -17,7 +17,7 @@ import { DIST, EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';
 import { RULES, RULE_IDS } from '../../server/src/rules/catalog';
 import { SARIF_RULES, fullDescriptionFromDoc } from '../../server/src/report/sarif-rules';
 import { FINGERPRINT_KEY, toSarif, type RelatedLocation } from '../../server/src/report/sarif';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const STUMP = join(EXAMPLES, 'models', 'private_stump.forest.json');

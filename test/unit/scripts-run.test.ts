@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { analyzeScript } from '../../server/src/scripts/analyze';
 import { applyEdits } from '../../server/src/scripts/edits';
 import { checkScript } from '../../server/src/scripts/rules';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { EXAMPLES } from '../support/paths';
 
 const PYTHON = '/usr/bin/python3';

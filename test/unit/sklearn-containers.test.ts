@@ -15,7 +15,7 @@ import { describe, it } from 'node:test';
 import { unpickle } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
-import { lintBytes } from '../../server/src/linter';
+import { lintBytes } from '../../server/src/linter/linter';
 import { detailOf } from '../../server/src/rules/message';
 import { MODEL_RULES, unknownGlobalFindings } from '../../server/src/rules';
 import type { ModelRead, NoTreeModelRead } from '../../server/src/formats/types';

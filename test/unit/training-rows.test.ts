@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { checkReplay } from '../../server/src/attacks/bootstrap-replay';
-import { lintFile, trainingRowsOf } from '../../server/src/linter';
+import { lintFile, trainingRowsOf } from '../../server/src/linter/linter';
 import { writeText } from '../../server/src/report/text';
 import { firstTreeExposesCounts } from '../../server/src/rules/first-tree-exposes-counts';
 import { EXAMPLES, FIXTURES } from '../support/paths';

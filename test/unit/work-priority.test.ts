@@ -8,8 +8,8 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PRIORITY, PriorityList, priorities } from '../../server/src/work-priority';
-import { WorkerQueue } from '../../server/src/worker-queue';
+import { PRIORITY, PriorityList, priorities } from '../../server/src/jobs/work-priority';
+import { WorkerQueue } from '../../server/src/jobs/worker-queue';
 
 test('the priorities: a changed file\'s findings, reconstruction, advisor, then the start-up work', () => {
   const changed = priorities('changed');

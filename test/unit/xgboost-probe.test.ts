@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
-import { lintFile } from '../../server/src/linter';
+import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { readFixture } from './xgboost-readers.test';
 

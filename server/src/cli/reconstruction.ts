@@ -5,7 +5,7 @@
  * The rows themselves are personal data: they go to the CSV file the user named and nowhere else.
  */
 import { promises as fs } from 'node:fs';
-import type { FileReport } from '../linter';
+import type { FileReport } from '../linter/linter';
 import type { Forest } from '../forest/schema';
 import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
 import { RunContext } from '../attacks/reconstruction/context';

@@ -9,7 +9,7 @@
  */
 import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
-import { parseCsv } from '../csv';
+import { parseCsv } from '../util/csv';
 import type { EvaluatedRow } from './metrics';
 
 export class TrainingDataError extends Error {}

@@ -11,13 +11,13 @@
  * The rows' values never enter the report; `revealRows` makes them on explicit request.
  */
 import { basename } from 'node:path';
-import type { FileReport } from '../linter';
+import type { FileReport } from '../linter/linter';
 import type { Forest } from '../forest/schema';
 import type { ReconstructionMethod, ReconstructionResult } from '../attacks/reconstruction/types';
 import { determined, type Recoverability } from '../recoverability/summary';
 import { RULES } from '../rules/catalog';
 import type { Finding } from '../rules/types';
-import { packageVersion, ruleDocUrl } from '../package-info';
+import { packageVersion, ruleDocUrl } from '../util/package-info';
 import {
   REPORT_SCHEMA_VERSION,
   type AdvisorReport,

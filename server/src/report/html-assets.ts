@@ -9,7 +9,7 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { packageRoot } from '../package-info';
+import { packageRoot } from '../util/package-info';
 import type { PrivacyReport, RevealedRows } from './model';
 import { renderReportHtml } from './html';
 

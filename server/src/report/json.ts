@@ -2,8 +2,8 @@
  * The CLI's JSON: a contract other tools read (documented in README, "JSON output").
  * Add fields freely; never rename or remove one without bumping `version`.
  */
-import type { FileReport } from '../linter';
-import { packageVersion } from '../package-info';
+import type { FileReport } from '../linter/linter';
+import { packageVersion } from '../util/package-info';
 
 export const JSON_REPORT_VERSION = 1;
 

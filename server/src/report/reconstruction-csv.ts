@@ -16,7 +16,7 @@
  * or the model does not constrain the feature. Binary features keep their one column: their
  * "interval" is just the 0 or 1 already written, so a binary-only model's CSV is unchanged.
  */
-import { csvLine } from '../csv';
+import { csvLine } from '../util/csv';
 import type { Forest } from '../forest/schema';
 import { featureAxes } from '../attacks/reconstruction/feature-axes';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';

@@ -14,11 +14,11 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { createHash } from 'node:crypto';
 import type * as Sarif from 'sarif';
-import type { FileReport } from '../linter';
+import type { FileReport } from '../linter/linter';
 import type { SourceRange } from '../formats/types';
 import { RULES, RULE_IDS, type RuleId } from '../rules/catalog';
 import type { Finding } from '../rules/types';
-import { packageRoot, packageVersion, ruleDocText, ruleDocUrl } from '../package-info';
+import { packageRoot, packageVersion, ruleDocText, ruleDocUrl } from '../util/package-info';
 import { fullDescriptionFromDoc, SARIF_RULES, SARIF_RULE_FALLBACK } from './sarif-rules';
 
 export interface SarifOptions {

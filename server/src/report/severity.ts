@@ -1,5 +1,5 @@
 /** Severity arithmetic shared by the writers and the CLI's exit code. */
-import type { FileReport } from '../linter';
+import type { FileReport } from '../linter/linter';
 import type { Finding } from '../rules/types';
 
 export function countBySeverity(files: FileReport[]): Record<Finding['severity'], number> {

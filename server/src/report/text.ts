@@ -1,5 +1,5 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
-import type { FileReport, TrainingRowsSource } from '../linter';
+import type { FileReport, TrainingRowsSource } from '../linter/linter';
 import { countBySeverity } from './severity';
 import { percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';

@@ -19,7 +19,7 @@ import {
   type TextEdit as LspTextEdit,
 } from 'vscode-languageserver/node';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { collectModelFiles } from '../model-files';
+import { collectModelFiles } from '../linter/model-files';
 import type { ScriptReference } from '../report/model';
 import { RULES, type RuleId, type Severity } from '../rules/catalog';
 import type { TextEdit } from './edits';

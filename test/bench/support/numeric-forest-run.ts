@@ -21,7 +21,7 @@ import { buildLeafTable } from '../../../server/src/attacks/reconstruction/leave
 import { evaluateNumericReconstruction, TOLERANCE_STD } from '../../../server/src/evaluate/numeric-metrics';
 import { seededRandom } from '../../../server/src/evaluate/seeded-random';
 import type { Forest } from '../../../server/src/forest/schema';
-import { lintFile } from '../../../server/src/linter';
+import { lintFile } from '../../../server/src/linter/linter';
 import { readFloat32Rows, type NumericFixtureEntry } from '../../support/numeric-truth';
 import type { TrainingRow } from '../../support/reconstruction-truth';
 

@@ -7,7 +7,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { loadHighs } from '../../../server/src/attacks/reconstruction/highs';
 import { buildLeafTable } from '../../../server/src/attacks/reconstruction/leaves';
 import type { CategoricalGroup } from '../../../server/src/attacks/reconstruction/types';
-import { lintFile } from '../../../server/src/linter';
+import { lintFile } from '../../../server/src/linter/linter';
 import { solvePerRow, type PerRowResult } from './draft-per-row';
 
 export interface PerRowJob {

@@ -41,7 +41,7 @@
  * Everything runs in the calling thread. Long loops yield to the event loop and check the
  * AbortSignal; a HiGHS solve is synchronous and bounded by the remaining budget (HiGHS's own time
  * limit), so an abort during a solve takes effect when it returns. The reconstruction worker
- * (server/src/reconstruction-worker.ts) runs this off the server's thread and can terminate it.
+ * (server/src/jobs/reconstruction-worker.ts) runs this off the server's thread and can terminate it.
  */
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';

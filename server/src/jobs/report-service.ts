@@ -8,11 +8,11 @@
  * after the user confirmed the reveal; the report itself carries counts, never values.
  */
 import { CodeActionKind, type CodeAction, type CodeActionParams } from 'vscode-languageserver/node';
-import type { FileReport } from './linter';
-import { SHOW_REPORT_COMMAND, type Settings } from './protocol';
+import type { FileReport } from '../linter/linter';
+import { SHOW_REPORT_COMMAND, type Settings } from '../lsp/protocol';
 import type { ReconstructionOutcome } from './reconstruction-job';
-import { buildReport, revealRows } from './report/build';
-import type { AdvisorReport, PrivacyReport, RevealedRows, ScriptReference, TimelinePoint } from './report/model';
+import { buildReport, revealRows } from '../report/build';
+import type { AdvisorReport, PrivacyReport, RevealedRows, ScriptReference, TimelinePoint } from '../report/model';
 
 export interface ReportSources {
   /** The file's latest fast findings; undefined when it was not analysed (or was deleted). */

@@ -32,19 +32,19 @@
 import { basename } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
-import type { AdvisorResult } from './advisor';
-import { advisorBudgetMs } from './advisor/budget';
-import type { FileReport } from './linter';
-import type { ReconstructionStatusParams, Settings } from './protocol';
-import { GroupDeclarationSchema, type GroupDeclaration } from './recoverability/declared-groups';
+import type { AdvisorResult } from '../advisor';
+import { advisorBudgetMs } from '../advisor/budget';
+import type { FileReport } from '../linter/linter';
+import type { ReconstructionStatusParams, Settings } from '../lsp/protocol';
+import { GroupDeclarationSchema, type GroupDeclaration } from '../recoverability/declared-groups';
 import { advisorKey, reconstructionKey, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { LruCache, estimatedBytes } from './lru-cache';
 import { PRIORITY, priorities, type Origin } from './work-priority';
 import { ReconstructionPool } from './reconstruction-pool';
 import { ProgressDisplay } from './reconstruction-progress';
 import { LiveTimelines } from './live-timelines';
-import type { TimelinePoint } from './report/model';
-import { recordAdvice } from './scripts/advice';
+import type { TimelinePoint } from '../report/model';
+import { recordAdvice } from '../scripts/advice';
 
 export interface BackgroundReconstructionOptions {
   workerScript: string;

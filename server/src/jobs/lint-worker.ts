@@ -6,10 +6,10 @@
  * lookup (the "Re-run analysis" command) and stores the new answer.
  */
 import { parentPort } from 'node:worker_threads';
-import { lintFile, type FileReport } from './linter';
+import { lintFile, type FileReport } from '../linter/linter';
 import type { LintRequest } from './lint-pool';
 import { LruCache, estimatedBytes } from './lru-cache';
-import { packageVersion } from './package-info';
+import { packageVersion } from '../util/package-info';
 
 export interface LintJob {
   id: number;

@@ -13,8 +13,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { CodeActionKind, type CodeAction, type CodeActionParams, type Diagnostic, type WorkspaceEdit } from 'vscode-languageserver/node';
-import { isRuleId, type RuleId } from './rules/catalog';
-import { sidecarPaths } from './recoverability/declared-groups';
+import { isRuleId, type RuleId } from '../rules/catalog';
+import { sidecarPaths } from '../recoverability/declared-groups';
 import { SHOW_RULE_DOCS_COMMAND } from './protocol';
 
 const SOURCE = 'model-privacy-lint';

@@ -12,13 +12,13 @@
  */
 import { basename } from 'node:path';
 import { parentPort } from 'node:worker_threads';
-import { advise } from './advisor';
-import type { Forest } from './forest/schema';
-import { lintFile } from './linter';
-import { assessRecoverability } from './recoverability/assess';
-import { declaredGroupsFor } from './recoverability/declared-groups';
-import { TimelineRecorder } from './report/timeline';
-import { featureUse } from './report/build';
+import { advise } from '../advisor';
+import type { Forest } from '../forest/schema';
+import { lintFile } from '../linter/linter';
+import { assessRecoverability } from '../recoverability/assess';
+import { declaredGroupsFor } from '../recoverability/declared-groups';
+import { TimelineRecorder } from '../report/timeline';
+import { featureUse } from '../report/build';
 import {
   outcomeWithout,
   reconstructionKey,

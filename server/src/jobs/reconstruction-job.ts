@@ -9,17 +9,17 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import type { AdvisorResult } from './advisor';
-import type { ReconstructionProgress, ReconstructionResult } from './attacks/reconstruction/types';
-import type { FeatureUse } from './report/build';
-import type { TimelinePoint } from './report/model';
-import type { GroupDeclaration } from './recoverability/declared-groups';
-import { sidecarPaths } from './recoverability/declared-groups';
-import { packageVersion } from './package-info';
-import type { Recoverability } from './recoverability/summary';
-import type { SeverityOverrides } from './rules';
-import type { ReconstructionThresholds } from './rules/reconstructable-training-set';
-import type { Finding } from './rules/types';
+import type { AdvisorResult } from '../advisor';
+import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
+import type { FeatureUse } from '../report/build';
+import type { TimelinePoint } from '../report/model';
+import type { GroupDeclaration } from '../recoverability/declared-groups';
+import { sidecarPaths } from '../recoverability/declared-groups';
+import { packageVersion } from '../util/package-info';
+import type { Recoverability } from '../recoverability/summary';
+import type { SeverityOverrides } from '../rules';
+import type { ReconstructionThresholds } from '../rules/reconstructable-training-set';
+import type { Finding } from '../rules/types';
 
 export interface ReconstructionRequest {
   budgetMs: number;

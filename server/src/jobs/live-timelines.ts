@@ -9,7 +9,7 @@
  *
  * A timeline holds phases, times and counters, never row values.
  */
-import type { TimelinePoint } from './report/model';
+import type { TimelinePoint } from '../report/model';
 
 export const LIVE_REPORT_INTERVAL_MS = 1000;
 

@@ -2,7 +2,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { ruleDocPath, type RuleId } from './rules/catalog';
+import { ruleDocPath, type RuleId } from '../rules/catalog';
 
 let root: string | undefined;
 

@@ -2,10 +2,10 @@
  * Types the client and the server share: settings and custom notifications.
  * The client imports this file only for types, so nothing here may pull in server code.
  */
-import type { RuleId, Severity } from './rules/catalog';
-import type { GroupDeclaration } from './recoverability/declared-groups';
-import type { Recoverability } from './recoverability/summary';
-import { DEFAULT_MODEL_GLOBS } from './model-files';
+import type { RuleId, Severity } from '../rules/catalog';
+import type { GroupDeclaration } from '../recoverability/declared-groups';
+import type { Recoverability } from '../recoverability/summary';
+import { DEFAULT_MODEL_GLOBS } from '../linter/model-files';
 
 /** When analyses run. `always`: on start-up for every model file, on open, on save and on disk change. */
 export type RunMode = 'always' | 'onSave' | 'manual';

@@ -4,22 +4,22 @@
  */
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
-import { readModel } from './formats';
-import { completeForest } from './forest/complete';
-import type { Forest } from './forest/schema';
-import { treeDepth } from './forest/structure';
-import { checkReplay, type ReplayCheck } from './attacks/bootstrap-replay';
-import { probeFirstTrees, type FirstTreeProbe } from './attacks/first-tree-probe';
-import { noModelFindings, runModelRules, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from './rules';
-import type { EmbeddedModel, ModelRead } from './formats/types';
-import type { Finding } from './rules/types';
-import type { Recoverability } from './recoverability/summary';
-import type { Evaluation } from './evaluate/evaluation';
-import type { AdvisorReport } from './report/model';
-import { readSidecar, type GroupDeclaration } from './recoverability/declared-groups';
-import { categoriesOf } from './rules/conditions';
-import { detailOf, lead, summaryOf } from './rules/message';
-import { isRuleId, type RuleId } from './rules/catalog';
+import { readModel } from '../formats';
+import { completeForest } from '../forest/complete';
+import type { Forest } from '../forest/schema';
+import { treeDepth } from '../forest/structure';
+import { checkReplay, type ReplayCheck } from '../attacks/bootstrap-replay';
+import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
+import { noModelFindings, runModelRules, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from '../rules';
+import type { EmbeddedModel, ModelRead } from '../formats/types';
+import type { Finding } from '../rules/types';
+import type { Recoverability } from '../recoverability/summary';
+import type { Evaluation } from '../evaluate/evaluation';
+import type { AdvisorReport } from '../report/model';
+import { readSidecar, type GroupDeclaration } from '../recoverability/declared-groups';
+import { categoriesOf } from '../rules/conditions';
+import { detailOf, lead, summaryOf } from '../rules/message';
+import { isRuleId, type RuleId } from '../rules/catalog';
 
 export interface LintOptions {
   severities?: SeverityOverrides;

@@ -3,12 +3,12 @@
  * time limit and a memory ceiling, and turns a crashed or stuck worker into a finding on that file
  * before starting a fresh one (the supervision itself is worker-queue.ts).
  */
-import type { FileReport, LintOptions } from './linter';
+import type { FileReport, LintOptions } from '../linter/linter';
 import { PRIORITY } from './work-priority';
 
 /** What the lint worker gets: the linter's options, and whether to bypass its cache. */
 export type LintRequest = Omit<LintOptions, 'cached'> & { fresh?: boolean };
-import { unreadableFinding } from './rules';
+import { unreadableFinding } from '../rules';
 import { WorkerQueue } from './worker-queue';
 
 export interface LintPoolOptions {
