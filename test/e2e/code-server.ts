@@ -8,7 +8,7 @@ import * as http from 'node:http';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type FrameLocator, type Page } from 'playwright-core';
 
 /** Repository root (this file compiles to out/test/e2e/code-server.js). */
 export const REPO_ROOT = path.resolve(__dirname, '..', '..', '..');
@@ -448,6 +448,24 @@ export async function waitForProblemTexts(page: Page, texts: string[], timeoutMs
     timeoutMs,
   );
   return rows;
+}
+
+/**
+ * Opens a workspace file as a user does, with Quick Open (Ctrl+P): `query` may carry a position
+ * (`train.py:12:5`); `name` is the file name the list must show before Enter is pressed.
+ */
+export async function quickOpen(page: Page, query: string, name = query, listTimeoutMs = 20_000): Promise<void> {
+  await page.keyboard.press('Control+P');
+  const input = page.locator('.quick-input-widget input');
+  await input.waitFor({ state: 'visible', timeout: 10_000 });
+  await input.fill(query);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: name }).first().waitFor({ state: 'visible', timeout: listTimeoutMs });
+  await page.keyboard.press('Enter');
+}
+
+/** The privacy report of the active custom editor: the webview's outer iframe, then its content frame. */
+export function reportFrame(page: Page): FrameLocator {
+  return page.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
 }
 
 export async function screenshot(page: Page, name: string): Promise<string> {

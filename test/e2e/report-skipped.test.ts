@@ -16,8 +16,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { FrameLocator, Page } from 'playwright-core';
-import { REPO_ROOT, log, pollUntil, screenshot, EditorSession } from './code-server';
+import type { Page } from 'playwright-core';
+import { REPO_ROOT, log, pollUntil, quickOpen, reportFrame, screenshot, EditorSession } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
 const MODEL = 'rf_reg.joblib';
@@ -26,10 +26,6 @@ let session: EditorSession | undefined;
 let page: Page | undefined;
 let failed = false;
 
-/** The report page: the webview's outer iframe, then its content frame. */
-function reportFrame(p: Page): FrameLocator {
-  return p.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
-}
 
 before(async () => {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-e2e-skipped-'));
@@ -48,12 +44,7 @@ after(async () => {
 test('a skipped reconstruction reads "Not measured", warning-coloured, with the warnings that still stand', { timeout: 300_000 }, async () => {
   try {
     const p = page!;
-    await p.keyboard.press('Control+P');
-    const input = p.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(MODEL);
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: MODEL }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    await p.keyboard.press('Enter');
+    await quickOpen(p, MODEL);
 
     const frame = reportFrame(p);
     let data: { headline: { status: string; verdict?: string; look?: string; reason?: string } } | undefined;

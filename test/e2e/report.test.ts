@@ -14,11 +14,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
-import type { FrameLocator, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import {
   REPO_ROOT,
   log,
   pollUntil,
+  quickOpen,
+  reportFrame,
   screenshot,
   EditorSession,
 } from './code-server';
@@ -39,10 +41,6 @@ let page: Page | undefined;
 let engine: ReconstructionResult;
 let failed = false;
 
-/** The report page: the webview's outer iframe, then its content frame. */
-function reportFrame(p: Page): FrameLocator {
-  return p.frameLocator('iframe.webview').first().frameLocator('iframe#active-frame');
-}
 
 before(async () => {
   // What the engine proves from the same file and sidecar, in this process.
@@ -66,12 +64,7 @@ test('opening a binary model shows its privacy report; reveal after confirmation
   try {
     const p = page!;
     // Quick Open: the file opens in its default editor, which for *.joblib is the report.
-    await p.keyboard.press('Control+P');
-    const input = p.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(MODEL);
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: MODEL }).first().waitFor({ state: 'visible', timeout: 20_000 });
-    await p.keyboard.press('Enter');
+    await quickOpen(p, MODEL);
 
     const frame = reportFrame(p);
     // The page renders the report it embeds (#report-data): wait for the reconstruction's.

@@ -11,7 +11,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { after, before, test } from 'node:test';
 import type { Page } from 'playwright-core';
-import { REPO_ROOT, copyToTempWorkspace, log, openProblemsPanel, pollUntil, readProblemRows, screenshot, waitForProblemTexts, EditorSession } from './code-server';
+import { REPO_ROOT, copyToTempWorkspace, log, openProblemsPanel, pollUntil, quickOpen, readProblemRows, screenshot, waitForProblemTexts, EditorSession } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
 const EXAMPLES = path.join(REPO_ROOT, 'examples');
@@ -44,12 +44,7 @@ test(`the quick-fix menu on ${MODEL} offers the documentation and disabling; dis
     await waitForProblemTexts(page, [RULE], TIMEOUT_MS);
 
     // open the one-line JSON model at its start, where the finding sits
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`${MODEL}:1:1`);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: MODEL }).first().waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await quickOpen(page, `${MODEL}:1:1`, MODEL, 10_000);
     await page.locator('.tabs-container .tab', { hasText: MODEL }).first().waitFor({ state: 'visible', timeout: 15_000 });
     const textarea = page.locator('.editor-group-container .monaco-editor textarea').first();
     const docs = `Show documentation for ${RULE}`;

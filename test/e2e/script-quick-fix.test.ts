@@ -16,6 +16,7 @@ import {
   log,
   openProblemsPanel,
   pollUntil,
+  quickOpen,
   readProblemRows,
   screenshot,
   waitForProblemTexts,
@@ -65,12 +66,7 @@ test('the quick fix on train.py, applied from the Quick Fix menu, adds bootstrap
     await screenshot(page, 'script-quick-fix-model-diagnostic');
 
     // 2. Open train.py at bootstrap=False and apply the fix from the Quick Fix menu (Ctrl+.).
-    await page.keyboard.press('Control+P');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor({ state: 'visible', timeout: 10_000 });
-    await input.fill(`train.py:${line + 1}:${column + 1}`);
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'train.py' }).first().waitFor({ state: 'visible', timeout: 10_000 });
-    await page.keyboard.press('Enter');
+    await quickOpen(page, `train.py:${line + 1}:${column + 1}`, 'train.py', 10_000);
     await page.locator('.tabs-container .tab', { hasText: 'train.py' }).first().waitFor({ state: 'visible', timeout: 15_000 });
     await page.locator('.editor-group-container .monaco-editor textarea').first().focus();
     const title = 'Add bootstrap=True (train.py)';
