@@ -20,6 +20,11 @@ import { readSidecar, type GroupDeclaration } from '../recoverability/declared-g
 import { categoriesOf } from '../rules/conditions';
 import { detailOf, lead, summaryOf } from '../rules/message';
 import { isRuleId, type RuleId } from '../rules/catalog';
+import type { EmbeddedSummary, ModelSummary, TrainingRowsSource } from './model-summary';
+
+// Declared in model-summary.ts so that report/model.ts can use them without importing this file,
+// which imports the report's types (no import circle); re-exported for the linter's callers.
+export type { EmbeddedSummary, ModelSummary, TrainingRowsSource } from './model-summary';
 
 export interface LintOptions {
   severities?: SeverityOverrides;
@@ -43,35 +48,6 @@ export interface SidecarLintOptions {
 }
 
 export const DEFAULT_MAX_FILE_BYTES = 1024 * 1024 * 1024;
-
-/** The model facts every consumer shows (part of the CLI's JSON contract, see README). */
-export interface ModelSummary {
-  library: string;
-  libraryVersion: string | null;
-  estimator: string;
-  trees: number;
-  classes: (string | number | boolean)[];
-  features: number;
-  trainingRows: number | null;
-  /**
-   * Where `trainingRows` comes from: `file` (the file states it: forests' root counts,
-   * `*.forest.json`), `replay` (bootstrap replay established it), `probe` (first-tree probing of a
-   * boosted model proves it from the hessian sums); null when N is unknown.
-   */
-  trainingRowsSource: TrainingRowsSource | null;
-  bootstrap: boolean;
-  maxDepth: number;
-  /**
-   * Where the model sits in the saved object (`model.named_steps["rf"]`), when the file holds it
-   * inside a Pipeline, a search, a container...; null when the file is the model itself.
-   */
-  location: string | null;
-}
-
-/** A further tree model of the same file: its summary; its findings are among the file's. */
-export interface EmbeddedSummary extends ModelSummary {
-  location: string;
-}
 
 export interface FileReport {
   path: string;
@@ -99,8 +75,6 @@ export interface FileReport {
   /** The sidecar text this report was made with (see SidecarLintOptions.key); not serialised. */
   sidecarKey?: string;
 }
-
-export type TrainingRowsSource = 'file' | 'replay' | 'probe';
 
 /** The training-set size N and how it is known, or undefined when nothing establishes it. */
 export interface TrainingRows {

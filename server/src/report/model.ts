@@ -10,7 +10,7 @@
  * separately (`RevealedRows`), only after an explicit request (the webview's "reveal" click, the
  * CLI's `--report-values`), so that a report can be shared without leaking what it describes.
  */
-import type { ModelSummary } from '../linter/linter';
+import type { ModelSummary } from '../linter/model-summary';
 import type { RuleId, Severity } from '../rules/catalog';
 import type { ReconstructionMethod, ReconstructionStatus } from '../attacks/reconstruction/types';
 import type { Evaluation } from '../evaluate/evaluation';

@@ -25,12 +25,6 @@ export function featureName(forest: Forest, feature: number): string {
   return forest.features[feature]?.name ?? `x${feature}`;
 }
 
-/**
- * Kept for callers of this module: conditions are formatted in conditions.ts (one-hot features
- * read as their category there). Call-time use only, so the import cycle is harmless.
- */
-export { formatCondition as formatInterval } from './conditions';
-
 export function formatClass(forest: Forest, index: number): string {
   const label = forest.classes[index];
   return typeof label === 'string' ? `'${label}'` : String(label);

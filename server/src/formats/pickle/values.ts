@@ -7,10 +7,10 @@
  *   str -> string, bytes -> PyBytes, bytearray -> PyBytes (mutable flag), tuple -> PyTuple,
  *   list -> PyList, dict -> PyDict, set/frozenset -> PySet.
  * - `module.name` global -> PyGlobal; REDUCE -> PyCall; NEWOBJ/NEWOBJ_EX/OBJ/INST -> PyObject.
- * - numpy arrays read by the joblib hook -> NdArray (see numpy.ts); plain-pickle arrays stay
+ * - numpy arrays read by the joblib hook -> NdArray (ndarray.ts, decoded by numpy.ts); plain-pickle arrays stay
  *   PyCall(_reconstruct)+state until `asNdArray` decodes them.
  */
-import type { NdArray } from './numpy';
+import type { NdArray } from './ndarray';
 
 export type PyValue =
   | null
@@ -28,7 +28,7 @@ export type PyValue =
   | PyCall
   | PyObject
   | PyRefused
-  | NdArray;
+  | NdArray<PyValue>;
 
 /** A Python float, kept apart from ints so `max_samples=1.0` and `max_samples=1` differ. */
 export class PyFloat {

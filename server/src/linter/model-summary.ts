@@ -1,0 +1,35 @@
+/**
+ * What the linter reports about a model: its summary (the `model` of the CLI's JSON), a type of its
+ * own so that the privacy report's model (report/model.ts) and the linter's FileReport can both
+ * use it without importing each other.
+ */
+/** The model facts every consumer shows (part of the CLI's JSON contract, docs/cli.md). */
+export interface ModelSummary {
+  library: string;
+  libraryVersion: string | null;
+  estimator: string;
+  trees: number;
+  classes: (string | number | boolean)[];
+  features: number;
+  trainingRows: number | null;
+  /**
+   * Where `trainingRows` comes from: `file` (the file states it: forests' root counts,
+   * `*.forest.json`), `replay` (bootstrap replay established it), `probe` (first-tree probing of a
+   * boosted model proves it from the hessian sums); null when N is unknown.
+   */
+  trainingRowsSource: TrainingRowsSource | null;
+  bootstrap: boolean;
+  maxDepth: number;
+  /**
+   * Where the model sits in the saved object (`model.named_steps["rf"]`), when the file holds it
+   * inside a Pipeline, a search, a container...; null when the file is the model itself.
+   */
+  location: string | null;
+}
+
+/** A further tree model of the same file: its summary; its findings are among the file's. */
+export interface EmbeddedSummary extends ModelSummary {
+  location: string;
+}
+
+export type TrainingRowsSource = 'file' | 'replay' | 'probe';
