@@ -1,5 +1,5 @@
 /**
- * Worker-thread entry of the reconstruction: reads the model again (with the completed IR kept),
+ * Worker-process entry of the reconstruction (worker-queue.ts): reads the model again (with the completed IR kept),
  * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
  * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
@@ -11,7 +11,6 @@
  * replaced and watched over like a reconstruction.
  */
 import { basename } from 'node:path';
-import { parentPort } from 'node:worker_threads';
 import { advise } from '../advisor';
 import type { Forest } from '../forest/schema';
 import { lintFile } from '../linter/linter';
@@ -28,6 +27,7 @@ import {
   type ReconstructionProgress,
   type ReconstructionRequest,
 } from './reconstruction-job';
+import { jobPort } from './job-port';
 
 interface Job {
   id: number;
@@ -103,7 +103,7 @@ function throttledPoster(id: number, timeline?: TimelineRecorder): (progress: Jo
     lastPhase = progress.phase;
     lastPost = now;
     const update: JobUpdate = timeline ? { ...progress, timeline: timeline.timeline() } : progress;
-    parentPort!.postMessage({ id, progress: update });
+    jobPort!.post({ id, progress: update });
   };
 }
 
@@ -123,15 +123,15 @@ async function runAdvisor(path: string, contentHash: string, forest: Forest, opt
   return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };
 }
 
-parentPort?.on('message', (job: Job) => {
+jobPort?.onJob((job: Job) => {
   run(job).then(
-    (outcome) => parentPort!.postMessage({ id: job.id, outcome }),
+    (outcome) => jobPort!.post({ id: job.id, outcome }),
     (error: unknown) => {
       // A bug, or a solver fault that surfaced as an exception (a WebAssembly abort leaves HiGHS
       // unusable): report it, and ask for a fresh worker for the next job.
       const reason = `the reconstruction failed: ${(error as Error)?.message ?? String(error)}`;
       const outcome: ReconstructionOutcome = outcomeWithout(job.path, '', 'failed', reason);
-      parentPort!.postMessage({ id: job.id, outcome, restart: true });
+      jobPort!.post({ id: job.id, outcome, restart: true });
     },
   );
 });
