@@ -11,6 +11,7 @@ import { outcomeWithout, type JobUpdate, type ReconstructionOutcome, type Recons
 import { LruCache, estimatedBytes } from './lru-cache';
 import { WorkerQueue, type JobHooks } from './worker-queue';
 import type { Limit } from './worker-memory';
+import { advisorBudgetMs } from '../advisor/budget';
 
 export interface ReconstructionPoolOptions {
   workerScript: string;
@@ -59,7 +60,8 @@ export class ReconstructionPool {
     this.queue = new WorkerQueue({
       workerScript: options.workerScript,
       memoryMb: options.memoryMb,
-      timeoutMs: (request) => request.budgetMs + graceMs,
+      // A command-line job with --advise runs the advisor after the reconstruction, on its own budget.
+      timeoutMs: (request) => request.budgetMs + (request.cli?.advise ? advisorBudgetMs(request.budgetMs) : 0) + graceMs,
       result: (message) => (message as { outcome: ReconstructionOutcome }).outcome,
       failure: (path, _request, detail) => outcomeWithout(path, '', 'failed', detail),
       label: 'reconstruction',

@@ -1,13 +1,13 @@
 /**
  * Worker-process entry of the reconstruction (worker-queue.ts): reads the model again (with the completed IR kept),
  * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
- * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
+ * in its own process, apart from the lint worker, so fast findings never wait behind a solve; the
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
  * A reconstruction's progress messages carry its timeline so far, for the report's live chart.
  * The reconstructed rows go back to the server with the summary, for the privacy report's explicit
  * reveal; the server keeps them in memory only (never in diagnostics, notifications or logs).
  * A job whose request carries `advise` runs the what-if advisor (advisor/) on the reconstruction
- * the server already accepted, instead of reconstructing: the same thread, so it is cancelled,
+ * the server already accepted, instead of reconstructing: the same process, so it is cancelled,
  * replaced and watched over like a reconstruction.
  */
 import { basename } from 'node:path';
@@ -28,6 +28,7 @@ import {
   type ReconstructionRequest,
 } from './reconstruction-job';
 import { jobPort } from './job-port';
+import { runStep, type StepRequest } from '../cli/step';
 
 interface Job {
   id: number;
@@ -55,6 +56,7 @@ function injectFault(path: string): void {
 
 async function run(job: Job): Promise<ReconstructionOutcome> {
   const { path, options } = job;
+  if (options.cli) return runCliStep(job, options.cli);
   const report = await lintFile(path, { keepForest: true, maxFileBytes: options.maxFileBytes, severities: options.severities });
   if (!report.forest) {
     const reason = 'the model could not be read (see its other findings)';
@@ -121,6 +123,14 @@ async function runAdvisor(path: string, contentHash: string, forest: Forest, opt
     onProgress: ({ done, total, label, elapsedMs }) => post({ phase: 'advisor', done, total, label, elapsedMs }),
   });
   return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };
+}
+
+/** The command line's step (cli/step.ts): its answer rides on an outcome that reconstructs nothing here. */
+async function runCliStep(job: Job, request: StepRequest): Promise<ReconstructionOutcome> {
+  injectFault(job.path);
+  const answer = await runStep(job.path, request, throttledPoster(job.id));
+  const outcome = outcomeWithout(job.path, answer.contentHash, 'skipped', 'a command-line job: see cli');
+  return { ...outcome, cli: answer };
 }
 
 jobPort?.onJob((job: Job) => {
