@@ -86,7 +86,8 @@ export function faultDetail(stderr: string, code: number | null, signal: NodeJS.
   const invalidSize = /Fatal JavaScript invalid (?:size|array length|table size) error[^\n]*/.exec(stderr);
   if (invalidSize) {
     // Not a question of memory: no ceiling raises V8's largest array.
-    return `hit a size limit of V8 (${invalidSize[0].trim()}: an array larger than V8 can hold) and was stopped; the model is too large for this analysis`;
+    const what = invalidSize[0].replace(/\s*\(see [^)]*\)/, '').trim();
+    return `hit a size limit of V8 (${what}: an array larger than V8 can hold) and was stopped; the model is too large for this analysis`;
   }
   const fatal = /(?:Fatal error in[^\n]*\n[#\s]*|FATAL ERROR:\s*)([^\n]+)/.exec(stderr);
   if (fatal) return `stopped on a fatal error of V8 (${fatal[1].replace(/^#\s*/, '').trim()})`;
