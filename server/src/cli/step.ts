@@ -6,14 +6,18 @@
  */
 import type { AdvisorReport } from '../report/model';
 import { lintFile } from '../linter/linter';
-import type { ReconstructionProgress } from '../attacks/reconstruction/types';
+import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
 import type { Evaluation } from '../evaluate/evaluation';
 import type { Recoverability } from '../recoverability/summary';
 import type { Finding } from '../rules/types';
-import { reconstructReport, type ReconstructionStepOptions, type ReconstructionStepOutcome } from './reconstruction';
+import { adviseOn, reconstructReport, type ReconstructionStepOptions, type ReconstructionStepOutcome } from './reconstruction';
 
-/** The step's options without its callbacks, and the reader's size limit: what the worker gets. */
-export type StepRequest = Omit<ReconstructionStepOptions, 'onProgress' | 'log'> & { maxFileBytes?: number };
+/**
+ * The step's options without its callbacks, and the reader's size limit: what the worker gets.
+ * With `adviseOn` (the result of the model's reconstruction step), the job runs the advisor only:
+ * a job of its own, so that an advisor that exhausts its worker leaves the reconstruction reported.
+ */
+export type StepRequest = Omit<ReconstructionStepOptions, 'onProgress' | 'log'> & { maxFileBytes?: number; adviseOn?: ReconstructionResult };
 
 export interface StepAnswer {
   /** sha256 of the bytes the worker read (the command line checks they are the bytes it linted). */
@@ -29,10 +33,14 @@ export interface StepAnswer {
 }
 
 export async function runStep(path: string, request: StepRequest, onProgress: (progress: ReconstructionProgress) => void): Promise<StepAnswer> {
-  const { maxFileBytes, ...options } = request;
+  const { maxFileBytes, adviseOn: current, ...options } = request;
   const report = await lintFile(path, { keepForest: true, severities: options.severities, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) });
   const before = report.findings.length;
   const logs: string[] = [];
+  if (current) {
+    const advisor = report.forest ? await adviseOn(path, report.forest, current, undefined, { ...options, log: (message) => logs.push(message) }) : undefined;
+    return { contentHash: report.contentHash, outcome: {}, ...(advisor ? { advisor } : {}), findings: [], logs };
+  }
   const outcome = await reconstructReport(report, { ...options, onProgress, log: (message) => logs.push(message) });
   return {
     contentHash: report.contentHash,

@@ -13,8 +13,8 @@ import type { SeverityOverrides } from '../rules';
 import { LintPool, DEFAULT_READ_TIMEOUT } from '../jobs/lint-pool';
 import { ReconstructionPool } from '../jobs/reconstruction-pool';
 import { workerScript } from '../jobs/worker-scripts';
-import type { ReconstructionRequest } from '../jobs/reconstruction-job';
-import type { StepRequest } from './step';
+import type { JobUpdate, ReconstructionRequest } from '../jobs/reconstruction-job';
+import type { StepAnswer, StepRequest } from './step';
 import type { ReconstructionStepOutcome } from './reconstruction';
 
 export interface CliWorkerOptions {
@@ -65,9 +65,33 @@ export class CliWorkers {
   /**
    * Runs the reconstruction step on a readable model and fills `report` as the in-process step did
    * (recoverability, evaluation, advisor, the reconstruction's finding). A worker fault leaves the
-   * fast findings and sets recoverability `failed` with the reason.
+   * fast findings and sets recoverability `failed` with the reason; an advisor's fault leaves the
+   * report without advice (stderr says why).
    */
   async reconstruct(report: FileReport, request: StepRequest, hooks: { onProgress?: (p: ReconstructionProgress) => void; log: (message: string) => void }): Promise<ReconstructionStepOutcome> {
+    const advise = request.advise === true && request.budgetMs > 0;
+    const answer = await this.step(report, { ...request, advise: false, keepResult: advise }, hooks.onProgress);
+    if (!answer) return {};
+    for (const message of answer.logs) hooks.log(message);
+    if (answer.contentHash !== report.contentHash) hooks.log(`${report.path}: the file changed between reading and reconstructing it; the reconstruction is of the newer bytes`);
+    if (answer.recoverability) report.recoverability = answer.recoverability;
+    if (answer.evaluation) report.evaluation = answer.evaluation;
+    report.findings.push(...answer.findings);
+    const { result, ...outcome } = answer.outcome;
+    // --advise: a job of its own, on the result just found; if its worker fails, the reconstruction stands.
+    if (advise && result) {
+      const advice = await this.step(report, { ...request, adviseOn: result, forReport: false }, undefined);
+      for (const message of advice?.logs ?? []) hooks.log(message);
+      if (advice?.advisor) report.advisor = advice.advisor;
+    }
+    return outcome;
+  }
+
+  /**
+   * One job of the reconstruction worker; undefined when its worker failed (the pool logged why,
+   * and a reconstruction's `failed` status with the reason goes into the report).
+   */
+  private async step(report: FileReport, request: StepRequest, onProgress?: (p: ReconstructionProgress) => void): Promise<StepAnswer | undefined> {
     const job: ReconstructionRequest = {
       budgetMs: request.budgetMs,
       maxFileBytes: request.maxFileBytes ?? Number.MAX_SAFE_INTEGER,
@@ -76,21 +100,10 @@ export class CliWorkers {
       severities: request.severities,
       cli: request,
     };
-    const onProgress = hooks.onProgress;
-    const outcome = await this.reconstructionPool.run(report.path, job, undefined, onProgress ? { onProgress: (p) => { if (p.phase !== 'advisor') onProgress(p); } } : {});
-    const answer = outcome?.cli;
-    if (!answer) {
-      // The pool logged the fault; the report says it as the reconstruction's status.
-      if (outcome) report.recoverability = outcome.recoverability;
-      return {};
-    }
-    for (const message of answer.logs) hooks.log(message);
-    if (answer.contentHash !== report.contentHash) hooks.log(`${report.path}: the file changed between reading and reconstructing it; the reconstruction is of the newer bytes`);
-    if (answer.recoverability) report.recoverability = answer.recoverability;
-    if (answer.evaluation) report.evaluation = answer.evaluation;
-    if (answer.advisor) report.advisor = answer.advisor;
-    report.findings.push(...answer.findings);
-    return answer.outcome;
+    const hooks = onProgress ? { onProgress: (p: JobUpdate) => { if (p.phase !== 'advisor') onProgress(p); } } : {};
+    const outcome = await this.reconstructionPool.run(report.path, job, undefined, hooks);
+    if (outcome && !outcome.cli && !request.adviseOn) report.recoverability = outcome.recoverability;
+    return outcome?.cli;
   }
 
   /** Ends the worker processes (else they keep the command line alive). */

@@ -60,8 +60,8 @@ export class ReconstructionPool {
     this.queue = new WorkerQueue({
       workerScript: options.workerScript,
       memoryMb: options.memoryMb,
-      // A command-line job with --advise runs the advisor after the reconstruction, on its own budget.
-      timeoutMs: (request) => request.budgetMs + (request.cli?.advise ? advisorBudgetMs(request.budgetMs) : 0) + graceMs,
+      // The command line's advisor job (cli/step.ts) has the advisor's budget: twice the reconstruction's.
+      timeoutMs: (request) => (request.cli?.adviseOn ? advisorBudgetMs(request.budgetMs) : request.budgetMs) + graceMs,
       result: (message) => (message as { outcome: ReconstructionOutcome }).outcome,
       failure: (path, _request, detail) => outcomeWithout(path, '', 'failed', detail),
       label: 'reconstruction',
