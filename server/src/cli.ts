@@ -4,12 +4,14 @@
  *   model-privacy-lint [paths...] --format text|json|sarif|html --fail-on error|warning|never --out FILE
  * Exit codes: 0 nothing at or above --fail-on, 1 findings at or above it, 2 usage or I/O error
  * (the report is still written when the error comes after the linting). README: "Exit codes".
- * Only arguments live here; the reconstruction step is cli/reconstruction.ts.
+ * Only arguments live here; the reconstruction step is cli/reconstruction.ts. Each model is read and
+ * reconstructed in worker processes with a memory ceiling and a watchdog (cli/workers.ts), so one
+ * model that exhausts them becomes a finding or a failed reconstruction, and the others are reported.
  */
 import { promises as fs } from 'node:fs';
 import { extname } from 'node:path';
 import { parseArgs } from 'node:util';
-import { lintFile, type FileReport } from './linter/linter';
+import type { FileReport } from './linter/linter';
 import { collectModelFiles } from './linter/model-files';
 import { isRuleId, SEVERITIES, type RuleId, type Severity } from './rules/catalog';
 import { writeJson } from './report/json';
@@ -20,7 +22,8 @@ import { packageVersion } from './util/package-info';
 import { groupsFromFlags, type GroupDeclaration } from './recoverability/declared-groups';
 import { DEFAULT_THRESHOLDS, type ReconstructionThresholds } from './rules/reconstructable-training-set';
 import { readTrainingData, TrainingDataError, type TrainingData } from './evaluate/training-data';
-import { reconstructReport } from './cli/reconstruction';
+import type { ReconstructionStepOutcome } from './cli/reconstruction';
+import { CliWorkers } from './cli/workers';
 import { emitPaths } from './cli/emit-paths';
 import { progressLine } from './report/progress';
 import { buildReport, revealRows } from './report/build';
@@ -52,6 +55,11 @@ Options:
   --docs-base-url URL        link rule pages under URL instead of the copies in the package
   --sarif-category ID        SARIF automationDetails.id (GitHub's analysis category); by default
                              none, so the upload action's own category applies
+  --max-memory-mb N          memory ceiling of each model's worker process (reading, reconstruction,
+                             advisor), its JavaScript heap and its whole resident memory; a model
+                             that needs more is reported as such and the others go on (default: 1024)
+  --read-timeout SECONDS     reading a model may take this long plus 2 s per MB of the file, then it
+                             is stopped and reported as unreadable (default: 5)
 
 Reconstruction (after the findings above, one model at a time):
   --budget SECONDS           time to rebuild each model's training set (default: 30; 0: do not)
@@ -85,6 +93,9 @@ const FORMATS: readonly Format[] = ['text', 'json', 'sarif', 'html'];
 
 class UsageError extends Error {}
 
+/** Each worker's ceiling by default: with an idle worker's and the main process's memory, the whole stays under 1.5 GB. */
+const DEFAULT_MEMORY_MB = 1024;
+
 interface CliOptions {
   paths: string[];
   format: Format;
@@ -104,6 +115,10 @@ interface CliOptions {
   categorical: string[];
   reportValues: boolean;
   advise: boolean;
+  /** --max-memory-mb: each worker process's ceiling. */
+  memoryMb: number;
+  /** --read-timeout, in ms: the base of the reading watchdog (plus 2 s per MB). */
+  readBaseMs: number;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -129,6 +144,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       categorical: { type: 'string', multiple: true, default: [] },
       'report-values': { type: 'boolean', default: false },
       advise: { type: 'boolean', default: false },
+      'max-memory-mb': { type: 'string', default: String(DEFAULT_MEMORY_MB) },
+      'read-timeout': { type: 'string', default: '5' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -152,6 +169,11 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     if (!(mb > 0)) throw new UsageError('--max-file-mb takes a positive number');
     maxFileBytes = mb * 1024 * 1024;
   }
+  const memoryMb = Number(values['max-memory-mb']);
+  // Below 64 MB a Node process cannot even start its worker code.
+  if (!/^\d+$/.test(values['max-memory-mb'].trim()) || memoryMb < 64) throw new UsageError('--max-memory-mb takes a whole number of MB, 64 or more');
+  const readSeconds = Number(values['read-timeout']);
+  if (values['read-timeout'].trim() === '' || !(readSeconds > 0) || !Number.isFinite(readSeconds)) throw new UsageError('--read-timeout takes a positive number of seconds');
   const budget = Number(values.budget);
   if (values.budget.trim() === '' || !(budget >= 0) || !Number.isFinite(budget)) throw new UsageError('--budget takes a number of seconds, 0 or more');
   const groups = [...groupsFromFlags('one-hot', values['one-hot'] ?? []), ...groupsFromFlags('at-most-one', values['at-most-one'] ?? [])];
@@ -192,6 +214,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     categorical,
     reportValues: values['report-values'] ?? false,
     advise: values.advise === true,
+    memoryMb,
+    readBaseMs: readSeconds * 1000,
   };
 }
 
@@ -268,32 +292,47 @@ export async function main(argv: string[]): Promise<number> {
   // but the paths that do exist are still linted and reported.
   let ioError = missing.length > 0;
   let fitted = 0;
-  for (const file of files) {
-    const report = await lintFile(file, { severities: options.severities, maxFileBytes: options.maxFileBytes, keepForest: true });
-    const outcome = await reconstructReport(report, {
-      budgetMs: options.budgetMs,
-      flagGroups: options.groups,
-      thresholds: options.thresholds,
-      severities: options.severities,
-      emitPath: emitTo?.get(file),
-      trainingData,
-      categorical: options.categorical,
-      forReport: wantsHtml,
-      advise: options.advise,
-      ...(progress ? { onProgress: (p) => progress.update(file, p) } : {}),
-      log: (message) => {
-        progress?.clear();
-        log(message);
-      },
-    });
-    progress?.clear();
-    if (outcome.writeFailed) {
-      ioError = true;
-      problems.push(`could not write the reconstruction of ${file}`);
+  const workers = new CliWorkers({ memoryMb: options.memoryMb, readBaseMs: options.readBaseMs, log });
+  try {
+    for (const file of files) {
+      const report = await workers.read(file, { severities: options.severities, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) });
+      // A model was read (the reading worker keeps no IR): reconstruct it in the other worker.
+      const outcome: ReconstructionStepOutcome =
+        report.model === null
+          ? {}
+          : await workers.reconstruct(
+              report,
+              {
+                budgetMs: options.budgetMs,
+                flagGroups: options.groups,
+                thresholds: options.thresholds,
+                severities: options.severities,
+                ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}),
+                ...(emitTo?.get(file) !== undefined ? { emitPath: emitTo.get(file) } : {}),
+                ...(trainingData ? { trainingData } : {}),
+                categorical: options.categorical,
+                forReport: wantsHtml,
+                advise: options.advise,
+              },
+              {
+                ...(progress ? { onProgress: (p: Parameters<typeof progress.update>[1]) => progress.update(file, p) } : {}),
+                log: (message) => {
+                  progress?.clear();
+                  log(message);
+                },
+              },
+            );
+      progress?.clear();
+      if (outcome.writeFailed) {
+        ioError = true;
+        problems.push(`could not write the reconstruction of ${file}`);
+      }
+      if (outcome.trainingDataFits) fitted++;
+      reports.push(report);
+      if (wantsHtml) htmlPages.set(file, htmlPage(report, outcome.forReport, options));
     }
-    if (outcome.trainingDataFits) fitted++;
-    reports.push(report);
-    if (wantsHtml) htmlPages.set(file, htmlPage(report, outcome.forReport, options));
+  } finally {
+    workers.dispose();
   }
   if (trainingData && fitted === 0) {
     log(`--training-data: ${trainingData.path} fits none of the models read`);
@@ -323,7 +362,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 /** One model's standalone HTML report; the values only with --report-values. */
-function htmlPage(report: FileReport, kept: Awaited<ReturnType<typeof reconstructReport>>['forReport'], options: CliOptions): string {
+function htmlPage(report: FileReport, kept: ReconstructionStepOutcome['forReport'], options: CliOptions): string {
   const assets = loadReportAssets();
   const privacyReport = buildReport({
     file: report,

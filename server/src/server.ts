@@ -3,7 +3,7 @@
  * linter/linter.ts and runs in a worker thread (jobs/lint-pool.ts), so this loop stays responsive; the slower
  * reconstruction runs after the fast findings in a worker of its own (jobs/background-reconstruction.ts).
  */
-import { basename, join, relative, sep } from 'node:path';
+import { basename, relative, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import {
   CodeActionKind,
@@ -21,7 +21,8 @@ import { TextDocument } from 'vscode-languageserver-textdocument';
 import { BackgroundReconstruction, type ScheduleResult } from './jobs/background-reconstruction';
 import { BatchProgress } from './lsp/batch-progress';
 import { priorities, type Origin } from './jobs/work-priority';
-import { LintPool } from './jobs/lint-pool';
+import { DEFAULT_READ_TIMEOUT, LintPool } from './jobs/lint-pool';
+import { workerScript } from './jobs/worker-scripts';
 import type { FileReport } from './linter/linter';
 import { collectModelFiles } from './linter/model-files';
 import { globToRegExp, matchesAny } from './linter/glob';
@@ -61,25 +62,26 @@ const debounceTimers = new Map<string, NodeJS.Timeout>();
 // Short: a save must show findings fast; long enough to merge the events of one write.
 const DEBOUNCE_MS = 75;
 
+// Both workers are held to `modelPrivacyLint.maxMemoryMB` (heap and resident memory; a change
+// applies to the next worker started); the lint worker's watchdog is sized for reading.
 const pool = new LintPool({
-  workerScript: join(__dirname, 'lint-worker.js'),
-  timeoutMs: 5 * 60 * 1000,
-  memoryMb: 4096,
+  workerScript: workerScript('lint-worker'),
+  readTimeout: () => ({ baseMs: settings.readTimeoutSeconds * 1000, perMbMs: DEFAULT_READ_TIMEOUT.perMbMs }),
+  memoryMb: () => settings.maxMemoryMB,
+  raise: { memory: 'raise the setting modelPrivacyLint.maxMemoryMB', time: 'raise the setting modelPrivacyLint.readTimeoutSeconds' },
   log: (message) => connection.console.warn(message),
 });
 
 /**
- * Heap ceiling of the reconstruction worker. The engine aims at < 500 MB; twice that leaves room
- * for a legitimate run (and for reading the model again) while a runaway one is stopped long before
- * it threatens the editor. HiGHS's WebAssembly memory is not V8 heap: its own build caps it at 2 GB,
- * and running out there aborts the solve, which is reported the same way. The environment variable
- * exists for tests.
+ * Heap and memory ceiling of the reconstruction worker: the setting, or for tests the environment
+ * variable. The engine aims at < 500 MB; the default 1024 leaves room for a legitimate run (and
+ * for reading the model again) while a runaway one is stopped long before it threatens the editor.
  */
-const RECONSTRUCTION_MEMORY_MB = Number(process.env.MODEL_PRIVACY_LINT_RECONSTRUCTION_MEMORY_MB) || 1024;
+const reconstructionMemoryMb = () => Number(process.env.MODEL_PRIVACY_LINT_RECONSTRUCTION_MEMORY_MB) || settings.maxMemoryMB;
 
 const background = new BackgroundReconstruction({
-  workerScript: join(__dirname, 'reconstruction-worker.js'),
-  memoryMb: RECONSTRUCTION_MEMORY_MB,
+  workerScript: workerScript('reconstruction-worker'),
+  memoryMb: reconstructionMemoryMb,
   settings: () => settings,
   publish: (uri) => publish(uri),
   onEvent: (event) => {

@@ -191,12 +191,12 @@ test('cancelled from the progress UI, or by deleting the file: nothing is publis
 test('a worker that runs out of memory: status failed, and the next file is reconstructed', async (t) => {
   const expected = await certifiedDirectly('rf_credit_t20', false);
   const { workspace, client } = await serve(t, { 'boom.joblib': 'rf_compas_t20' }, SETTINGS, {
-    env: { MODEL_PRIVACY_LINT_TEST_FAULT: 'oom:boom.joblib', MODEL_PRIVACY_LINT_RECONSTRUCTION_MEMORY_MB: '128' },
+    env: { MODEL_PRIVACY_LINT_TEST_FAULT: 'oom:boom.joblib', MODEL_PRIVACY_LINT_RECONSTRUCTION_MEMORY_MB: '512' },
   });
   const boom = join(workspace, 'boom.joblib');
   const failed = await client.waitFor('the failure', () => doneEvent(client, boom), 60_000);
   assert.equal(failed.recoverability?.status, 'failed');
-  assert.match(String(failed.recoverability?.reason), /ran out of memory \(ceiling 128 MB\)/);
+  assert.match(String(failed.recoverability?.reason), /ran out of memory \(ceiling 512 MB\)/);
   assert.ok(
     client.notifications.some((n) => n.method === 'modelPrivacyLint/status' && (n.params as StatusParams).state === 'error'),
     'the status item shows the failure',

@@ -8,10 +8,10 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LintPool } from '../../server/src/jobs/lint-pool';
+import { STAND_IN_PORT } from '../support/stand-in-worker';
 
 // A stand-in worker that misbehaves on request: the pool's contract is about the worker, not the linter.
-const WORKER = `
-const { parentPort } = require('node:worker_threads');
+const WORKER = `${STAND_IN_PORT}
 parentPort.on('message', (job) => {
   if (job.path === 'hang') for (;;) {}
   if (job.path === 'crash') process.exit(3);
@@ -25,7 +25,7 @@ test('a hung, crashed or out-of-memory analysis becomes a finding and the pool g
   const script = join(dir, 'worker.js');
   writeFileSync(script, WORKER);
   const logs: string[] = [];
-  const pool = new LintPool({ workerScript: script, timeoutMs: 1500, memoryMb: 64, log: (m) => logs.push(m) });
+  const pool = new LintPool({ workerScript: script, readTimeout: { baseMs: 1500, perMbMs: 0 }, memoryMb: 64, log: (m) => logs.push(m) });
   t.after(() => {
     pool.dispose();
     rmSync(dir, { recursive: true, force: true });
@@ -48,7 +48,7 @@ test('a newer request for the same file replaces a queued one', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mpl-pool-'));
   const script = join(dir, 'worker.js');
   writeFileSync(script, WORKER);
-  const pool = new LintPool({ workerScript: script, timeoutMs: 5000, memoryMb: 64 });
+  const pool = new LintPool({ workerScript: script, readTimeout: { baseMs: 5000, perMbMs: 0 }, memoryMb: 64 });
   t.after(() => {
     pool.dispose();
     rmSync(dir, { recursive: true, force: true });

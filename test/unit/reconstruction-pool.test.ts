@@ -14,10 +14,10 @@ import type { ReconstructionRequest } from '../../server/src/jobs/reconstruction
 import { lintFile } from '../../server/src/linter/linter';
 import { assessRecoverability } from '../../server/src/recoverability/assess';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
+import { STAND_IN_PORT } from '../support/stand-in-worker';
 
 // `served` counts the jobs this worker instance ran: 1 means a fresh worker.
-const WORKER = `
-const { parentPort } = require('node:worker_threads');
+const WORKER = `${STAND_IN_PORT}
 let served = 0;
 parentPort.on('message', (job) => {
   served++;

@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PRIORITY, PriorityList, priorities } from '../../server/src/jobs/work-priority';
 import { WorkerQueue } from '../../server/src/jobs/worker-queue';
+import { STAND_IN_PORT } from '../support/stand-in-worker';
 
 test('the priorities: a changed file\'s findings, reconstruction, advisor, then the start-up work', () => {
   const changed = priorities('changed');
@@ -38,8 +39,7 @@ test('a priority list: by priority, then arrival; remove and promote', () => {
 });
 
 // Answers in order, after `ms` of synchronous work when the path says `slow`.
-const WORKER = `
-const { parentPort } = require('node:worker_threads');
+const WORKER = `${STAND_IN_PORT}
 parentPort.on('message', (job) => {
   if (job.path.startsWith('slow')) { const until = Date.now() + 600; while (Date.now() < until) {} }
   parentPort.postMessage({ id: job.id, done: job.path });

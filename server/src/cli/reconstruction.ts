@@ -41,6 +41,8 @@ export interface ReconstructionStepOptions {
   advise?: boolean;
   /** Messages for stderr. */
   log: (message: string) => void;
+  /** Return the engine's result (`outcome.result`), for an advisor run after this step. */
+  keepResult?: boolean;
 }
 
 export interface ReconstructionStepOutcome {
@@ -50,6 +52,8 @@ export interface ReconstructionStepOutcome {
   writeFailed?: boolean;
   /** With `forReport`: the engine's full result (rows included: personal data), its timeline, and the model's features. */
   forReport?: { result: ReconstructionResult; timeline: TimelinePoint[]; features: FeatureUse[] };
+  /** With `keepResult`: the engine's result (rows included: personal data). */
+  result?: ReconstructionResult;
 }
 
 const SOURCE_FLAGS = 'command line';
@@ -119,13 +123,26 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     }
   }
 
-  if (options.advise && options.budgetMs > 0) {
-    const declared = await declaredGroupsFor(report.path, forest, extra);
-    report.advisor = await adviseForModel(forest, result, { budgetMs: options.budgetMs, groups: declared.groups, ...(aligned ? { truth: aligned.rows } : {}), log: options.log, path: report.path });
-  }
+  if (options.advise && options.budgetMs > 0) report.advisor = await adviseOn(report.path, forest, result, aligned, options);
+  // The command line runs the advisor as a job of its own (cli/step.ts): it gets the result back.
+  if (options.keepResult) outcome.result = result;
 
   if (options.emitPath) outcome.writeFailed = !(await emit(report, forest, result, options.emitPath, aligned, options));
   return outcome;
+}
+
+/**
+ * The what-if advisor on `result`, with the model's declared groups, scored against the training
+ * data when it fits the model (`aligned`; else lined up here when given).
+ */
+export async function adviseOn(path: string, forest: Forest, result: ReconstructionResult, aligned: AlignedTrainingData | undefined, options: ReconstructionStepOptions) {
+  const extra = options.flagGroups.length ? [{ source: SOURCE_FLAGS, declarations: options.flagGroups }] : [];
+  const declared = await declaredGroupsFor(path, forest, extra);
+  if (!aligned && options.trainingData) {
+    const fit = alignTrainingData(options.trainingData, forest);
+    if (fit.ok) aligned = fit.aligned;
+  }
+  return adviseForModel(forest, result, { budgetMs: options.budgetMs, groups: declared.groups, ...(aligned ? { truth: aligned.rows } : {}), log: options.log, path });
 }
 
 /** Writes the CSV; false when it could not be written. */

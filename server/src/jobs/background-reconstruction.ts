@@ -48,7 +48,7 @@ import { recordAdvice } from '../scripts/advice';
 
 export interface BackgroundReconstructionOptions {
   workerScript: string;
-  memoryMb: number;
+  memoryMb: number | (() => number);
   settings: () => Settings;
   /** Publishes the file's diagnostics again (fast findings + `findings(uri)`). */
   publish: (uri: string) => Promise<void>;
@@ -99,7 +99,12 @@ export class BackgroundReconstruction {
   private readonly adviceCache = new LruCache<string, AdvisorResult>({ maxEntries: 64, maxBytes: 32 * 1024 * 1024, size: estimatedBytes });
 
   constructor(private readonly options: BackgroundReconstructionOptions) {
-    this.pool = new ReconstructionPool({ workerScript: options.workerScript, memoryMb: options.memoryMb, log: options.log });
+    this.pool = new ReconstructionPool({
+      workerScript: options.workerScript,
+      memoryMb: options.memoryMb,
+      raise: { memory: 'raise the setting modelPrivacyLint.maxMemoryMB', time: 'a stuck solve: the limit is modelPrivacyLint.timeBudgetSeconds plus a minute' },
+      log: options.log,
+    });
     this.live = new LiveTimelines((uri) => options.onTimeline?.(uri));
   }
 

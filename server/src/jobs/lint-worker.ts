@@ -1,15 +1,15 @@
 /**
- * Worker-thread entry: runs the linter off the server's main thread, so a huge or hostile file
+ * Worker-process entry (worker-queue.ts): runs the linter off the server's main thread, so a huge or hostile file
  * can exhaust this worker's time or memory without stalling or killing the language server.
  * Results are cached by content hash and the options that change them (severities, size limit,
  * budget), with the tool's version: saving an unchanged model costs one hash. `fresh` skips the
  * lookup (the "Re-run analysis" command) and stores the new answer.
  */
-import { parentPort } from 'node:worker_threads';
 import { lintFile, type FileReport } from '../linter/linter';
 import type { LintRequest } from './lint-pool';
 import { LruCache, estimatedBytes } from './lru-cache';
 import { packageVersion } from '../util/package-info';
+import { jobPort } from './job-port';
 
 export interface LintJob {
   id: number;
@@ -21,7 +21,7 @@ export interface LintJob {
 const cache = new LruCache<string, FileReport>({ maxEntries: 256, maxBytes: 64 * 1024 * 1024, size: estimatedBytes });
 const VERSION = packageVersion();
 
-parentPort?.on('message', async (job: LintJob) => {
+jobPort?.onJob(async (job: LintJob) => {
   const { fresh, ...rest } = job.options;
   const options = { ...rest, keepForest: false };
   const settingsKey = JSON.stringify([VERSION, options]);
@@ -34,5 +34,5 @@ parentPort?.on('message', async (job: LintJob) => {
     },
   });
   if (report.contentHash) cache.set(`${report.contentHash}\u0000${settingsKey}`, report);
-  parentPort!.postMessage({ id: job.id, report });
+  jobPort!.post({ id: job.id, report });
 });

@@ -20,6 +20,7 @@ import type { Recoverability } from '../recoverability/summary';
 import type { SeverityOverrides } from '../rules';
 import type { ReconstructionThresholds } from '../rules/reconstructable-training-set';
 import type { Finding } from '../rules/types';
+import type { StepAnswer, StepRequest } from '../cli/step';
 
 export interface ReconstructionRequest {
   budgetMs: number;
@@ -34,6 +35,11 @@ export interface ReconstructionRequest {
    * budget, see background-reconstruction.ts). Never cached: `key` is ''.
    */
   advise?: { current: ReconstructionResult };
+  /**
+   * Set for the command line's job: the worker runs its whole reconstruction step (cli/step.ts:
+   * reconstruction, --training-data, --advise, --emit-reconstruction) and answers in `cli`.
+   */
+  cli?: StepRequest;
 }
 
 export interface ReconstructionOutcome {
@@ -52,6 +58,8 @@ export interface ReconstructionOutcome {
   timeline: TimelinePoint[];
   /** An advisor job's answer (absent from reconstruction jobs, and when the advisor job failed). */
   advisor?: AdvisorResult;
+  /** A command-line job's answer (absent when its worker failed: `recoverability` says why). */
+  cli?: StepAnswer;
 }
 
 export type { ReconstructionProgress };

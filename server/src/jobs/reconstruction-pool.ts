@@ -1,5 +1,5 @@
 /**
- * The reconstruction's own worker thread, apart from the lint worker so that fast findings never
+ * The reconstruction's own worker process, apart from the lint worker so that fast findings never
  * wait behind a solve. One job at a time; the newest request per file wins; `cancel(path)` stops
  * the worker if it runs that file (the next job starts a fresh one). A crash, an out-of-memory
  * stop or an overrun becomes recoverability status `failed` with the reason. Answers are cached by
@@ -10,11 +10,17 @@
 import { outcomeWithout, type JobUpdate, type ReconstructionOutcome, type ReconstructionRequest } from './reconstruction-job';
 import { LruCache, estimatedBytes } from './lru-cache';
 import { WorkerQueue, type JobHooks } from './worker-queue';
+import type { Limit } from './worker-memory';
+import { advisorBudgetMs } from '../advisor/budget';
 
 export interface ReconstructionPoolOptions {
   workerScript: string;
-  /** V8 heap ceiling of the worker, in MiB. */
-  memoryMb: number;
+  /** Memory ceiling of the worker process, in MiB (heap and resident memory: worker-queue.ts). */
+  memoryMb: number | (() => number);
+  /** How the user raises each limit, for the failure's reason ("raise --max-memory-mb"). */
+  raise?: Partial<Record<Limit, string>>;
+  /** A worker holding more than this after a job is replaced (worker-queue.ts). */
+  idleMemoryMb?: number;
   /**
    * Milliseconds a job may run beyond its budget before the worker is stopped. The engine stops
    * itself when the budget runs out (HiGHS gets the remaining time as its own limit); this only
@@ -54,10 +60,13 @@ export class ReconstructionPool {
     this.queue = new WorkerQueue({
       workerScript: options.workerScript,
       memoryMb: options.memoryMb,
-      timeoutMs: (request) => request.budgetMs + graceMs,
+      // The command line's advisor job (cli/step.ts) has the advisor's budget: twice the reconstruction's.
+      timeoutMs: (request) => (request.cli?.adviseOn ? advisorBudgetMs(request.budgetMs) : request.budgetMs) + graceMs,
       result: (message) => (message as { outcome: ReconstructionOutcome }).outcome,
       failure: (path, _request, detail) => outcomeWithout(path, '', 'failed', detail),
       label: 'reconstruction',
+      ...(options.raise ? { raise: options.raise } : {}),
+      ...(options.idleMemoryMb !== undefined ? { idleMemoryMb: options.idleMemoryMb } : {}),
       ...(options.log ? { log: options.log } : {}),
     });
   }

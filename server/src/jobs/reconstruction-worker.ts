@@ -1,17 +1,16 @@
 /**
- * Worker-thread entry of the reconstruction: reads the model again (with the completed IR kept),
+ * Worker-process entry of the reconstruction (worker-queue.ts): reads the model again (with the completed IR kept),
  * runs the engine within the budget, and posts progress, then the summary and the finding. It runs
- * in its own thread, apart from the lint worker, so fast findings never wait behind a solve; the
+ * in its own process, apart from the lint worker, so fast findings never wait behind a solve; the
  * pool terminates it to cancel (a HiGHS solve is synchronous: no message could interrupt it).
  * A reconstruction's progress messages carry its timeline so far, for the report's live chart.
  * The reconstructed rows go back to the server with the summary, for the privacy report's explicit
  * reveal; the server keeps them in memory only (never in diagnostics, notifications or logs).
  * A job whose request carries `advise` runs the what-if advisor (advisor/) on the reconstruction
- * the server already accepted, instead of reconstructing: the same thread, so it is cancelled,
+ * the server already accepted, instead of reconstructing: the same process, so it is cancelled,
  * replaced and watched over like a reconstruction.
  */
 import { basename } from 'node:path';
-import { parentPort } from 'node:worker_threads';
 import { advise } from '../advisor';
 import type { Forest } from '../forest/schema';
 import { lintFile } from '../linter/linter';
@@ -28,6 +27,8 @@ import {
   type ReconstructionProgress,
   type ReconstructionRequest,
 } from './reconstruction-job';
+import { jobPort } from './job-port';
+import { runStep, type StepRequest } from '../cli/step';
 
 interface Job {
   id: number;
@@ -55,6 +56,7 @@ function injectFault(path: string): void {
 
 async function run(job: Job): Promise<ReconstructionOutcome> {
   const { path, options } = job;
+  if (options.cli) return runCliStep(job, options.cli);
   const report = await lintFile(path, { keepForest: true, maxFileBytes: options.maxFileBytes, severities: options.severities });
   if (!report.forest) {
     const reason = 'the model could not be read (see its other findings)';
@@ -103,7 +105,7 @@ function throttledPoster(id: number, timeline?: TimelineRecorder): (progress: Jo
     lastPhase = progress.phase;
     lastPost = now;
     const update: JobUpdate = timeline ? { ...progress, timeline: timeline.timeline() } : progress;
-    parentPort!.postMessage({ id, progress: update });
+    jobPort!.post({ id, progress: update });
   };
 }
 
@@ -123,15 +125,23 @@ async function runAdvisor(path: string, contentHash: string, forest: Forest, opt
   return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };
 }
 
-parentPort?.on('message', (job: Job) => {
+/** The command line's step (cli/step.ts): its answer rides on an outcome that reconstructs nothing here. */
+async function runCliStep(job: Job, request: StepRequest): Promise<ReconstructionOutcome> {
+  injectFault(job.path);
+  const answer = await runStep(job.path, request, throttledPoster(job.id));
+  const outcome = outcomeWithout(job.path, answer.contentHash, 'skipped', 'a command-line job: see cli');
+  return { ...outcome, cli: answer };
+}
+
+jobPort?.onJob((job: Job) => {
   run(job).then(
-    (outcome) => parentPort!.postMessage({ id: job.id, outcome }),
+    (outcome) => jobPort!.post({ id: job.id, outcome }),
     (error: unknown) => {
       // A bug, or a solver fault that surfaced as an exception (a WebAssembly abort leaves HiGHS
       // unusable): report it, and ask for a fresh worker for the next job.
       const reason = `the reconstruction failed: ${(error as Error)?.message ?? String(error)}`;
       const outcome: ReconstructionOutcome = outcomeWithout(job.path, '', 'failed', reason);
-      parentPort!.postMessage({ id: job.id, outcome, restart: true });
+      jobPort!.post({ id: job.id, outcome, restart: true });
     },
   );
 });

@@ -17,6 +17,10 @@ export interface Settings {
   timeBudgetSeconds: number;
   severity: Partial<Record<RuleId, Severity>>;
   maxFileSizeMB: number;
+  /** Memory ceiling of each analysis worker process, in MB (its V8 heap and its resident memory). */
+  maxMemoryMB: number;
+  /** Reading a model may take this many seconds plus 2 s per MB of the file (lint worker's watchdog). */
+  readTimeoutSeconds: number;
   docsBaseUrl: string;
   reconstruction: ReconstructionSettings;
   advisor: AdvisorSettings;
@@ -47,6 +51,8 @@ export const DEFAULT_SETTINGS: Settings = {
   timeBudgetSeconds: 30,
   severity: {},
   maxFileSizeMB: 1024,
+  maxMemoryMB: 1024,
+  readTimeoutSeconds: 5,
   docsBaseUrl: '',
   reconstruction: { enabled: true, groups: [], errorShare: 0.1, warningRows: 1 },
   advisor: { enabled: true },
