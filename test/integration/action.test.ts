@@ -114,11 +114,15 @@ test('action.yml builds the linter, writes the SARIF file and fails by --fail-on
     assert.ok(sarifRules(join(workspace, 'reports/out/mpl.sarif')).includes('no-bootstrap'));
 
     // A clean model passes at the default fail-on (error) and fails at warning; paths one per line.
-    const clean = runSteps(action, actionPath, workspace, { budget: '3', paths: 'clean\n', sarif: 'clean.sarif' }, buildStep + 1);
+    mkdirSync(join(workspace, 'with space'));
+    copyFileSync(join(EXAMPLES, 'models/diabetes_xgb.json'), join(workspace, 'with space/diabetes_xgb.json'));
+    const clean = runSteps(action, actionPath, workspace, { budget: '3', paths: '  clean\n  with space  \n', sarif: 'clean.sarif' }, buildStep + 1);
     assert.equal(clean.code, 0, clean.log);
     const cleanResults = sarifResults(join(workspace, 'clean.sarif'));
     assert.ok(cleanResults.some((r) => r.ruleId === 'first-tree-exposes-counts' && r.level === 'warning'), JSON.stringify(cleanResults));
     assert.ok(!cleanResults.some((r) => r.level === 'error'), 'nothing at error level');
+    const cleanFiles = new Set(cleanResults.map((r) => (r as unknown as { locations: Array<{ physicalLocation: { artifactLocation: { uri: string } } }> }).locations[0].physicalLocation.artifactLocation.uri));
+    assert.deepEqual([...cleanFiles].sort(), ['clean/diabetes_xgb.json', 'with%20space/diabetes_xgb.json'], 'both lines were linted, the one with a space as one path');
     const strict = runSteps(action, actionPath, workspace, { budget: '3', paths: 'clean', 'fail-on': 'warning', sarif: 'strict.sarif' }, buildStep + 1);
     assert.equal(strict.code, 1, strict.log);
     assert.ok(existsSync(join(workspace, 'strict.sarif')), 'the report is written when the step fails');
