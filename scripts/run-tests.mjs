@@ -2,10 +2,13 @@
 // unit tests, language-server tests, and editor tests in a real VS Code (code-server + Chromium).
 // Prepares what the editor tests need first: the packaged .vsix and the cached code-server.
 // `--no-editor` skips the editor level (for a quick local loop); CI always runs all three.
+// Integration tests (test/integration/: the pre-commit hook and the GitHub Action, each installing
+// and building a copy of this tree, a few minutes) run too; `--no-integration` skips them.
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 
 const withEditor = !process.argv.includes('--no-editor');
+const withIntegration = !process.argv.includes('--no-integration');
 
 function run(command, args, what) {
   console.log(`\n== ${what}: ${command} ${args.join(' ')}`);
@@ -17,6 +20,7 @@ function run(command, args, what) {
 }
 
 const suites = ['out/test/unit/', 'out/test/lsp/'];
+if (withIntegration) suites.push('out/test/integration/');
 if (withEditor) {
   run('npx', ['vsce', 'package', '--no-dependencies', '--allow-missing-repository', '--no-rewrite-relative-links', '--out', 'model-privacy-lint.vsix'], 'package the extension');
   run('bash', ['scripts/setup-code-server.sh'], 'prepare code-server');
