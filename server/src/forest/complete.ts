@@ -1,9 +1,12 @@
 /**
- * Turns what a native reader built (ForestInput) into a Forest with every default filled in,
- * checking the structural invariants but not re-validating millions of numbers one by one.
- * The `*.forest.json` reader, whose input is untrusted text, runs the full schema instead.
+ * Turns what a native reader built (ForestInput) into a Forest with every default filled in.
+ * This is where every reader's IR enters the linter, so it is where the IR is validated
+ * (forest/validate.ts: structure, splits, finite numbers, parent = children counts), without
+ * re-validating millions of numbers through zod one by one. The `*.forest.json` reader, whose input
+ * is untrusted text, runs the full schema before this too.
  */
-import { ForestSchema, treeShapeProblem, type Forest, type ForestInput } from './schema';
+import { ForestSchema, type Forest, type ForestInput } from './schema';
+import { forestProblem } from './validate';
 
 const ForestWithoutTrees = ForestSchema.omit({ trees: true });
 
@@ -17,16 +20,7 @@ export function completeForest(input: ForestInput): Completed {
     return { ok: false, problem: `${issue.path.join('.') || 'model'}: ${issue.message}` };
   }
   if (trees.length === 0) return { ok: false, problem: 'the model has no trees' };
-  const classes = Math.max(1, top.data.classes.length);
-  const completed = [];
-  for (let t = 0; t < trees.length; t++) {
-    const tree = trees[t];
-    const problem = treeShapeProblem(tree);
-    if (problem) return { ok: false, problem: `tree ${t}: ${problem}` };
-    if (tree.classWeights.length !== tree.left.length * classes) {
-      return { ok: false, problem: `tree ${t}: ${tree.classWeights.length} class weights for ${tree.left.length} nodes and ${classes} classes` };
-    }
-    completed.push({ ...tree, training: tree.training ?? {} });
-  }
-  return { ok: true, forest: { ...top.data, trees: completed } };
+  const problem = forestProblem({ ...top.data, trees });
+  if (problem) return { ok: false, problem };
+  return { ok: true, forest: { ...top.data, trees: trees.map((tree) => ({ ...tree, training: tree.training ?? {} })) } };
 }
