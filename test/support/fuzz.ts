@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
+import fc from 'fast-check';
 import { lintBytes, type FileReport } from '../../server/src/linter/linter';
 import { REPO_ROOT } from './paths';
 
@@ -76,6 +77,22 @@ export interface Mutation {
 
 /** Values that hit the edges a reader must refuse: negative and huge indices, non-finite and tiny numbers. */
 export const EDGE_NUMBERS = ['-1', '0', '-0.0', '2147483648', '9007199254740993', '1e309', '-1e309', '1e-320', '0.5', '65536', '18446744073709551616', '"x"', 'null', '[]', '{}'];
+
+/** Uniform in [0, 1): fast-check's doubles favour extremes (1e-300 is "the first byte" every time). */
+const fraction = fc.noBias(fc.integer({ min: 0, max: 2 ** 31 - 1 })).map((v) => v / 2 ** 31);
+
+/** The mutations a family gets: every family the byte-level ones, text the edge numbers, zlib/gzip damage inside. */
+export function mutationArb(family: Family): fc.Arbitrary<Mutation> {
+  const kinds: Mutation['kind'][] = ['flip', 'flip', 'truncate', 'splice', 'insert'];
+  if (family === 'xgboost-json' || family === 'xgboost-dump' || family === 'forest-json' || family === 'sidecar') kinds.push('number', 'number', 'number');
+  if (family === 'joblib-compressed') kinds.push('inner', 'inner', 'inner', 'inner');
+  return fc.record({
+    kind: fc.constantFrom(...kinds),
+    at: fc.array(fraction, { minLength: 1, maxLength: 8 }),
+    bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 16 }),
+    value: fc.constantFrom(...EDGE_NUMBERS),
+  });
+}
 
 export function mutate(bytes: Uint8Array, m: Mutation): Uint8Array {
   const n = bytes.length;

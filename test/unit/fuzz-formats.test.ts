@@ -13,7 +13,7 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import fc from 'fast-check';
-import { EDGE_NUMBERS, FUZZ_SEED, lintChecked, mutate, seedCorpus, type Family, type Mutation, type Seed } from '../support/fuzz';
+import { FUZZ_SEED, lintChecked, mutate, mutationArb, seedCorpus, type Family, type Seed } from '../support/fuzz';
 
 const corpus = seedCorpus();
 const byFamily = (family: Family) => corpus.filter((s) => s.family === family);
@@ -29,20 +29,6 @@ const RUNS: Record<Family, number> = {
   'forest-json': 200,
   sidecar: 50,
 };
-
-const TEXT: readonly Family[] = ['xgboost-json', 'xgboost-dump', 'forest-json', 'sidecar'];
-
-function mutationArb(family: Family): fc.Arbitrary<Mutation> {
-  const kinds: Mutation['kind'][] = ['flip', 'truncate', 'splice', 'insert'];
-  if (TEXT.includes(family)) kinds.push('number', 'number');
-  if (family === 'joblib-compressed') kinds.push('inner', 'inner', 'inner');
-  return fc.record({
-    kind: fc.constantFrom(...kinds),
-    at: fc.array(fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), { minLength: 1, maxLength: 8 }),
-    bytes: fc.array(fc.integer({ min: 0, max: 255 }), { minLength: 1, maxLength: 16 }),
-    value: fc.constantFrom(...EDGE_NUMBERS),
-  });
-}
 
 function fuzzFamily(family: Family, seeds: Seed[]): { tried: number; models: number; unreadable: number } {
   const tally = { tried: 0, models: 0, unreadable: 0 };

@@ -5,22 +5,43 @@
  * re-validating millions of numbers through zod one by one. The `*.forest.json` reader, whose input
  * is untrusted text, runs the full schema before this too.
  */
-import { ForestSchema, type Forest, type ForestInput } from './schema';
+import { FeatureSchema, ForestSchema, type Feature, type Forest, type ForestInput } from './schema';
 import { forestProblem } from './validate';
 
-const ForestWithoutTrees = ForestSchema.omit({ trees: true });
+const ForestWithoutTrees = ForestSchema.omit({ trees: true, features: true });
+const KINDS: ReadonlySet<string> = new Set(FeatureSchema.shape.kind.removeDefault().options);
 
 export type Completed = { ok: true; forest: Forest } | { ok: false; problem: string };
 
 export function completeForest(input: ForestInput): Completed {
-  const { trees, ...rest } = input;
+  const { trees, features: rawFeatures, ...rest } = input;
   const top = ForestWithoutTrees.safeParse(rest);
   if (!top.success) {
     const issue = top.error.issues[0];
     return { ok: false, problem: `${issue.path.join('.') || 'model'}: ${issue.message}` };
   }
+  const features = completeFeatures(rawFeatures);
+  if (typeof features === 'string') return { ok: false, problem: features };
   if (trees.length === 0) return { ok: false, problem: 'the model has no trees' };
-  const problem = forestProblem({ ...top.data, trees });
+  const forest = { ...top.data, features };
+  const problem = forestProblem({ ...forest, trees });
   if (problem) return { ok: false, problem };
-  return { ok: true, forest: { ...top.data, trees: trees.map((tree) => ({ ...tree, training: tree.training ?? {} })) } };
+  return { ok: true, forest: { ...forest, trees: trees.map((tree) => ({ ...tree, training: tree.training ?? {} })) } };
+}
+
+/**
+ * FeatureSchema's parse, by hand: zod spends ~2 us per feature object, seconds on the 2^20
+ * features of a hashed-text model (formats/limits.ts), for two fields.
+ */
+function completeFeatures(features: ForestInput['features']): Feature[] | string {
+  if (!Array.isArray(features)) return 'features: Expected array';
+  const out: Feature[] = new Array(features.length);
+  for (let i = 0; i < features.length; i++) {
+    const f = features[i] as { name?: unknown; kind?: unknown } | null;
+    if (typeof f !== 'object' || f === null || typeof f.name !== 'string') return `features.${i}.name: Expected string`;
+    const kind = f.kind ?? 'unknown';
+    if (typeof kind !== 'string' || !KINDS.has(kind)) return `features.${i}.kind: Invalid enum value ${JSON.stringify(kind)}`;
+    out[i] = { name: f.name, kind: kind as Feature['kind'] };
+  }
+  return out;
 }
