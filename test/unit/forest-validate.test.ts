@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { readModel } from '../../server/src/formats';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest, Tree } from '../../server/src/forest/schema';
-import { forestProblem, treeProblem } from '../../server/src/forest/validate';
+import { MAX_TREE_DEPTH, forestProblem, treeProblem, validateForest } from '../../server/src/forest/validate';
 import { lintBytes } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { readFixtureForest } from '../support/model-files';
@@ -247,4 +247,37 @@ test('validation is linear: a million-node tree checks in well under a second', 
   assert.equal(treeProblem({ left, right, feature, threshold, classWeights }, 1, 10), undefined);
   const ms = performance.now() - start;
   assert.ok(ms < 1000, `${n} nodes took ${ms.toFixed(0)} ms`);
+});
+
+/** A chain-shaped tree (every split peels one leaf off) of the given depth, counts adding up. */
+function chain(depth: number): Forest {
+  const n = 2 * depth + 1;
+  const left = new Array<number>(n).fill(-1);
+  const right = new Array<number>(n).fill(-1);
+  const feature = new Array<number>(n).fill(-2);
+  const threshold = new Array<number>(n).fill(-2);
+  for (let k = 0; k < depth; k++) {
+    left[2 * k] = 2 * k + 1;
+    right[2 * k] = 2 * k + 2;
+    feature[2 * k] = 0;
+    threshold[2 * k] = k + 0.5;
+  }
+  const classWeights = new Array<number>(n).fill(0);
+  for (let i = n - 1; i >= 0; i--) classWeights[i] = left[i] === -1 ? 1 : classWeights[left[i]] + classWeights[right[i]];
+  return {
+    format: 'model-privacy-lint/forest', formatVersion: 1, library: { name: 'test' }, estimator: 'DecisionTreeRegressor', task: 'regression',
+    classes: [], features: [{ name: 'x', kind: 'numeric' }], splitRule: 'less-or-equal', hyperParameters: {},
+    training: { bootstrap: false, weighted: false }, trees: [{ left, right, feature, threshold, classWeights, training: {} }],
+  };
+}
+
+test('a tree deeper than MAX_TREE_DEPTH is refused as too large (walks cost depth^2), one at the limit is not', () => {
+  assert.equal(validateForest(chain(MAX_TREE_DEPTH)), undefined);
+  assert.deepEqual(validateForest(chain(MAX_TREE_DEPTH + 1)), {
+    problem: `tree 0 is deeper than ${MAX_TREE_DEPTH} levels (node ${2 * MAX_TREE_DEPTH + 1}), more than this tool analyses`,
+    reason: 'too-large',
+  });
+  const report = lintBytes(new TextEncoder().encode(JSON.stringify(chain(MAX_TREE_DEPTH + 1))), 'deep.forest.json');
+  assert.deepEqual(report.findings.map((f) => f.rule), ['unreadable-model']);
+  assert.match(report.findings[0].message, /\(too-large\)[^]*tree 0 is deeper than/);
 });

@@ -6,12 +6,12 @@
  * is untrusted text, runs the full schema before this too.
  */
 import { FeatureSchema, ForestSchema, type Feature, type Forest, type ForestInput } from './schema';
-import { forestProblem } from './validate';
+import { validateForest } from './validate';
 
 const ForestWithoutTrees = ForestSchema.omit({ trees: true, features: true });
 const KINDS: ReadonlySet<string> = new Set(FeatureSchema.shape.kind.removeDefault().options);
 
-export type Completed = { ok: true; forest: Forest } | { ok: false; problem: string };
+export type Completed = { ok: true; forest: Forest } | { ok: false; problem: string; reason?: 'corrupt' | 'too-large' };
 
 export function completeForest(input: ForestInput): Completed {
   const { trees, features: rawFeatures, ...rest } = input;
@@ -24,8 +24,8 @@ export function completeForest(input: ForestInput): Completed {
   if (typeof features === 'string') return { ok: false, problem: features };
   if (trees.length === 0) return { ok: false, problem: 'the model has no trees' };
   const forest = { ...top.data, features };
-  const problem = forestProblem({ ...forest, trees });
-  if (problem) return { ok: false, problem };
+  const invalid = validateForest({ ...forest, trees });
+  if (invalid) return { ok: false, ...invalid };
   return { ok: true, forest: { ...forest, trees: trees.map((tree) => ({ ...tree, training: tree.training ?? {} })) } };
 }
 
