@@ -1,8 +1,8 @@
 /**
  * The IR's entry check: every tree every reader builds passes here (completeForest calls it) before
  * any rule, walk or formulation sees it, so none of them has to defend itself against a damaged or
- * hostile file. One pass over each column, no allocation per node beyond one parent-count array:
- * linear in nodes and indifferent to whether a column is a plain or a typed array.
+ * hostile file. One pass over each column, no allocation per node beyond a parent-count and a
+ * depth array: linear in nodes and indifferent to whether a column is a plain or a typed array.
  *
  * What is checked, and why each check holds for every real model:
  *  - shape: equal column lengths, classWeights = nodes x classes, boosting columns per node
@@ -20,8 +20,10 @@
  *        COUNT_TOLERANCE relative, since sample weights make them non-integer sums;
  *      boosting.cover (hessian sums, float32 in XGBoost and printed to ~6 digits in dumps): within
  *        COVER_TOLERANCE relative.
- *    Exempt: classWeights of a model with `privacy` (noised DP counts are independent per node by
- *    design), targetMean (a mean, not a count), gain and baseWeight (not additive).
+ *    Exempt: classWeights of a model with `privacy` (a DP mechanism may noise each node's counts
+ *    on their own, so parent and children need not add up), targetMean (a mean, not a count),
+ *    gain and baseWeight (not additive).
+ *  - depth: at most MAX_TREE_DEPTH levels (reason too-large, not corrupt: see below).
  */
 import { LEAF, treeShapeProblem } from './schema';
 
