@@ -1,32 +1,47 @@
 /**
- * Turns what a native reader built (ForestInput) into a Forest with every default filled in,
- * checking the structural invariants but not re-validating millions of numbers one by one.
- * The `*.forest.json` reader, whose input is untrusted text, runs the full schema instead.
+ * Turns what a native reader built (ForestInput) into a Forest with every default filled in.
+ * This is where every reader's IR enters the linter, so it is where the IR is validated
+ * (forest/validate.ts: structure, splits, finite numbers, parent = children counts), without
+ * re-validating millions of numbers through zod one by one. The `*.forest.json` reader, whose input
+ * is untrusted text, runs the full schema before this too.
  */
-import { ForestSchema, treeShapeProblem, type Forest, type ForestInput } from './schema';
+import { FeatureSchema, ForestSchema, type Feature, type Forest, type ForestInput } from './schema';
+import { validateForest } from './validate';
 
-const ForestWithoutTrees = ForestSchema.omit({ trees: true });
+const ForestWithoutTrees = ForestSchema.omit({ trees: true, features: true });
+const KINDS: ReadonlySet<string> = new Set(FeatureSchema.shape.kind.removeDefault().options);
 
-export type Completed = { ok: true; forest: Forest } | { ok: false; problem: string };
+export type Completed = { ok: true; forest: Forest } | { ok: false; problem: string; reason?: 'corrupt' | 'too-large' };
 
 export function completeForest(input: ForestInput): Completed {
-  const { trees, ...rest } = input;
+  const { trees, features: rawFeatures, ...rest } = input;
   const top = ForestWithoutTrees.safeParse(rest);
   if (!top.success) {
     const issue = top.error.issues[0];
     return { ok: false, problem: `${issue.path.join('.') || 'model'}: ${issue.message}` };
   }
+  const features = completeFeatures(rawFeatures);
+  if (typeof features === 'string') return { ok: false, problem: features };
   if (trees.length === 0) return { ok: false, problem: 'the model has no trees' };
-  const classes = Math.max(1, top.data.classes.length);
-  const completed = [];
-  for (let t = 0; t < trees.length; t++) {
-    const tree = trees[t];
-    const problem = treeShapeProblem(tree);
-    if (problem) return { ok: false, problem: `tree ${t}: ${problem}` };
-    if (tree.classWeights.length !== tree.left.length * classes) {
-      return { ok: false, problem: `tree ${t}: ${tree.classWeights.length} class weights for ${tree.left.length} nodes and ${classes} classes` };
-    }
-    completed.push({ ...tree, training: tree.training ?? {} });
+  const forest = { ...top.data, features };
+  const invalid = validateForest({ ...forest, trees });
+  if (invalid) return { ok: false, ...invalid };
+  return { ok: true, forest: { ...forest, trees: trees.map((tree) => ({ ...tree, training: tree.training ?? {} })) } };
+}
+
+/**
+ * FeatureSchema's parse, by hand: zod spends ~2 us per feature object, seconds on the 2^20
+ * features of a hashed-text model (formats/limits.ts), for two fields.
+ */
+function completeFeatures(features: ForestInput['features']): Feature[] | string {
+  if (!Array.isArray(features)) return 'features: Expected array';
+  const out: Feature[] = new Array(features.length);
+  for (let i = 0; i < features.length; i++) {
+    const f = features[i] as { name?: unknown; kind?: unknown } | null;
+    if (typeof f !== 'object' || f === null || typeof f.name !== 'string') return `features.${i}.name: Expected string`;
+    const kind = f.kind ?? 'unknown';
+    if (typeof kind !== 'string' || !KINDS.has(kind)) return `features.${i}.kind: Invalid enum value ${JSON.stringify(kind)}`;
+    out[i] = { name: f.name, kind: kind as Feature['kind'] };
   }
-  return { ok: true, forest: { ...top.data, trees: completed } };
+  return out;
 }

@@ -142,7 +142,9 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
 
   const primary = analyseModel(read.forest, read, options);
   if (!primary.ok) {
-    const findings = unreadableFinding({ kind: 'unreadable', format: read.format, reason: 'corrupt', detail: `the model is inconsistent: ${primary.problem}.` }, severities);
+    const tooLarge = primary.reason === 'too-large';
+    const detail = tooLarge ? `the model is beyond this tool's limits: ${primary.problem}.` : `the model is inconsistent: ${primary.problem}.`;
+    const findings = unreadableFinding({ kind: 'unreadable', format: read.format, reason: tooLarge ? 'too-large' : 'corrupt', detail }, severities);
     return { ...base, model: null, findings, notes: read.notes };
   }
   // A model inside a Pipeline, a search, a container: its findings say where it sits, in the detail.
@@ -169,12 +171,12 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
   };
 }
 
-type Analysed = { ok: true; forest: Forest; summary: ModelSummary; findings: Finding[] } | { ok: false; problem: string };
+type Analysed = { ok: true; forest: Forest; summary: ModelSummary; findings: Finding[] } | { ok: false; problem: string; reason?: 'corrupt' | 'too-large' };
 
 /** Completes one model's IR, replays its bootstrap within the budget and runs the model rules. */
 function analyseModel(input: ModelRead['forest'], read: ModelRead, options: LintOptions): Analysed {
   const completed = completeForest(input);
-  if (!completed.ok) return { ok: false, problem: completed.problem };
+  if (!completed.ok) return completed;
   const forest = completed.forest;
   const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
   // Probed once here: the first-tree-exposes-counts rule reports it, the summary states its N.

@@ -21,6 +21,7 @@ import {
   type PyGlobal,
 } from '../pickle';
 import type { ForestInput } from '../../forest/schema';
+import { featureCountProblem } from '../limits';
 import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
 
 /** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
@@ -154,6 +155,8 @@ export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: 
     const targs = seqItems((stateDict(firstTree)?.get('tree_') as PyCall | undefined)?.args as PyValue);
     nFeatures = asInt(targs?.[0]);
   }
+  const tooMany = nFeatures === undefined ? undefined : featureCountProblem(nFeatures, 'the model declares');
+  if (tooMany) throw new DecodeError('too-large', tooMany);
   if (featureNames && nFeatures !== undefined && featureNames.length !== nFeatures) {
     throw corrupt(`the model names ${featureNames.length} features but has ${nFeatures}.`);
   }
@@ -161,6 +164,8 @@ export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: 
     let maxFeature = -1;
     for (const t of raws) for (let i = 0; i < t.nodeCount; i++) if (t.left[i] !== -1 && t.feature[i] > maxFeature) maxFeature = t.feature[i];
     const n = nFeatures ?? maxFeature + 1;
+    const problem = featureCountProblem(n, 'the trees test');
+    if (problem) throw new DecodeError('too-large', problem);
     featureNames = Array.from({ length: n }, (_, i) => `x${i}`);
   }
   for (const [ti, t] of raws.entries()) {

@@ -11,6 +11,7 @@
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
+import { featureCountProblem } from '../limits';
 import { toIrTree, type NativeTree } from './tree';
 
 export type ModelBuild =
@@ -153,6 +154,9 @@ function build(root: unknown): ModelBuild {
   const names = Array.isArray(learner.feature_names) ? learner.feature_names.filter((x): x is string => typeof x === 'string') : [];
   const types = Array.isArray(learner.feature_types) ? learner.feature_types : [];
   let numFeature = intParam(param.num_feature) ?? 0;
+  const declared = numFeature;
+  const tooMany = featureCountProblem(Math.max(numFeature, names.length), 'the model declares');
+  if (tooMany) throw new Refusal('too-large', tooMany);
 
   const trees: Tree[] = [];
   for (let t = 0; t < rawTrees.length; t++) {
@@ -191,7 +195,11 @@ function build(root: unknown): ModelBuild {
     for (let i = 0; i < built.tree.left.length; i++) {
       if (built.tree.left[i] === -1) continue;
       const f = built.tree.feature[i];
-      if (!Number.isInteger(f) || f < 0 || f > 1e8) throw corrupt(`tree ${t} splits on feature ${f}`);
+      if (!Number.isInteger(f) || f < 0) throw corrupt(`tree ${t} splits on feature ${f}`);
+      // A stated num_feature bounds every split index of a genuine model; unstated, the trees set it.
+      if (declared > 0 && f >= declared) throw corrupt(`tree ${t} splits on feature ${f}, the model declares num_feature ${declared}`);
+      const problem = featureCountProblem(f + 1, `tree ${t} splits on feature ${f}: the model would have`);
+      if (problem) throw new Refusal('too-large', problem);
       if (f >= numFeature) numFeature = f + 1;
     }
     trees.push(built.tree);
