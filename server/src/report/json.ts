@@ -1,5 +1,5 @@
 /**
- * The CLI's JSON: a contract other tools read (documented in README, "JSON output").
+ * The CLI's JSON: a contract other tools read (documented in docs/cli.md, "JSON output (a contract)").
  * Add fields freely; never rename or remove one without bumping `version`.
  */
 import type { FileReport } from '../linter/linter';
