@@ -9,7 +9,7 @@ import type { Forest } from '../../../forest/schema';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { solveMilp, withHighs } from '../highs';
 import type { LeafTable } from '../leaves';
-import type { ReconstructionResult } from '../types';
+import type { ReconstructedRow, ReconstructionResult } from '../types';
 import type { ReplayedDraws } from './draws';
 import { indexedRows } from './indexed-rows';
 import { propagateSystem, type Bounds } from '../propagation';
@@ -17,6 +17,8 @@ import { buildReplayedFormulation } from './replayed-formulation';
 import { certifyRows } from './row-certificate';
 import { rowCandidates, type RowCandidates } from './row-candidates';
 import { satisfiesSystem } from './system';
+import { candidateSize, rowFromCandidates } from './row-facts';
+import { FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS } from '../memory';
 
 export async function reconstructReplayed(forest: Forest, table: LeafTable, draws: ReplayedDraws, ctx: RunContext): Promise<ReconstructionResult> {
   const { stats, deadline } = ctx;
@@ -25,23 +27,56 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   // Several N replaying every tree: each gives other multiplicities, so a proof under one N is no proof.
   const ambiguity = draws.otherRows > 0 ? `; ${draws.otherRows + 1} training-set sizes replay the trees' distinct counts, so nothing is certified (N = ${rows} was used)` : '';
 
-  // 1. Candidates per row index.
+  const certifiable = draws.otherRows === 0;
+  // 1. Candidates per row index. The formulation they make grows with rows x trees x cells, so its
+  // size is counted as they come (../memory.ts): past the cap, or once the first rows project past
+  // it, no system is built and each row answers with what its own candidates prove (row-facts.ts);
+  // their cells are then not kept.
   const enumerationStart = Date.now();
+  const distinctTrees = Uint8Array.from(table.trees, (tree) => (tree.distinct ? 1 : 0));
   const candidates: RowCandidates[] = [];
+  const perRow: ReconstructedRow[] = [];
+  let size = { columns: 0, entries: 0 };
+  let capped: string | undefined;
+  const partial = (why: string): ReconstructionResult => {
+    const reconstruction = [...candidates.map((c, i) => rowFromCandidates(c, i, labels, certifiable)), ...perRow];
+    const certifiedRows = reconstruction.filter((r) => r.certified).length;
+    return ctx.answer({ status: 'timeout', reason: `${why}; ${reconstruction.length} of ${rows} rows answered from their own candidates${ambiguity}`, rows, certifiedRows, reconstruction });
+  };
   for (let i = 0; i < rows; i++) {
-    const found = await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
-    if (!found) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} while enumerating the candidates of training row ${i} of ${rows}`, rows, certifiedRows: 0 });
+    // rowCandidates looks at the clock only between slices, and one row often takes a single slice.
+    const found = ctx.stopped() ? undefined : await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
+    if (!found) return partial(`${ctx.stopReason()} while enumerating the candidates of training row ${i} of ${rows}${capped ? ` (${capped})` : ''}`);
     if (!found.ok) return ctx.answer({ status: 'failed', reason: found.reason, rows, certifiedRows: 0 });
-    candidates.push(found.candidates);
-    stats.mergedCells += found.candidates.cells.length;
-    stats.cells += found.candidates.cells.reduce((sum, cell) => sum + cell.members, 0);
+    const row = found.candidates;
+    stats.mergedCells += row.cells.length;
+    stats.cells += row.cells.reduce((sum, cell) => sum + cell.members, 0);
     stats.enumerationMs = Date.now() - enumerationStart;
     ctx.progress('cells', { cells: stats.mergedCells, done: i + 1, total: rows });
+    if (capped) {
+      perRow.push(rowFromCandidates(row, i, labels, certifiable));
+      continue;
+    }
+    const added = candidateSize(row, distinctTrees);
+    size = { columns: size.columns + added.columns, entries: size.entries + added.entries };
+    const projected = i + 1 >= PROJECTION_ROWS ? Math.round((size.entries / (i + 1)) * rows) : size.entries;
+    candidates.push(row);
+    if (projected > FORMULATION_ENTRY_CAP) {
+      capped = `the formulation would hold ${i + 1 === rows ? '' : 'about '}${millions(projected)} entries, over the memory cap of ${millions(FORMULATION_ENTRY_CAP)}`;
+      for (let k = 0; k < candidates.length; k++) perRow.push(rowFromCandidates(candidates[k], k, labels, certifiable));
+      candidates.length = 0;
+    }
+  }
+  if (capped) {
+    // Every row has its candidates, but they are not tied together: each row's first candidate is
+    // an estimate, only what a row's own candidates prove is certified.
+    const certifiedRows = perRow.filter((r) => r.certified).length;
+    return ctx.answer({ status: 'bounded', reason: `${capped}: each row answered from its own candidates only, ${rows - certifiedRows} of ${rows} rows not proven${ambiguity}`, rows, certifiedRows, reconstruction: perRow });
   }
 
   // 2. Formulation and propagation.
   ctx.progress('formulation');
-  const built = buildReplayedFormulation(table, candidates);
+  const built = buildReplayedFormulation(table, candidates, size);
   if (!built.ok) return ctx.answer({ status: 'failed', reason: built.reason, rows, certifiedRows: 0 });
   const formulation = built.formulation;
   const { system } = formulation;
@@ -49,8 +84,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   stats.constraints = system.numRows;
   ctx.progress('propagation');
   const bounds: Bounds = { lower: new Int32Array(system.numCols), upper: new Int32Array(system.numCols).fill(1) };
-  if (!propagateSystem(system, bounds)) return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict the replayed draws: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
-  const certifiable = draws.otherRows === 0;
+  if (!propagateSystem(system, bounds, undefined, undefined, deadline)) return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict the replayed draws: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
   const answer = (solution: ArrayLike<number>, proven: Bounds | undefined, status: 'exact' | 'bounded' | 'timeout', reason?: string) => {
     const reconstruction = indexedRows(formulation, candidates, labels, solution, certifiable ? proven : undefined);
     const certifiedRows = reconstruction.filter((r) => r.certified).length;
@@ -64,7 +98,9 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     return answer(bounds.lower, bounds, 'exact');
   }
   await yieldToEventLoop();
-  if (ctx.stopped()) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after bound propagation`, rows, certifiedRows: 0 });
+  // What propagation proved stands without a solution: each row its proven candidate, or its first possible one.
+  const proven = (why: string) => answer(pickProven(formulation.rowColumns, bounds), bounds, 'timeout', why);
+  if (ctx.stopped()) return proven(`${ctx.stopReason()} during or after bound propagation`);
 
   // 3. One integer solution, then the certificate.
   return withHighs(solveAndCertify, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
@@ -72,11 +108,12 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   async function solveAndCertify(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveMilp(highs, system, bounds, { deadline });
+    // shouldStop: HiGHS's own time limit can be overshot by seconds on large models (highs/milp.ts).
+    const milp = solveMilp(highs, system, bounds, { deadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
-    if (!milp.colValue) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} during the integer solve`, rows, certifiedRows: 0 });
+    if (!milp.colValue) return proven(`${ctx.stopReason()} during the integer solve`);
     const solution = Int32Array.from(milp.colValue, (v) => Math.round(v));
     if (!satisfiesSystem(system, solution, bounds)) return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
     await yieldToEventLoop();
@@ -99,4 +136,18 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     if (!certificate.complete) return answer(solution, certificate.bounds, 'timeout', `${ctx.stopReason()} while certifying`);
     return answer(solution, certificate.bounds, 'exact');
   }
+}
+
+/** Per row: its column proven 1, else its first column not proven 0 (a stand-in for a solution). */
+function pickProven(rowColumns: Int32Array, bounds: Bounds): Int32Array {
+  const pick = new Int32Array(bounds.lower.length);
+  for (let i = 0; i + 1 < rowColumns.length; i++) {
+    let chosen = -1;
+    for (let j = rowColumns[i]; j < rowColumns[i + 1]; j++) {
+      if (bounds.lower[j] >= 1) chosen = j;
+      else if (chosen < 0 && bounds.upper[j] >= 1) chosen = j;
+    }
+    pick[chosen < 0 ? rowColumns[i] : chosen] = 1;
+  }
+  return pick;
 }
