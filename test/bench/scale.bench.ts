@@ -78,13 +78,20 @@ function runCli(model: ScaleModel, budgetMs: number, advise: boolean): Promise<O
   return new Promise((resolve) => {
     const started = Date.now();
     // /usr/bin/time -f: the child's peak RSS (KB) on stderr's last line.
-    const child = spawn('/usr/bin/time', ['-f', 'PEAK_RSS_KB %M', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    // A process group of its own: a kill must reach node under /usr/bin/time, not time alone.
+    const child = spawn('/usr/bin/time', ['-f', 'PEAK_RSS_KB %M', process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     let out = '';
     let err = '';
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
     const limitMs = budgetMs * 3 + 120_000;
-    const timer = setTimeout(() => child.kill('SIGKILL'), limitMs);
+    const timer = setTimeout(() => {
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        child.kill('SIGKILL');
+      }
+    }, limitMs);
     child.on('close', (code, signal) => {
       clearTimeout(timer);
       const wallSeconds = (Date.now() - started) / 1000;

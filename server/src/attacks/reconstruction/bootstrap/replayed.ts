@@ -18,6 +18,7 @@ import { certifyRows } from './row-certificate';
 import { rowCandidates, type RowCandidates } from './row-candidates';
 import { satisfiesSystem } from './system';
 import { candidateSize, rowFromCandidates } from './row-facts';
+import { buildPointTable, pointCandidates } from './point-candidates';
 import { FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS } from '../memory';
 
 export async function reconstructReplayed(forest: Forest, table: LeafTable, draws: ReplayedDraws, ctx: RunContext): Promise<ReconstructionResult> {
@@ -43,9 +44,20 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     const certifiedRows = reconstruction.filter((r) => r.certified).length;
     return ctx.answer({ status: 'timeout', reason: `${why}; ${reconstruction.length} of ${rows} rows answered from their own candidates${ambiguity}`, rows, certifiedRows, reconstruction });
   };
+  // Small binary spaces: each row's candidates read off a table of points (point-candidates.ts).
+  const points = buildPointTable(forest, table, ctx.options.groups ?? [], deadline);
+  let lastYield = Date.now();
   for (let i = 0; i < rows; i++) {
+    if (points && Date.now() - lastYield > 25) {
+      await yieldToEventLoop();
+      lastYield = Date.now();
+    }
     // rowCandidates looks at the clock only between slices, and one row often takes a single slice.
-    const found = ctx.stopped() ? undefined : await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
+    const found = ctx.stopped()
+      ? undefined
+      : points
+        ? ({ ok: true, candidates: pointCandidates(points, table, draws.perTree, i) } as const)
+        : await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
     if (!found) return partial(`${ctx.stopReason()} while enumerating the candidates of training row ${i} of ${rows}${capped ? ` (${capped})` : ''}`);
     if (!found.ok) return ctx.answer({ status: 'failed', reason: found.reason, rows, certifiedRows: 0 });
     const row = found.candidates;
@@ -59,9 +71,10 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     }
     const added = candidateSize(row, distinctTrees);
     size = { columns: size.columns + added.columns, entries: size.entries + added.entries };
-    const projected = i + 1 >= PROJECTION_ROWS ? Math.round((size.entries / (i + 1)) * rows) : size.entries;
+    // The whole formulation's size, from the rows so far; trusted to decide once enough rows are in.
+    const projected = Math.max(size.entries, Math.round((size.entries / (i + 1)) * rows));
     candidates.push(row);
-    if (projected > FORMULATION_ENTRY_CAP) {
+    if (size.entries > FORMULATION_ENTRY_CAP || (i + 1 >= PROJECTION_ROWS && projected > FORMULATION_ENTRY_CAP)) {
       capped = `the formulation would hold ${i + 1 === rows ? '' : 'about '}${millions(projected)} entries, over the memory cap of ${millions(FORMULATION_ENTRY_CAP)}`;
       for (let k = 0; k < candidates.length; k++) perRow.push(rowFromCandidates(candidates[k], k, labels, certifiable));
       candidates.length = 0;
