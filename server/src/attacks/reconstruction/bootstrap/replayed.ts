@@ -12,14 +12,14 @@ import type { LeafTable } from '../leaves';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
 import type { ReplayedDraws } from './draws';
 import { indexedRows } from './indexed-rows';
-import { propagateSystem, type Bounds } from '../propagation';
+import { probeSystem, propagateSystem, type Bounds } from '../propagation';
 import { buildReplayedFormulation } from './replayed-formulation';
 import { certifyRows } from './row-certificate';
 import { rowCandidates, type RowCandidates } from './row-candidates';
 import { satisfiesSystem } from './system';
 import { candidateSize, rowFromCandidates } from './row-facts';
 import { buildPointTable, pointCandidates } from './point-candidates';
-import { FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS } from '../memory';
+import { FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS, SOLVER_ENTRY_CAP, SOLVER_MS_PER_MILLION_ENTRIES } from '../memory';
 
 export async function reconstructReplayed(forest: Forest, table: LeafTable, draws: ReplayedDraws, ctx: RunContext): Promise<ReconstructionResult> {
   const { stats, deadline } = ctx;
@@ -32,7 +32,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   // 1. Candidates per row index. The formulation they make grows with rows x trees x cells, so its
   // size is counted as they come (../memory.ts): past the cap, or once the first rows project past
   // it, no system is built and each row answers with what its own candidates prove (row-facts.ts);
-  // their cells are then not kept.
+  // their cells are then not kept. A system built but too large for the solver is propagated only.
   const enumerationStart = Date.now();
   const distinctTrees = Uint8Array.from(table.trees, (tree) => (tree.distinct ? 1 : 0));
   const candidates: RowCandidates[] = [];
@@ -114,6 +114,22 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   // What propagation proved stands without a solution: each row its proven candidate, or its first possible one.
   const proven = (why: string) => answer(pickProven(formulation.rowColumns, bounds), bounds, 'timeout', why);
   if (ctx.stopped()) return proven(`${ctx.stopReason()} during or after bound propagation`);
+  // Too large for the solver's memory, or for the budget left to start it: propagation's proofs are the answer.
+  const entries = system.colStart[system.numCols];
+  if (entries > SOLVER_ENTRY_CAP) {
+    // The rest of the budget probes each open row's pick (suppose it is not the row's: a
+    // contradiction proves it), as the certificate does first (row-certificate.ts).
+    ctx.progress('certify');
+    const picks = pickProven(formulation.rowColumns, bounds);
+    const open: number[] = [];
+    for (let j = 0; j < picks.length; j++) if (picks[j] === 1 && bounds.lower[j] < 1) open.push(j);
+    stats.probed = probeSystem(system, bounds, open, () => 1, deadline).length;
+    const cut = Date.now() > deadline ? `; the time budget ran out while probing (${stats.probed} rows proven by probing)` : '';
+    return answer(pickProven(formulation.rowColumns, bounds), bounds, 'bounded', `the formulation holds ${millions(entries)} entries, over the solver's memory cap of ${millions(SOLVER_ENTRY_CAP)}: rows certified by bound propagation and probing only, the others are their first possible candidate (an estimate)${cut}${ambiguity}`);
+  }
+  if (Date.now() + (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES > deadline) {
+    return proven(`${ctx.stopReason(true)}: too little of it was left to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
+  }
 
   // 3. One integer solution, then the certificate.
   return withHighs(solveAndCertify, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
