@@ -51,9 +51,11 @@ export class RunContext {
     return this.aborted || Date.now() >= this.deadline;
   }
 
-  /** Why the work stopped, in words (for `reason`). */
-  stopReason(): string {
-    return this.aborted ? 'cancelled' : `the time budget of ${((this.deadline - this.started) / 1000).toFixed(1)} s ran out`;
+  /** Why the work stopped, in words (for `reason`); `early`: stopped before the deadline, since the next step would have ended past it. */
+  stopReason(early = false): string {
+    if (this.aborted) return 'cancelled';
+    const budget = `the time budget of ${((this.deadline - this.started) / 1000).toFixed(1)} s`;
+    return early && Date.now() < this.deadline ? `${budget} was nearly spent` : `${budget} ran out`;
   }
 
   progress(phase: ReconstructionPhase, extra: Omit<ReconstructionProgress, 'phase' | 'elapsedMs'> = {}): void {

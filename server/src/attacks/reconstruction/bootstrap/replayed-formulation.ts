@@ -27,9 +27,14 @@ export interface ReplayedFormulation {
   distinctRows: number;
 }
 
-export function buildReplayedFormulation(table: LeafTable, candidates: readonly RowCandidates[]): { ok: true; formulation: ReplayedFormulation } | { ok: false; reason: string } {
+/** `size`: the columns and entries the candidates add (row-facts.ts's candidateSize, summed), to size the arrays once. */
+export function buildReplayedFormulation(
+  table: LeafTable,
+  candidates: readonly RowCandidates[],
+  size?: { columns: number; entries: number },
+): { ok: true; formulation: ReplayedFormulation } | { ok: false; reason: string } {
   const classes = table.classes;
-  const builder = new SystemBuilder();
+  const builder = new SystemBuilder(size);
   const rowConstraint = candidates.map(() => builder.addRow(1));
   // (tree, leaf, class) count rows, and (tree, leaf) distinct rows, numbered tree by tree.
   const countRow: Int32Array[] = [];

@@ -9,14 +9,17 @@ import type { Forest } from '../../../forest/schema';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { solveMilp, withHighs } from '../highs';
 import type { LeafTable } from '../leaves';
-import type { ReconstructionResult } from '../types';
+import type { ReconstructedRow, ReconstructionResult } from '../types';
 import type { ReplayedDraws } from './draws';
 import { indexedRows } from './indexed-rows';
-import { propagateSystem, type Bounds } from '../propagation';
+import { probeSystem, propagateSystem, type Bounds } from '../propagation';
 import { buildReplayedFormulation } from './replayed-formulation';
 import { certifyRows } from './row-certificate';
 import { rowCandidates, type RowCandidates } from './row-candidates';
 import { satisfiesSystem } from './system';
+import { candidateSize, rowFromCandidates } from './row-facts';
+import { buildPointTable, pointCandidates } from './point-candidates';
+import { FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS, SOLVER_ENTRY_CAP, SOLVER_MS_PER_MILLION_ENTRIES } from '../memory';
 
 export async function reconstructReplayed(forest: Forest, table: LeafTable, draws: ReplayedDraws, ctx: RunContext): Promise<ReconstructionResult> {
   const { stats, deadline } = ctx;
@@ -25,23 +28,68 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   // Several N replaying every tree: each gives other multiplicities, so a proof under one N is no proof.
   const ambiguity = draws.otherRows > 0 ? `; ${draws.otherRows + 1} training-set sizes replay the trees' distinct counts, so nothing is certified (N = ${rows} was used)` : '';
 
-  // 1. Candidates per row index.
+  const certifiable = draws.otherRows === 0;
+  // 1. Candidates per row index. The formulation they make grows with rows x trees x cells, so its
+  // size is counted as they come (../memory.ts): past the cap, or once the first rows project past
+  // it, no system is built and each row answers with what its own candidates prove (row-facts.ts);
+  // their cells are then not kept. A system built but too large for the solver is propagated only.
   const enumerationStart = Date.now();
+  const distinctTrees = Uint8Array.from(table.trees, (tree) => (tree.distinct ? 1 : 0));
   const candidates: RowCandidates[] = [];
+  const perRow: ReconstructedRow[] = [];
+  let size = { columns: 0, entries: 0 };
+  let capped: string | undefined;
+  const partial = (why: string): ReconstructionResult => {
+    const reconstruction = [...candidates.map((c, i) => rowFromCandidates(c, i, labels, certifiable)), ...perRow];
+    const certifiedRows = reconstruction.filter((r) => r.certified).length;
+    return ctx.answer({ status: 'timeout', reason: `${why}; ${reconstruction.length} of ${rows} rows answered from their own candidates${ambiguity}`, rows, certifiedRows, reconstruction });
+  };
+  // Small binary spaces: each row's candidates read off a table of points (point-candidates.ts).
+  const points = buildPointTable(forest, table, ctx.options.groups ?? [], deadline);
+  let lastYield = Date.now();
   for (let i = 0; i < rows; i++) {
-    const found = await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
-    if (!found) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} while enumerating the candidates of training row ${i} of ${rows}`, rows, certifiedRows: 0 });
+    if (points && Date.now() - lastYield > 25) {
+      await yieldToEventLoop();
+      lastYield = Date.now();
+    }
+    // rowCandidates looks at the clock only between slices, and one row often takes a single slice.
+    const found = ctx.stopped()
+      ? undefined
+      : points
+        ? ({ ok: true, candidates: pointCandidates(points, table, draws.perTree, i) } as const)
+        : await rowCandidates(table, draws.perTree, i, ctx.options.groups ?? [], () => ctx.stopped());
+    if (!found) return partial(`${ctx.stopReason()} while enumerating the candidates of training row ${i} of ${rows}${capped ? ` (${capped})` : ''}`);
     if (!found.ok) return ctx.answer({ status: 'failed', reason: found.reason, rows, certifiedRows: 0 });
-    candidates.push(found.candidates);
-    stats.mergedCells += found.candidates.cells.length;
-    stats.cells += found.candidates.cells.reduce((sum, cell) => sum + cell.members, 0);
+    const row = found.candidates;
+    stats.mergedCells += row.cells.length;
+    stats.cells += row.cells.reduce((sum, cell) => sum + cell.members, 0);
     stats.enumerationMs = Date.now() - enumerationStart;
     ctx.progress('cells', { cells: stats.mergedCells, done: i + 1, total: rows });
+    if (capped) {
+      perRow.push(rowFromCandidates(row, i, labels, certifiable));
+      continue;
+    }
+    const added = candidateSize(row, distinctTrees);
+    size = { columns: size.columns + added.columns, entries: size.entries + added.entries };
+    // The whole formulation's size, from the rows so far; trusted to decide once enough rows are in.
+    const projected = Math.max(size.entries, Math.round((size.entries / (i + 1)) * rows));
+    candidates.push(row);
+    if (size.entries > FORMULATION_ENTRY_CAP || (i + 1 >= PROJECTION_ROWS && projected > FORMULATION_ENTRY_CAP)) {
+      capped = `the formulation would hold ${i + 1 === rows ? '' : 'about '}${millions(projected)} entries, over the memory cap of ${millions(FORMULATION_ENTRY_CAP)}`;
+      for (let k = 0; k < candidates.length; k++) perRow.push(rowFromCandidates(candidates[k], k, labels, certifiable));
+      candidates.length = 0;
+    }
+  }
+  if (capped) {
+    // Every row has its candidates, but they are not tied together: each row's first candidate is
+    // an estimate, only what a row's own candidates prove is certified.
+    const certifiedRows = perRow.filter((r) => r.certified).length;
+    return ctx.answer({ status: 'bounded', reason: `${capped}: each row answered from its own candidates only, ${rows - certifiedRows} of ${rows} rows not proven${ambiguity}`, rows, certifiedRows, reconstruction: perRow });
   }
 
   // 2. Formulation and propagation.
   ctx.progress('formulation');
-  const built = buildReplayedFormulation(table, candidates);
+  const built = buildReplayedFormulation(table, candidates, size);
   if (!built.ok) return ctx.answer({ status: 'failed', reason: built.reason, rows, certifiedRows: 0 });
   const formulation = built.formulation;
   const { system } = formulation;
@@ -49,8 +97,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   stats.constraints = system.numRows;
   ctx.progress('propagation');
   const bounds: Bounds = { lower: new Int32Array(system.numCols), upper: new Int32Array(system.numCols).fill(1) };
-  if (!propagateSystem(system, bounds)) return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict the replayed draws: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
-  const certifiable = draws.otherRows === 0;
+  if (!propagateSystem(system, bounds, undefined, undefined, deadline)) return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict the replayed draws: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
   const answer = (solution: ArrayLike<number>, proven: Bounds | undefined, status: 'exact' | 'bounded' | 'timeout', reason?: string) => {
     const reconstruction = indexedRows(formulation, candidates, labels, solution, certifiable ? proven : undefined);
     const certifiedRows = reconstruction.filter((r) => r.certified).length;
@@ -64,7 +111,25 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     return answer(bounds.lower, bounds, 'exact');
   }
   await yieldToEventLoop();
-  if (ctx.stopped()) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after bound propagation`, rows, certifiedRows: 0 });
+  // What propagation proved stands without a solution: each row its proven candidate, or its first possible one.
+  const proven = (why: string) => answer(pickProven(formulation.rowColumns, bounds), bounds, 'timeout', why);
+  if (ctx.stopped()) return proven(`${ctx.stopReason()} during or after bound propagation`);
+  // Too large for the solver's memory, or for the budget left to start it: propagation's proofs are the answer.
+  const entries = system.colStart[system.numCols];
+  if (entries > SOLVER_ENTRY_CAP) {
+    // The rest of the budget probes each open row's pick (suppose it is not the row's: a
+    // contradiction proves it), as the certificate does first (row-certificate.ts).
+    ctx.progress('certify');
+    const picks = pickProven(formulation.rowColumns, bounds);
+    const open: number[] = [];
+    for (let j = 0; j < picks.length; j++) if (picks[j] === 1 && bounds.lower[j] < 1) open.push(j);
+    stats.probed = probeSystem(system, bounds, open, () => 1, deadline).length;
+    const cut = Date.now() > deadline ? `; the time budget ran out while probing (${stats.probed} rows proven by probing)` : '';
+    return answer(pickProven(formulation.rowColumns, bounds), bounds, 'bounded', `the formulation holds ${millions(entries)} entries, over the solver's memory cap of ${millions(SOLVER_ENTRY_CAP)}: rows certified by bound propagation and probing only, the others are their first possible candidate (an estimate)${cut}${ambiguity}`);
+  }
+  if (Date.now() + (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES > deadline) {
+    return proven(`${ctx.stopReason(true)}: too little of it was left to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
+  }
 
   // 3. One integer solution, then the certificate.
   return withHighs(solveAndCertify, (reason) => ctx.answer({ status: 'failed', reason, rows, certifiedRows: 0 }));
@@ -72,11 +137,12 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   async function solveAndCertify(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveMilp(highs, system, bounds, { deadline });
+    // shouldStop: HiGHS's own time limit can be overshot by seconds on large models (highs/milp.ts).
+    const milp = solveMilp(highs, system, bounds, { deadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
-    if (!milp.colValue) return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} during the integer solve`, rows, certifiedRows: 0 });
+    if (!milp.colValue) return proven(`${ctx.stopReason()} during the integer solve`);
     const solution = Int32Array.from(milp.colValue, (v) => Math.round(v));
     if (!satisfiesSystem(system, solution, bounds)) return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
     await yieldToEventLoop();
@@ -99,4 +165,18 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     if (!certificate.complete) return answer(solution, certificate.bounds, 'timeout', `${ctx.stopReason()} while certifying`);
     return answer(solution, certificate.bounds, 'exact');
   }
+}
+
+/** Per row: its column proven 1, else its first column not proven 0 (a stand-in for a solution). */
+function pickProven(rowColumns: Int32Array, bounds: Bounds): Int32Array {
+  const pick = new Int32Array(bounds.lower.length);
+  for (let i = 0; i + 1 < rowColumns.length; i++) {
+    let chosen = -1;
+    for (let j = rowColumns[i]; j < rowColumns[i + 1]; j++) {
+      if (bounds.lower[j] >= 1) chosen = j;
+      else if (chosen < 0 && bounds.upper[j] >= 1) chosen = j;
+    }
+    pick[chosen < 0 ? rowColumns[i] : chosen] = 1;
+  }
+  return pick;
 }

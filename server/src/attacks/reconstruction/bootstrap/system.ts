@@ -17,16 +17,27 @@ export interface IntegerSystem extends SparseColumns {
 
 export class SystemBuilder {
   private readonly rhs: number[] = [];
-  private readonly colStart: number[] = [0];
-  private readonly colRow: number[] = [];
-  private readonly colCoef: number[] = [];
+  // Entries in typed arrays, sized up front when the caller knows how many (replayed-formulation.ts
+  // counts them first), doubled otherwise: a plain number[] costs 8 bytes an entry and grows by
+  // copying, which on large formulations was what ran out of memory (a 169M-element array).
+  private colStart: Int32Array;
+  private colRow: Int32Array;
+  private colCoef: Int32Array;
+  private cols = 0;
+  private entries = 0;
+
+  constructor(capacity: { columns?: number; entries?: number } = {}) {
+    this.colStart = new Int32Array(Math.max(16, (capacity.columns ?? 0) + 1));
+    this.colRow = new Int32Array(Math.max(16, capacity.entries ?? 0));
+    this.colCoef = new Int32Array(this.colRow.length);
+  }
 
   get numRows(): number {
     return this.rhs.length;
   }
 
   get numCols(): number {
-    return this.colStart.length - 1;
+    return this.cols;
   }
 
   addRow(rhs: number): number {
@@ -36,20 +47,27 @@ export class SystemBuilder {
 
   /** Adds a column entering `rows` with `coefs` (a row at most once, coefficients > 0); returns its index. */
   addColumn(rows: readonly number[], coefs: readonly number[]): number {
-    for (let k = 0; k < rows.length; k++) {
-      this.colRow.push(rows[k]);
-      this.colCoef.push(coefs[k]);
+    if (this.entries + rows.length > this.colRow.length) {
+      const size = Math.max(this.entries + rows.length, this.colRow.length * 2);
+      this.colRow = grown(this.colRow, size);
+      this.colCoef = grown(this.colCoef, size);
     }
-    this.colStart.push(this.colRow.length);
-    return this.colStart.length - 2;
+    for (let k = 0; k < rows.length; k++) {
+      this.colRow[this.entries] = rows[k];
+      this.colCoef[this.entries++] = coefs[k];
+    }
+    if (this.cols + 2 > this.colStart.length) this.colStart = grown(this.colStart, this.colStart.length * 2);
+    this.colStart[++this.cols] = this.entries;
+    return this.cols - 1;
   }
 
   build(): IntegerSystem {
     const numRows = this.rhs.length;
-    const numCols = this.colStart.length - 1;
-    const colStart = Int32Array.from(this.colStart);
-    const colRow = Int32Array.from(this.colRow);
-    const colCoef = Int32Array.from(this.colCoef);
+    const numCols = this.cols;
+    // Views when the arrays were sized exactly, copies of the used part otherwise.
+    const colStart = this.colStart.length === numCols + 1 ? this.colStart : this.colStart.slice(0, numCols + 1);
+    const colRow = this.colRow.length === this.entries ? this.colRow : this.colRow.slice(0, this.entries);
+    const colCoef = this.colCoef.length === this.entries ? this.colCoef : this.colCoef.slice(0, this.entries);
     const rowStart = new Int32Array(numRows + 1);
     for (const r of colRow) rowStart[r + 1]++;
     for (let r = 0; r < numRows; r++) rowStart[r + 1] += rowStart[r];
@@ -65,6 +83,12 @@ export class SystemBuilder {
     }
     return { numRows, numCols, rowRhs: Int32Array.from(this.rhs), colStart, colRow, colCoef, rowStart, rowCol, rowCoef };
   }
+}
+
+function grown(array: Int32Array, size: number): Int32Array {
+  const larger = new Int32Array(size);
+  larger.set(array);
+  return larger;
 }
 
 /** Whether integer x satisfies every equality exactly, within `lower <= x <= upper` when given. */

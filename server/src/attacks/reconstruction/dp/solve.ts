@@ -175,8 +175,17 @@ function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: numb
   const cost = new Float64Array(n);
   const lower = new Float64Array(n);
   const upper = new Float64Array(n);
-  // Entries per column: plus/minus/over/under enter their count row (+ a zero row), zero enters up to two zero rows.
-  const entries: { row: number; value: number }[][] = Array.from({ length: n }, () => []);
+  // Entries per column: plus/minus/over/under enter their count row (+ a zero row), zero enters up
+  // to two zero rows. At most 2 entries a column, so fixed slots of 2 (typed arrays: one small
+  // array per column cost about a second on 170k columns), compacted below.
+  const slotRow = new Int32Array(n * 2);
+  const slotValue = new Float64Array(n * 2);
+  const used = new Uint8Array(n);
+  const put = (column: number, row: number, value: number) => {
+    const at = column * 2 + used[column]++;
+    slotRow[at] = row;
+    slotValue[at] = value;
+  };
   for (let r = 0; r < R; r++) {
     const base = r * AUX_PER_ROW;
     const low = f.deltaLow[r];
@@ -196,34 +205,34 @@ function auxColumns(f: LikelihoodFormulation, rowLower: number[], rowUpper: numb
     upper[base + OVER] = Number.POSITIVE_INFINITY;
     upper[base + UNDER] = Number.POSITIVE_INFINITY;
     // Count row: n + Delta = n*, Delta = plus - minus + over - under.
-    entries[base + PLUS].push({ row: r, value: 1 });
-    entries[base + MINUS].push({ row: r, value: -1 });
-    entries[base + OVER].push({ row: r, value: 1 });
-    entries[base + UNDER].push({ row: r, value: -1 });
+    put(base + PLUS, r, 1);
+    put(base + MINUS, r, -1);
+    put(base + OVER, r, 1);
+    put(base + UNDER, r, -1);
     if (zeroAllowed && high > 0) {
       const row = rowLower.length;
       rowLower.push(Number.NEGATIVE_INFINITY);
       rowUpper.push(high);
-      entries[base + PLUS].push({ row, value: 1 });
-      entries[base + ZERO].push({ row, value: high });
+      put(base + PLUS, row, 1);
+      put(base + ZERO, row, high);
     }
     if (zeroAllowed && low < 0) {
       const row = rowLower.length;
       rowLower.push(Number.NEGATIVE_INFINITY);
       rowUpper.push(-low);
-      entries[base + MINUS].push({ row, value: 1 });
-      entries[base + ZERO].push({ row, value: -low });
+      put(base + MINUS, row, 1);
+      put(base + ZERO, row, -low);
     }
   }
   const starts = new Int32Array(n + 1);
-  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + entries[k].length;
+  for (let k = 0; k < n; k++) starts[k + 1] = starts[k] + used[k];
   const indices = new Int32Array(starts[n]);
   const values = new Float64Array(starts[n]);
   for (let k = 0; k < n; k++) {
-    entries[k].forEach((e, i) => {
-      indices[starts[k] + i] = e.row;
-      values[starts[k] + i] = e.value;
-    });
+    for (let i = 0; i < used[k]; i++) {
+      indices[starts[k] + i] = slotRow[k * 2 + i];
+      values[starts[k] + i] = slotValue[k * 2 + i];
+    }
   }
   return { cost, lower, upper, starts, indices, values };
 }

@@ -1,0 +1,35 @@
+/**
+ * The engine's memory caps: what a formulation may hold before it is built. Time is kept by the
+ * run's deadline (context.ts); memory cannot be taken back once a phase has built it, so the
+ * phases whose size grows with the model (rows x trees x cells) count what they would build first
+ * and stop at a cap, with a reason that says so, instead of growing until the process dies.
+ *
+ * One entry (a nonzero of the integer system) costs 16 bytes in our arrays (column-wise row index
+ * and coefficient, the row-wise copy of both, Int32 each); handed to HiGHS, far more (its own
+ * column- and row-wise copies in doubles, presolve's reduced copy): measured on the default forest
+ * over 1,000 COMPAS rows, a 6.3M-entry formulation took the whole CLI process to 732 MB, a 21.9M
+ * one to 1.8 GB. Hence two caps: the system itself (bound propagation certifies rows on it) up to
+ * FORMULATION_ENTRY_CAP, the solver only up to SOLVER_ENTRY_CAP, so that the whole process stays
+ * under 1 GB (test/bench/scale.bench.ts measures it).
+ */
+
+/** Nonzeros the replayed-bootstrap system may have (about 400 MB of Int32 arrays); past it, per-row answers only. */
+export const FORMULATION_ENTRY_CAP = 24_000_000;
+
+/** Nonzeros of a system handed to HiGHS; past it, what bound propagation proves is the answer. */
+export const SOLVER_ENTRY_CAP = 6_000_000;
+
+/**
+ * Handing a model to HiGHS and its presolve are not interruptible: a solve is not begun with less
+ * than this many milliseconds per million entries left (the 6.3M-entry solve above ended 3.8 s
+ * past its deadline; a rough, conservative rate, measured on a loaded 2-core machine).
+ */
+export const SOLVER_MS_PER_MILLION_ENTRIES = 1_000;
+
+/** Rows enumerated before the projected size of the whole formulation is trusted to decide early. */
+export const PROJECTION_ROWS = 64;
+
+/** "6.0M" for messages. */
+export function millions(n: number): string {
+  return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n);
+}
