@@ -1,7 +1,7 @@
 // Measures web-tree-sitter + tree-sitter-python against the hand-written script reader
 // (server/src/scripts/lexer.ts + syntax.ts) on a folder of training scripts and notebooks: what
 // analyzeScript/checkScript extract with each (adapter.mjs turns tree-sitter's tree into the same
-// Statement[]), parse time, and tolerance of broken code. Results: docs/_incoming/tree-sitter.md.
+// Statement[]), parse time, and tolerance of broken code. Results: docs/tree-sitter.md.
 // tree-sitter is not a dependency of this project; install it outside the repository:
 //   mkdir -p /tmp/ts && cd /tmp/ts && npm init -y && npm install web-tree-sitter@0.27.2 tree-sitter-python@0.25.0
 //   npx tsc -b && TS_DIR=/tmp/ts node scripts/tree-sitter-eval/eval.mjs /tmp/ts/corpus

@@ -28,7 +28,7 @@ export interface CliWorkerOptions {
 /**
  * A worker left holding more than this after a model is restarted: the idle worker then holds at
  * most this much while the other one works, so the command line's processes together stay near
- * --max-memory-mb plus this plus the main process's own (docs/_incoming/cli-workers.md).
+ * --max-memory-mb plus this plus the main process's own (docs/reliability.md).
  */
 export const IDLE_MEMORY_MB = 256;
 

@@ -23,7 +23,7 @@ export interface ReadTimeout {
 
 /**
  * 5 s + 2 s per MiB. Measured reading speeds are far above 0.5 MiB/s (a 40 MB scikit-learn forest
- * is read in about 2 s, docs/_incoming/cli-workers.md), so only a stuck or pathological read hits it.
+ * is read in about 2 s, docs/benchmarks.md), so only a stuck or pathological read hits it.
  */
 export const DEFAULT_READ_TIMEOUT: ReadTimeout = { baseMs: 5000, perMbMs: 2000 };
 

@@ -14,7 +14,7 @@
  *    such as a HiGHS solve is synchronous, so a message could not interrupt it.
  * Why processes, not worker threads: a V8 fatal error in a worker thread (`Fatal JavaScript invalid
  * size error`, an array grown past V8's largest) aborts the whole process, the language server or
- * the command line with it (measured with Node 20; docs/_incoming/cli-workers.md); in a child
+ * the command line with it (measured with Node 20; docs/reliability.md); in a child
  * process it ends that process only.
  * Messages (`serialization: 'advanced'`, the structured clone of postMessage): the pool sends
  * `{ id, path, options }`; the worker answers `{ id, progress }` any number of times, then one final
