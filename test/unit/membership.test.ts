@@ -169,6 +169,10 @@ describe('membership metrics', () => {
     // Right: 0 (member, yes), 3 (non-member, no); wrong: 1 and 2.
     assert.equal(m.accuracy, 0.5);
     assert.equal(m.provenWrong, 0);
+    // A proven member on a non-member counts as wrong unless a member shares its cell key.
+    assert.equal(membershipMetrics([1, 1], ['member', 'member'], [true, false]).provenWrong, 1);
+    const twin = membershipMetrics([1, 1], ['member', 'member'], [true, false], ['a', 'a']);
+    assert.deepEqual([twin.provenWrong, twin.twins], [0, 1]);
     assert.equal(m.members, 2);
     assert.equal(auc([1, 1], [true, false]), 0.5);
     assert.equal(auc([1, 0], [true, true]), null);

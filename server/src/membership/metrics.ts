@@ -14,8 +14,16 @@ export interface MembershipMetrics {
   accuracy: number;
   auc: number | null;
   tprAt1Fpr: number | null;
-  /** Proven verdicts contradicted by the truth (should be 0; a proven member is checked at row level here, see docs). */
+  /**
+   * Proven verdicts the truth contradicts: a proven non-member that is a member, or a proven member
+   * that is a non-member with no member of its label in its cell among the candidates. Should be 0.
+   */
   provenWrong: number;
+  /**
+   * Proven members that are non-members sharing their cell (the same leaf in every tree) and label
+   * with a member: right at the model's resolution, which cannot tell the two apart.
+   */
+  twins: number;
 }
 
 export function isMemberDecision(verdict: MembershipVerdict): boolean {
@@ -66,15 +74,25 @@ export function tprAtFpr(scores: readonly number[], truth: readonly boolean[], f
   return best;
 }
 
-export function membershipMetrics(scores: readonly number[], verdicts: readonly MembershipVerdict[], truth: readonly boolean[]): MembershipMetrics {
+/**
+ * `cells`, when given: per candidate a key of its cell and label (equal keys: the model cannot tell
+ * the rows apart), to check proven members that the truth calls non-members.
+ */
+export function membershipMetrics(scores: readonly number[], verdicts: readonly MembershipVerdict[], truth: readonly boolean[], cells?: readonly string[]): MembershipMetrics {
+  const memberCells = new Set(cells?.filter((_, i) => truth[i]));
   const usable = scores.map((_, i) => i).filter((i) => !Number.isNaN(scores[i]));
   const s = usable.map((i) => scores[i]);
   const t = usable.map((i) => truth[i]);
   let right = 0;
   let provenWrong = 0;
+  let twins = 0;
   for (let i = 0; i < truth.length; i++) {
     if (isMemberDecision(verdicts[i]) === truth[i]) right++;
-    if ((verdicts[i] === 'non-member' && truth[i]) || (verdicts[i] === 'member' && !truth[i])) provenWrong++;
+    if (verdicts[i] === 'non-member' && truth[i]) provenWrong++;
+    if (verdicts[i] === 'member' && !truth[i]) {
+      if (cells && memberCells.has(cells[i])) twins++;
+      else provenWrong++;
+    }
   }
   const members = truth.filter(Boolean).length;
   return {
@@ -84,5 +102,6 @@ export function membershipMetrics(scores: readonly number[], verdicts: readonly 
     auc: auc(s, t),
     tprAt1Fpr: tprAtFpr(s, t),
     provenWrong,
+    twins,
   };
 }

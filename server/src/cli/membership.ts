@@ -1,0 +1,70 @@
+/**
+ * The command line's membership step (`--membership FILE.csv --label COLUMN`, issue 14), run for
+ * each model after its reconstruction (whose certified rows can prove membership): lines the
+ * candidates up with the model, scores them (membership/engine.ts), runs the paper's attack beside
+ * it when the truth is given (`--members-column`), fills `report.membership` (aggregates only) and
+ * writes the per-candidate scores and verdicts to `--emit-membership` (personal data: only there).
+ */
+import { promises as fs } from 'node:fs';
+import type { FileReport } from '../linter/linter';
+import type { Forest } from '../forest/schema';
+import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import { alignCandidates, type CandidateFile } from '../membership/candidates';
+import { assessMembership } from '../membership/engine';
+import { runBaseline, splitKnown } from '../membership/baseline';
+import { emptyCounts, summarizeMembership } from '../membership/summary';
+import { leavesOf } from '../membership/leaves';
+import { csvLine } from '../util/csv';
+
+export interface MembershipStepOptions {
+  file: CandidateFile;
+  /** Certified rows of this model's reconstruction, if it ran. */
+  reconstruction?: readonly ReconstructedRow[];
+  emitPath?: string;
+  log: (message: string) => void;
+}
+
+export interface MembershipStepOutcome {
+  fits: boolean;
+  writeFailed?: boolean;
+}
+
+export async function membershipStep(report: FileReport, forest: Forest, options: MembershipStepOptions): Promise<MembershipStepOutcome> {
+  const { file } = options;
+  const aligned = alignCandidates(file, forest);
+  if (!aligned.ok) {
+    report.membership = {
+      candidates: file.data.path,
+      rows: file.data.rows.length,
+      labelColumn: file.data.labelColumn,
+      matchedBy: null,
+      basis: null,
+      threshold: null,
+      verdicts: emptyCounts(),
+      histogram: [],
+      seconds: 0,
+      problem: aligned.problem,
+    };
+    options.log(`${report.path}: --membership does not fit this model: ${aligned.problem}`);
+    return { fits: false };
+  }
+  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [] });
+  let truth;
+  if (file.members) {
+    const split = splitKnown(file.members);
+    // Cell keys, to tell a wrong proven member from a non-member the model cannot tell from a member.
+    const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
+    truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
+  }
+  report.membership = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
+  if (!options.emitPath) return { fits: true };
+  const lines = [csvLine(['row', 'score', 'verdict']), ...result.candidates.map((c, i) => csvLine([String(i + 1), Number.isNaN(c.score) ? '' : String(c.score), c.verdict]))];
+  try {
+    await fs.writeFile(options.emitPath, lines.join(''));
+  } catch (error) {
+    options.log(`${report.path}: cannot write ${options.emitPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return { fits: true, writeFailed: true };
+  }
+  options.log(`${report.path}: membership of ${result.candidates.length} candidates written to ${options.emitPath}`);
+  return { fits: true };
+}
