@@ -88,6 +88,23 @@ describe('CLI --membership', () => {
     assert.match(out.stdout, /the paper's range attack n\/a \(the model has no numeric features/);
   });
 
+  it('the HTML report gets a membership section with the counts and the histogram, never a row', () => {
+    const name = 'pima_rows_t10';
+    const { path } = candidatesFile(name);
+    const html = join(tmp, 'report.html');
+    const emit = join(tmp, 'for-html.csv');
+    const out = run([join(DIR, `${name}.joblib`), '--membership', path, '--label', 'label', '--members-column', 'member', '--emit-membership', emit, '--budget', '0', '--out', html, '--fail-on', 'never']);
+    assert.equal(out.code, 0, out.stderr);
+    const page = readFileSync(html, 'utf8');
+    const section = /<section id="membership"[\s\S]*?<\/section>/.exec(page)?.[0] ?? '';
+    assert.match(section, /Non-member \(proven\)<\/th><td class="num">\d+</);
+    assert.equal((section.match(/<meter /g) ?? []).length, 10);
+    // No candidate's score (written to the CSV) appears anywhere in the page.
+    const scores = parseCsv(readFileSync(emit, 'utf8')).slice(1).map((r) => r[1]).filter((s) => s.length > 6);
+    assert.ok(scores.length > 0);
+    for (const score of scores) assert.ok(!page.includes(score), `score ${score} in the page`);
+  });
+
   it('usage and input errors exit 2 with a message', () => {
     const model = join(DIR, 'pima_rows_t10.joblib');
     const { path } = candidatesFile('pima_rows_t10');
