@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
 
-const ORDER = ['first-findings', 'xgboost-probe', 'reconstruction', 'draft-grid', 'bootstrap', 'dp', 'numeric', 'numeric-forests', 'advisor'];
+const ORDER = ['first-findings', 'xgboost-probe', 'reconstruction', 'draft-grid', 'bootstrap', 'dp', 'numeric', 'numeric-forests', 'advisor', 'membership'];
 const available = readdirSync('out/test/bench').filter((f) => f.endsWith('.bench.js')).map((f) => f.slice(0, -'.bench.js'.length));
 const wanted = process.argv.slice(2);
 const unknown = wanted.filter((name) => !available.includes(name));

@@ -29,8 +29,14 @@ import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } f
 export interface MembershipOptions {
   /** Certified rows of the model's reconstruction, when it ran (proofs of `member`, cell.ts). */
   certifiedRows?: readonly ReconstructedRow[];
-  /** Leaves the count proof may visit per candidate (default 20,000). */
+  /** Leaves the count proof may visit per candidate (default 2,000). */
   proofBudget?: number;
+  /**
+   * Milliseconds all count proofs together may take (default 3,000); past it the remaining
+   * candidates are not searched for a proof (certified rows are still checked), so scoring a
+   * thousand candidates stays within seconds on deep numeric forests, where proofs rarely succeed.
+   */
+  proofTimeMs?: number;
   /** Score at and above which an unproven candidate is `likely-member` (default per basis). */
   threshold?: number;
   /** Date.now() after which the seed replay stops (see replayDraws). */
@@ -88,6 +94,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   const certified = (options.certifiedRows ?? []).filter((row) => row.certified);
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
+  const proofDeadline = started + (options.proofTimeMs ?? 3_000);
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
     if (p.basis === 'unsupported') {
@@ -130,7 +137,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
         score = meanShare(counts);
     }
     if (!proven && p.basis !== 'dp-noise' && p.basis !== 'boosted-first-tree') {
-      if (provenMember(forest, candidate, leaves, y, p.basis, certified, options.proofBudget ?? 20_000)) proven = 'member';
+      const budget = Date.now() < proofDeadline ? options.proofBudget ?? 2_000 : 0;
+      if (provenMember(forest, candidate, leaves, y, p.basis, certified, budget)) proven = 'member';
     } else if (!proven && certified.length && p.basis !== 'dp-noise') {
       if (certifiedMember(forest, candidate, y, certified)) proven = 'member';
     }
@@ -149,7 +157,7 @@ function meanShare(counts: Float64Array): number {
 
 function provenMember(forest: Forest, candidate: Candidate, leaves: Int32Array, y: number, basis: MembershipBasis, certified: readonly ReconstructedRow[], budget: number): boolean {
   const classes = classCount(forest);
-  const byCounts = proveByLeafCounts(forest, candidate.values, leaves, {
+  const byCounts = budget > 0 && proveByLeafCounts(forest, candidate.values, leaves, {
     countOf: (t, node) => forest.trees[t].classWeights[node * classes + y],
     // Zero counts exclude a region only when they count rows of every tree.
     zeroExcludes: basis === 'row-counts',
