@@ -75,13 +75,15 @@ async function main(): Promise<void> {
     if (!aligned.ok) throw new Error(`${entry.name}: ${aligned.problem}`);
     const truth = file.members!;
     let certified: ReconstructedRow[] = [];
+    let trainingRows: number | null = null;
     if (budgetMs > 0) {
       const result = await reconstruct(forest, { budgetMs });
       certified = result.reconstruction.filter((r) => r.certified);
+      trainingRows = result.rows;
       process.stderr.write(`${entry.name}: reconstruction ${result.status} (${result.method}), ${result.certifiedRows} certified, ${result.seconds.toFixed(1)} s\n`);
     }
     const started = Date.now();
-    const result = assessMembership(forest, aligned.candidates, { certifiedRows: certified });
+    const result = assessMembership(forest, aligned.candidates, { certifiedRows: certified, trainingRows });
     const seconds = (Date.now() - started) / 1000;
     const scores = result.candidates.map((c) => c.score);
     const verdicts = result.candidates.map((c) => c.verdict);

@@ -118,6 +118,27 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
     // The same row with a wider box (one feature undetermined) proves nothing.
     const vague = { ...row, values: row.values.map((v, f) => (f === forest.trees[0].feature[0] ? null : v)) };
     assert.notEqual(assessMembership(forest, [candidates[i]], { certifiedRows: [vague] }).candidates[0].verdict, 'member');
+    // A row with intervals is proven only by them: a null interval is unconstrained, the value beside it an estimate.
+    const estimateOnly = { ...row, intervals: row.values.map(() => null) };
+    assert.notEqual(assessMembership(forest, [candidates[i]], { certifiedRows: [estimateOnly] }).candidates[0].verdict, 'member');
+  });
+
+  it('a complete certificate (every training row certified) proves non-members outside every box, and only then', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates, member, cell } = await load(entry);
+    const members = candidates.filter((_, i) => member[i]);
+    // The true rows as certified points (rows without intervals are proven at their values).
+    const rows = members.map((c) => ({ values: [...c.values], label: c.label, certified: true }));
+    const complete = assessMembership(forest, candidates, { certifiedRows: rows, trainingRows: rows.length });
+    complete.candidates.forEach((c, i) => {
+      // Members: their own point lies in their cell. Non-members: proven exactly when no member of their label shares the cell.
+      if (member[i]) assert.equal(c.verdict, 'member', `member ${i + 1}`);
+      else assert.equal(c.verdict === 'non-member', !cell[i], `non-member ${i + 1}: ${c.verdict}`);
+    });
+    // One row short of N: nothing more is proven than without the rows.
+    const partial = assessMembership(forest, candidates, { certifiedRows: rows.slice(1), trainingRows: rows.length });
+    const plain = assessMembership(forest, candidates);
+    assert.equal(partial.candidates.filter((c) => c.verdict === 'non-member').length, plain.candidates.filter((c) => c.verdict === 'non-member').length);
   });
 });
 

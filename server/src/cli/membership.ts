@@ -18,8 +18,9 @@ import { csvLine } from '../util/csv';
 
 export interface MembershipStepOptions {
   file: CandidateFile;
-  /** Certified rows of this model's reconstruction, if it ran. */
+  /** Rows of this model's reconstruction, if it ran, and the training rows N it states. */
   reconstruction?: readonly ReconstructedRow[];
+  trainingRows?: number | null;
   emitPath?: string;
   log: (message: string) => void;
 }
@@ -48,7 +49,7 @@ export async function membershipStep(report: FileReport, forest: Forest, options
     options.log(`${report.path}: --membership does not fit this model: ${aligned.problem}`);
     return { fits: false };
   }
-  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [] });
+  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows });
   let truth;
   if (file.members) {
     const split = splitKnown(file.members);

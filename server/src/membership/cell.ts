@@ -119,6 +119,30 @@ export function cellBox(forest: Forest, values: readonly number[]): Box {
 }
 
 /**
+ * Whether a certified row could lie in the cell: its interval (or value) meets the cell's on every
+ * feature. Touching ends count as meeting and an undetermined feature meets everything, so "does
+ * not meet" is always safe to act on.
+ */
+export function certifiedMeetsCell(row: ReconstructedRow, cell: Box): boolean {
+  for (let f = 0; f < cell.lower.length; f++) {
+    const interval = row.intervals?.[f];
+    const value = row.values[f];
+    let lower = -Infinity;
+    let upper = Infinity;
+    if (interval) {
+      lower = interval[0] ?? -Infinity;
+      upper = interval[1] ?? Infinity;
+    } else if (!row.intervals && value !== null && value !== undefined) {
+      // Only a row without intervals (binary features) is proven at its values; where a row has
+      // intervals, a null one is unconstrained and the value beside it is an estimate.
+      lower = upper = Math.fround(value);
+    }
+    if (upper < cell.lower[f] || lower > cell.upper[f]) return false;
+  }
+  return true;
+}
+
+/**
  * Whether a certified row lies inside the cell: per feature its proven interval (or its value,
  * where it has no interval) must lie inside the cell's; a feature the row leaves undetermined must
  * be one the cell does not constrain.
@@ -131,7 +155,8 @@ export function certifiedInCell(row: ReconstructedRow, cell: Box, rule: Forest['
       const lower = interval[0] ?? -Infinity;
       const upper = interval[1] ?? Infinity;
       if (lower < cell.lower[f] || upper > cell.upper[f]) return false;
-    } else if (value !== null && value !== undefined) {
+    } else if (!row.intervals && value !== null && value !== undefined) {
+      // As in certifiedMeetsCell: values are proven only on rows without intervals.
       const v = Math.fround(value);
       const inside = rule === 'less' ? cell.lower[f] <= v && v < cell.upper[f] : cell.lower[f] < v && v <= cell.upper[f];
       if (!inside) return false;

@@ -21,7 +21,7 @@ import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
 import { probeFirstTrees } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { leavesOf } from './leaves';
-import { cellBox, certifiedInCell, proveByLeafCounts } from './cell';
+import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from './cell';
 import { bestFit, drawTable, type DrawTable } from './replay';
 import { dpScore } from './dp';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
@@ -29,6 +29,12 @@ import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } f
 export interface MembershipOptions {
   /** Certified rows of the model's reconstruction, when it ran (proofs of `member`, cell.ts). */
   certifiedRows?: readonly ReconstructedRow[];
+  /**
+   * Training rows N the reconstruction states (its `rows`). When its certified rows number N, they
+   * are the whole training set (each a distinct row, proven in its box): a candidate whose cell
+   * meets no certified box of its label is then a proven non-member.
+   */
+  trainingRows?: number | null;
   /** Leaves the count proof may visit per candidate (default 2,000). */
   proofBudget?: number;
   /**
@@ -92,6 +98,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   const classes = classCount(forest);
   const trees = forest.trees;
   const certified = (options.certifiedRows ?? []).filter((row) => row.certified);
+  // Every training row certified: the boxes hold the whole training set (types.ts: certified rows are distinct rows).
+  const complete = options.trainingRows !== undefined && options.trainingRows !== null && options.trainingRows > 0 && certified.length === options.trainingRows && p.basis !== 'dp-noise';
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
@@ -142,7 +150,13 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     } else if (!proven && certified.length && p.basis !== 'dp-noise') {
       if (certifiedMember(forest, candidate, y, certified)) proven = 'member';
     }
+    if (!proven && complete) {
+      const cell = cellBox(forest, candidate.values);
+      const label = forest.classes[y];
+      if (!certified.some((row) => row.label === label && certifiedMeetsCell(row, cell))) proven = 'non-member';
+    }
     if (proven === 'member') score = 1;
+    if (proven === 'non-member') score = 0;
     verdicts.push({ score, verdict: proven ?? (score >= threshold ? 'likely-member' : 'likely-non-member') });
   }
   return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
