@@ -330,7 +330,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     if (outcome.trainingDataFits) fitted++;
     if (candidates && forest) {
-      const step = await membershipStep(report, forest, { file: candidates, reconstruction: outcome.forReport?.result.reconstruction, trainingRows: outcome.forReport?.result.rows, emitPath: emitMembershipTo?.get(file), log });
+      const step = await membershipStep(report, forest, { file: candidates, reconstruction: outcome.forReport?.result.reconstruction, trainingRows: outcome.forReport?.result.rows, emitPath: emitMembershipTo?.get(file), severities: options.severities, log });
       if (step.fits) membershipFits++;
       if (step.writeFailed) {
         ioError = true;

@@ -78,6 +78,21 @@ describe('CLI --membership', () => {
     assert.ok(!out.stdout.includes(String(direct.candidates.find((c) => c.score > 0.5 && c.score < 1)!.score)));
   });
 
+  it('a membership-exposure finding states the proven counts; --severity turns it off', () => {
+    const name = 'compas_rows_t10';
+    const { path } = candidatesFile(name);
+    const args = [join(DIR, `${name}.joblib`), '--membership', path, '--label', 'label', '--members-column', 'member', '--budget', '0', '--format', 'json', '--fail-on', 'never'];
+    const file = JSON.parse(run(args).stdout).files[0];
+    const finding = file.findings.find((f: { rule: string }) => f.rule === 'membership-exposure');
+    assert.ok(finding, 'no membership-exposure finding');
+    assert.equal(finding.severity, 'warning');
+    assert.deepEqual([finding.data.member, finding.data.nonMember], [file.membership.verdicts.member, file.membership.verdicts.nonMember]);
+    assert.ok(finding.data.member > 0);
+    assert.match(finding.message, new RegExp(`^${finding.data.member} of 200 candidates are proven members`));
+    const off = JSON.parse(run([...args, '--severity', 'membership-exposure=off']).stdout).files[0];
+    assert.ok(!off.findings.some((f: { rule: string }) => f.rule === 'membership-exposure'));
+  });
+
   it('text report lines, and the paper attack marked n/a on binary features', () => {
     const name = 'compas_rows_t10';
     const { path } = candidatesFile(name);

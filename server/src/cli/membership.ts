@@ -15,6 +15,10 @@ import { runBaseline, splitKnown } from '../membership/baseline';
 import { emptyCounts, summarizeMembership } from '../membership/summary';
 import { leavesOf } from '../membership/leaves';
 import { csvLine } from '../util/csv';
+import type { RuleId, Severity } from '../rules/catalog';
+import type { Finding } from '../rules/types';
+import { lead } from '../rules/message';
+import type { MembershipSummary } from '../membership/summary';
 
 export interface MembershipStepOptions {
   file: CandidateFile;
@@ -22,6 +26,8 @@ export interface MembershipStepOptions {
   reconstruction?: readonly ReconstructedRow[];
   trainingRows?: number | null;
   emitPath?: string;
+  /** --severity overrides (the finding's level, or off). */
+  severities?: Partial<Record<RuleId, Severity>>;
   log: (message: string) => void;
 }
 
@@ -58,6 +64,8 @@ export async function membershipStep(report: FileReport, forest: Forest, options
     truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
   }
   report.membership = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
+  const finding = exposureFinding(report.membership, options.severities?.['membership-exposure']);
+  if (finding && !report.disabledRules?.includes('membership-exposure')) report.findings.push(finding);
   if (!options.emitPath) return { fits: true };
   const lines = [csvLine(['row', 'score', 'verdict']), ...result.candidates.map((c, i) => csvLine([String(i + 1), Number.isNaN(c.score) ? '' : String(c.score), c.verdict]))];
   try {
@@ -68,4 +76,15 @@ export async function membershipStep(report: FileReport, forest: Forest, options
   }
   options.log(`${report.path}: membership of ${result.candidates.length} candidates written to ${options.emitPath}`);
   return { fits: true };
+}
+
+/** `membership-exposure`: how many candidates the model proves in or out; none when it proves nothing. */
+export function exposureFinding(m: MembershipSummary, severity: Severity | undefined): Finding | undefined {
+  const { member, nonMember } = m.verdicts;
+  if (member + nonMember === 0 || severity === 'off') return undefined;
+  const summary = member > 0 ? `${member} of ${m.rows} candidates are proven members of the training data.` : `${nonMember} of ${m.rows} candidates are proven absent from the training data.`;
+  const detail =
+    `From ${m.candidates}, the model alone proves ${member} candidate${member === 1 ? '' : 's'} a member (a training row with the label lies in the candidate's cell: the same leaf in every tree) ` +
+    `and ${nonMember} a non-member (${m.basis}). Scores and verdicts per person: --emit-membership.`;
+  return { rule: 'membership-exposure', severity: severity ?? 'warning', message: lead(summary, detail), location: {}, data: { candidates: m.rows, member, nonMember, basis: m.basis } };
 }
