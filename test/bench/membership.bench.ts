@@ -69,16 +69,19 @@ async function main(): Promise<void> {
     '|---|---|---|---|---|---|---|---|---|---|---|---|---|---|',
   ];
   let failures = 0;
-  for (const entry of entries) {
+  // Each bootstrap model a second time with its seeds stripped (no reconstruction): what is left without replay.
+  const runs = entries.flatMap((e) => (e.bootstrap ? [{ entry: e, seedless: false }, { entry: e, seedless: true }] : [{ entry: e, seedless: false }]));
+  for (const { entry, seedless } of runs) {
     const report = await lintFile(join(OUT, entry.model), { keepForest: true });
-    const forest = report.forest!;
+    const read = report.forest!;
+    const forest: Forest = seedless ? { ...read, trees: read.trees.map((tree) => ({ ...tree, training: {} })) } : read;
     const file = await readCandidates(join(OUT, entry.candidates), 'label', 'member');
     const aligned = alignCandidates(file, forest);
     if (!aligned.ok) throw new Error(`${entry.name}: ${aligned.problem}`);
     const truth = file.members!;
     let certified: ReconstructedRow[] = [];
     let trainingRows: number | null = null;
-    if (budgetMs > 0) {
+    if (budgetMs > 0 && !seedless) {
       const result = await reconstruct(forest, { budgetMs });
       certified = result.reconstruction.filter((r) => r.certified);
       trainingRows = result.rows;
@@ -102,7 +105,7 @@ async function main(): Promise<void> {
     const count = (v: string) => verdicts.filter((x) => x === v).length;
     if (m.provenWrong > 0) failures++;
     lines.push(
-      `| ${entry.name} | ${entry.rows} (${entry.members} members) | ${result.basis} | ${count('member')} | ${count('non-member')} | ${m.provenWrong} (${m.twins}) | ${twinsAll} | ${f3(m.auc)} | ${pct(m.accuracy)} | ${pct(m.tprAt1Fpr)} | ` +
+      `| ${entry.name}${seedless ? ' (seeds stripped)' : ''} | ${entry.rows} (${entry.members} members) | ${result.basis} | ${count('member')} | ${count('non-member')} | ${m.provenWrong} (${m.twins}) | ${twinsAll} | ${f3(m.auc)} | ${pct(m.accuracy)} | ${pct(m.tprAt1Fpr)} | ` +
         `${f3(ours[0])} / ${pct(ours[1])} / ${pct(ours[2])} | ${paper.applies ? `${f3(paper.auc)} / ${pct(paper.accuracy)} / ${pct(paper.tprAt1Fpr)}` : 'n/a (no numeric features)'} | ${f3(conf)} | ${seconds.toFixed(2)} s |`,
     );
     process.stderr.write(`${lines[lines.length - 1]}\n`);
