@@ -162,6 +162,26 @@ describe('membership: DP and boosted models', () => {
     });
   }
 
+  it('DP scores separate members from non-members, more so at a larger epsilon', async () => {
+    // Members: the 100 rows dp_compas_*_s0 was trained on; non-members: rows of another COMPAS sample not among them.
+    const members = await readCandidates(join(FIXTURES, 'dp', 'compas_s0_n100.train.csv'), 'recidivate-within-two-years:1');
+    const other = await readCandidates(join(FIXTURES, 'dp', 'compas_s1_n40.train.csv'), 'recidivate-within-two-years:1');
+    const seen = new Set(members.data.rows.map((r) => r.join(',')));
+    const outside = { data: { ...other.data, rows: other.data.rows.filter((r) => !seen.has(r.join(','))) } };
+    assert.ok(outside.data.rows.length >= 10);
+    const aucAt = async (eps: number) => {
+      const forest = await readForest(join(FIXTURES, 'dp', `dp_compas_t10_d5_e${eps}_s0.forest.json`));
+      const m = alignCandidates(members, forest);
+      const o = alignCandidates(outside, forest);
+      assert.ok(m.ok && o.ok);
+      const result = assessMembership(forest, [...m.candidates, ...o.candidates]);
+      return auc(result.candidates.map((c) => c.score), [...m.candidates.map(() => true), ...o.candidates.map(() => false)])!;
+    };
+    const [weak, strong] = [await aucAt(1), await aucAt(30)];
+    assert.ok(strong > 0.6, `AUC ${strong} at epsilon 30`);
+    assert.ok(strong > weak, `AUC ${strong} at epsilon 30, ${weak} at 1`);
+  });
+
   it('XGBoost binary:logistic: scored on the first tree, nothing proven, the reason stated', async () => {
     const forest = await readForest(join(FIXTURES, 'xgboost', 'bin_pima.json'));
     const file = await readCandidates(join(FIXTURES, 'xgboost', 'bin_pima.train.csv'), 'label');
