@@ -101,8 +101,15 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   const classes = classCount(forest);
   const trees = forest.trees;
   const certified = (options.certifiedRows ?? []).filter((row) => row.certified);
-  // Every training row certified: the boxes hold the whole training set (types.ts: certified rows are distinct rows).
-  const complete = options.trainingRows !== undefined && options.trainingRows !== null && options.trainingRows > 0 && certified.length === options.trainingRows && p.basis !== 'dp-noise';
+  // Every training row certified: the boxes hold the whole training set (types.ts: certified rows are
+  // distinct rows). Only where the stated N is the training set's size for sure: row counts (the
+  // root's count) and replayed draws (the N the seeds replay); elsewhere N may count draws or weights.
+  const complete =
+    (p.basis === 'row-counts' || p.basis === 'replayed-bootstrap') &&
+    options.trainingRows !== undefined &&
+    options.trainingRows !== null &&
+    options.trainingRows > 0 &&
+    certified.length === options.trainingRows;
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
