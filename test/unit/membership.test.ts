@@ -99,6 +99,16 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
     assert.ok(metrics.auc! > 0.5, `AUC ${metrics.auc}`);
   });
 
+  it('trees whose root counts differ were not grown on the same rows: no proofs from zero counts', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates } = await load(entry);
+    const trees = forest.trees.map((tree, t) => (t === 1 ? { ...tree, classWeights: tree.classWeights.map((w, i) => (i === 0 ? w + 1 : w)) } : tree));
+    const result = assessMembership({ ...forest, trees }, candidates);
+    assert.equal(result.basis, 'bootstrap-draws');
+    assert.match(result.reason ?? '', /root counts differ/);
+    assert.equal(result.candidates.filter((c) => c.verdict === 'non-member').length, 0);
+  });
+
   it('a label the model never saw is a proven non-member', async () => {
     const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
     const { forest, candidates } = await load(entry);

@@ -91,6 +91,12 @@ function plan(forest: Forest, deadline: number): Plan {
     if (replay.draws.otherRows > 0) return { basis: 'bootstrap-draws', reason: `bootstrap: ${replay.draws.otherRows + 1} training-set sizes replay the seeds, so the draws are not certain; scores only` };
     return { basis: 'replayed-bootstrap', table: drawTable(replay.draws) };
   }
+  // Row counts prove only when every tree holds the same N rows; a forest whose roots disagree did not.
+  const classes = classCount(forest);
+  const root = (t: number) => forest.trees[t].classWeights.slice(0, classes).reduce((a, b) => a + b, 0);
+  if (forest.trees.some((_, t) => root(t) !== root(0))) {
+    return { basis: 'bootstrap-draws', reason: "the trees' root counts differ, so they were not grown on the same rows; scores only" };
+  }
   return { basis: 'row-counts' };
 }
 
