@@ -24,6 +24,8 @@ import { DEFAULT_THRESHOLDS, type ReconstructionThresholds } from './rules/recon
 import { readTrainingData, TrainingDataError, type TrainingData } from './evaluate/training-data';
 import type { ReconstructionStepOutcome } from './cli/reconstruction';
 import { CliWorkers } from './cli/workers';
+import type { MembershipStepOutcome } from './cli/membership';
+import { readCandidates, type CandidateFile } from './membership/candidates';
 import { emitPaths } from './cli/emit-paths';
 import { progressLine } from './report/progress';
 import { buildReport, revealRows } from './report/build';
@@ -81,6 +83,15 @@ Reconstruction (after the findings above, one model at a time):
   --categorical a,b          features (names or indices) the reconstruction accuracy scores as
                              categories (exact match), e.g. integer-coded ones the model does not
                              declare; repeatable; with --training-data
+  --membership FILE.csv --label COLUMN
+                             score each row of FILE.csv (candidates: the model's features and the
+                             label) as a member of the training set or not; a verdict member or
+                             non-member is proven by the model, likely-member / likely-non-member
+                             is a guess (docs: membership). Columns matched as for --training-data
+  --members-column COLUMN    FILE.csv's column saying who was in the training set (1/0): accuracy,
+                             AUC, TPR at 1% FPR, and the paper's range attack side by side
+  --emit-membership FILE.csv write row, score and verdict per candidate (personal data) to FILE.csv;
+                             with several model files FILE.<model file name>.csv for each
   --advise                   after the reconstruction, simulate the remedies (differential privacy
                              at several epsilons, larger leaves, bootstrap without seeds), rebuild
                              the training set from each simulated model and score it against the
@@ -119,6 +130,9 @@ interface CliOptions {
   memoryMb: number;
   /** --read-timeout, in ms: the base of the reading watchdog (plus 2 s per MB). */
   readBaseMs: number;
+  membership?: string;
+  membersColumn?: string;
+  emitMembership?: string;
 }
 
 function parse(argv: string[]): CliOptions | 'help' | 'version' {
@@ -146,6 +160,9 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
       advise: { type: 'boolean', default: false },
       'max-memory-mb': { type: 'string', default: String(DEFAULT_MEMORY_MB) },
       'read-timeout': { type: 'string', default: '5' },
+      membership: { type: 'string' },
+      'members-column': { type: 'string' },
+      'emit-membership': { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -189,8 +206,12 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     thresholds.warningRows = Number(values['warning-rows']);
     if (!/^\d+$/.test(values['warning-rows'].trim())) throw new UsageError('--warning-rows takes a whole number of rows, 0 or more');
   }
-  if ((values['training-data'] === undefined) !== (values.label === undefined)) {
-    throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column');
+  const labelled = values['training-data'] !== undefined || values.membership !== undefined;
+  if (labelled !== (values.label !== undefined)) {
+    throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column (--membership takes --label too)');
+  }
+  if ((values['members-column'] !== undefined || values['emit-membership'] !== undefined) && values.membership === undefined) {
+    throw new UsageError('--members-column and --emit-membership apply to --membership CANDIDATES.csv');
   }
   const categorical = (values.categorical ?? []).flatMap((list) => list.split(',')).map((name) => name.trim()).filter((name) => name !== '');
   if (categorical.length && values['training-data'] === undefined) throw new UsageError('--categorical applies to the scoring against --training-data');
@@ -216,6 +237,9 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     advise: values.advise === true,
     memoryMb,
     readBaseMs: readSeconds * 1000,
+    membership: values.membership,
+    membersColumn: values['members-column'],
+    emitMembership: values['emit-membership'],
   };
 }
 
@@ -282,8 +306,20 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
   }
+  let candidates: CandidateFile | undefined;
+  if (options.membership !== undefined) {
+    try {
+      candidates = await readCandidates(options.membership, options.label!, options.membersColumn);
+    } catch (error) {
+      if (!(error instanceof TrainingDataError)) throw error;
+      process.stderr.write(`model-privacy-lint: ${error.message}\n`);
+      return 2;
+    }
+  }
   const log = (message: string) => process.stderr.write(`model-privacy-lint: ${message}\n`);
   const emitTo = options.emitReconstruction !== undefined ? emitPaths(options.emitReconstruction, files) : undefined;
+  const emitMembershipTo = options.emitMembership !== undefined ? emitPaths(options.emitMembership, files) : undefined;
+  let membershipFits = 0;
   const progress = progressLine();
 
   const reports: FileReport[] = [];
@@ -297,7 +333,7 @@ export async function main(argv: string[]): Promise<number> {
     for (const file of files) {
       const report = await workers.read(file, { severities: options.severities, ...(options.maxFileBytes !== undefined ? { maxFileBytes: options.maxFileBytes } : {}) });
       // A model was read (the reading worker keeps no IR): reconstruct it in the other worker.
-      const outcome: ReconstructionStepOutcome =
+      const outcome: ReconstructionStepOutcome & { membership?: MembershipStepOutcome } =
         report.model === null
           ? {}
           : await workers.reconstruct(
@@ -313,6 +349,7 @@ export async function main(argv: string[]): Promise<number> {
                 categorical: options.categorical,
                 forReport: wantsHtml,
                 advise: options.advise,
+                ...(candidates ? { membership: { file: candidates, ...(emitMembershipTo?.get(file) !== undefined ? { emitPath: emitMembershipTo.get(file) } : {}) } } : {}),
               },
               {
                 ...(progress ? { onProgress: (p: Parameters<typeof progress.update>[1]) => progress.update(file, p) } : {}),
@@ -328,6 +365,11 @@ export async function main(argv: string[]): Promise<number> {
         problems.push(`could not write the reconstruction of ${file}`);
       }
       if (outcome.trainingDataFits) fitted++;
+      if (outcome.membership?.fits) membershipFits++;
+      if (outcome.membership?.writeFailed) {
+        ioError = true;
+        problems.push(`could not write the membership of ${file}`);
+      }
       reports.push(report);
       if (wantsHtml) htmlPages.set(file, htmlPage(report, outcome.forReport, options));
     }
@@ -337,6 +379,11 @@ export async function main(argv: string[]): Promise<number> {
   if (trainingData && fitted === 0) {
     log(`--training-data: ${trainingData.path} fits none of the models read`);
     problems.push(`--training-data: ${trainingData.path} fits none of the models read`);
+    ioError = true;
+  }
+  if (candidates && membershipFits === 0) {
+    log(`--membership: ${candidates.data.path} fits none of the models read`);
+    problems.push(`--membership: ${candidates.data.path} fits none of the models read`);
     ioError = true;
   }
   const run = { category: options.sarifCategory, executionSuccessful: !ioError, notifications: problems };

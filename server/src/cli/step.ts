@@ -11,13 +11,21 @@ import type { Evaluation } from '../evaluate/evaluation';
 import type { Recoverability } from '../recoverability/summary';
 import type { Finding } from '../rules/types';
 import { adviseOn, reconstructReport, type ReconstructionStepOptions, type ReconstructionStepOutcome } from './reconstruction';
+import { membershipStep, type MembershipStepOutcome } from './membership';
+import type { CandidateFile } from '../membership/candidates';
+import type { MembershipSummary } from '../membership/summary';
 
 /**
  * The step's options without its callbacks, and the reader's size limit: what the worker gets.
  * With `adviseOn` (the result of the model's reconstruction step), the job runs the advisor only:
  * a job of its own, so that an advisor that exhausts its worker leaves the reconstruction reported.
  */
-export type StepRequest = Omit<ReconstructionStepOptions, 'onProgress' | 'log'> & { maxFileBytes?: number; adviseOn?: ReconstructionResult };
+export type StepRequest = Omit<ReconstructionStepOptions, 'onProgress' | 'log'> & {
+  maxFileBytes?: number;
+  adviseOn?: ReconstructionResult;
+  /** --membership: the candidates, scored after the reconstruction in the same job (its certified rows can prove membership). */
+  membership?: { file: CandidateFile; emitPath?: string };
+};
 
 export interface StepAnswer {
   /** sha256 of the bytes the worker read (the command line checks they are the bytes it linted). */
@@ -26,6 +34,9 @@ export interface StepAnswer {
   recoverability?: Recoverability;
   evaluation?: Evaluation;
   advisor?: AdvisorReport;
+  /** --membership: the aggregates (per-candidate verdicts go only to the --emit-membership file, written by the worker). */
+  membership?: MembershipSummary;
+  membershipStep?: MembershipStepOutcome;
   /** Findings the step added (the reconstruction's). */
   findings: Finding[];
   /** The step's messages for stderr, in order. */
@@ -33,7 +44,7 @@ export interface StepAnswer {
 }
 
 export async function runStep(path: string, request: StepRequest, onProgress: (progress: ReconstructionProgress) => void): Promise<StepAnswer> {
-  const { maxFileBytes, adviseOn: current, ...options } = request;
+  const { maxFileBytes, adviseOn: current, membership, ...options } = request;
   const report = await lintFile(path, { keepForest: true, severities: options.severities, ...(maxFileBytes !== undefined ? { maxFileBytes } : {}) });
   const before = report.findings.length;
   const logs: string[] = [];
@@ -41,13 +52,29 @@ export async function runStep(path: string, request: StepRequest, onProgress: (p
     const advisor = report.forest ? await adviseOn(path, report.forest, current, undefined, { ...options, log: (message) => logs.push(message) }) : undefined;
     return { contentHash: report.contentHash, outcome: {}, ...(advisor ? { advisor } : {}), findings: [], logs };
   }
-  const outcome = await reconstructReport(report, { ...options, onProgress, log: (message) => logs.push(message) });
+  const forest = report.forest; // the reconstruction step drops it from the report; membership still needs it
+  const outcome = await reconstructReport(report, { ...options, ...(membership ? { keepResult: true } : {}), onProgress, log: (message) => logs.push(message) });
+  let scored: MembershipStepOutcome | undefined;
+  if (membership && forest) {
+    const result = outcome.result;
+    scored = await membershipStep(report, forest, {
+      file: membership.file,
+      ...(result ? { reconstruction: result.reconstruction, trainingRows: result.rows } : {}),
+      ...(membership.emitPath !== undefined ? { emitPath: membership.emitPath } : {}),
+      severities: options.severities,
+      log: (message) => logs.push(message),
+    });
+    // The rows are personal data and large: they cross back only when the caller asked for them.
+    if (!options.keepResult) delete outcome.result;
+  }
   return {
     contentHash: report.contentHash,
     outcome,
     ...(report.recoverability ? { recoverability: report.recoverability } : {}),
     ...(report.evaluation ? { evaluation: report.evaluation } : {}),
     ...(report.advisor ? { advisor: report.advisor } : {}),
+    ...(report.membership ? { membership: report.membership } : {}),
+    ...(scored ? { membershipStep: scored } : {}),
     findings: report.findings.slice(before),
     logs,
   };

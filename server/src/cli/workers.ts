@@ -16,6 +16,7 @@ import { workerScript } from '../jobs/worker-scripts';
 import type { JobUpdate, ReconstructionRequest } from '../jobs/reconstruction-job';
 import type { StepAnswer, StepRequest } from './step';
 import type { ReconstructionStepOutcome } from './reconstruction';
+import type { MembershipStepOutcome } from './membership';
 
 export interface CliWorkerOptions {
   /** Ceiling of each worker process, in MiB (--max-memory-mb). */
@@ -68,7 +69,7 @@ export class CliWorkers {
    * fast findings and sets recoverability `failed` with the reason; an advisor's fault leaves the
    * report without advice (stderr says why).
    */
-  async reconstruct(report: FileReport, request: StepRequest, hooks: { onProgress?: (p: ReconstructionProgress) => void; log: (message: string) => void }): Promise<ReconstructionStepOutcome> {
+  async reconstruct(report: FileReport, request: StepRequest, hooks: { onProgress?: (p: ReconstructionProgress) => void; log: (message: string) => void }): Promise<ReconstructionStepOutcome & { membership?: MembershipStepOutcome }> {
     const advise = request.advise === true && request.budgetMs > 0;
     const answer = await this.step(report, { ...request, advise: false, keepResult: advise }, hooks.onProgress);
     if (!answer) return {};
@@ -76,6 +77,7 @@ export class CliWorkers {
     if (answer.contentHash !== report.contentHash) hooks.log(`${report.path}: the file changed between reading and reconstructing it; the reconstruction is of the newer bytes`);
     if (answer.recoverability) report.recoverability = answer.recoverability;
     if (answer.evaluation) report.evaluation = answer.evaluation;
+    if (answer.membership) report.membership = answer.membership;
     report.findings.push(...answer.findings);
     const { result, ...outcome } = answer.outcome;
     // --advise: a job of its own, on the result just found; if its worker fails, the reconstruction stands.
@@ -84,7 +86,7 @@ export class CliWorkers {
       for (const message of advice?.logs ?? []) hooks.log(message);
       if (advice?.advisor) report.advisor = advice.advisor;
     }
-    return outcome;
+    return { ...outcome, ...(answer.membershipStep ? { membership: answer.membershipStep } : {}) };
   }
 
   /**

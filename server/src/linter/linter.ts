@@ -2,6 +2,7 @@
  * One file in, findings out: read -> complete the IR -> fast analyses -> rules.
  * Knows nothing of LSP or the command line; the server and the CLI both call it.
  */
+import type { MembershipSummary } from '../membership/summary';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { readModel } from '../formats';
@@ -65,6 +66,8 @@ export interface FileReport {
   evaluation?: Evaluation;
   /** What-if simulations of the remedies (CLI `--advise`; server/src/advisor/). */
   advisor?: AdvisorReport;
+  /** Membership of the candidates of `--membership` (aggregates only; server/src/membership/). */
+  membership?: MembershipSummary;
   /** The completed IR, for analyses that run after the fast findings; not serialised. */
   forest?: Forest;
   /**

@@ -115,6 +115,7 @@ export function buildReport(input: ReportInput): PrivacyReport {
     timeline: input.timeline ?? [],
     ...(input.advisor ? { advisor: input.advisor } : !input.advisorPending ? {} : { advisorPending: input.advisorPending }),
     ...(file.evaluation ? { evaluation: file.evaluation } : {}),
+    ...(file.membership ? { membership: file.membership } : {}),
     // The tightness of proven boxes, only beside a certified claim: an unproven box says nothing.
     ...(recoverability?.boxes && headline.claim === 'certified' ? { boxes: recoverability.boxes } : {}),
     scripts: input.scripts ?? [],

@@ -22,6 +22,7 @@ export function toJsonReport(files: FileReport[]): object {
       ...(file.recoverability ? { recoverability: file.recoverability } : {}),
       ...(file.evaluation ? { evaluation: file.evaluation } : {}),
       ...(file.advisor ? { advisor: file.advisor } : {}),
+      ...(file.membership ? { membership: file.membership } : {}),
     })),
   };
 }

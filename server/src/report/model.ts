@@ -14,6 +14,7 @@ import type { ModelSummary } from '../linter/model-summary';
 import type { RuleId, Severity } from '../rules/catalog';
 import type { ReconstructionMethod, ReconstructionStatus } from '../attacks/reconstruction/types';
 import type { Evaluation } from '../evaluate/evaluation';
+import type { MembershipSummary } from '../membership/summary';
 import type { RecoverableBoxes } from '../recoverability/summary';
 
 export const REPORT_SCHEMA_VERSION = 1;
@@ -52,6 +53,8 @@ export interface PrivacyReport {
   advisorPending?: 'queued' | 'running';
   /** The reconstruction scored against the true training data (CLI `--training-data`). */
   evaluation?: Evaluation;
+  /** Membership of the candidates (CLI `--membership`): counts per verdict and the score histogram, never the rows. */
+  membership?: MembershipSummary;
   /**
    * Numeric forests whose rows are certified as boxes (`row-boxes`): how tight the boxes are
    * (pinned rows, median relative width, per numeric feature). Absent for every other method and

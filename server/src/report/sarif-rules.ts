@@ -56,6 +56,8 @@ export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   // certified, proven to be real rows. The result's level (error/warning/note) follows how many are
   // proven; estimates come out as notes.
   'reconstructable-training-set': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'reconstruction'], precision: 'very-high', securitySeverity: '7.5' },
+  // 5.3 as singleton-leaf: a person's presence in (or absence from) the data is proven from the model alone.
+  'membership-exposure': { tags: [...PRIVACY, 'external/cwe/cwe-359', 'membership-inference'], precision: 'very-high', securitySeverity: '5.3' },
   // Training-script rules (the editor's script analysis; the CLI does not read scripts yet). They
   // flag the line that WILL produce a leaking model, so they rank a step below the model's own
   // findings: AV:N/AC:H/PR:N/UI:R/S:U/C:H/I:N/A:N = 5.3 for the settings that let the whole training

@@ -5,6 +5,7 @@ import { percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
 import { advisorLines } from '../advisor/text';
+import { membershipLines } from '../membership/summary';
 
 /** `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line. */
 export function recoverabilityLine(r: Recoverability): string {
@@ -60,6 +61,7 @@ export function writeText(files: FileReport[]): string {
     }
     if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation)}`);
     if (file.advisor) lines.push(...advisorLines(file.advisor).map((line) => `  ${line}`));
+    if (file.membership) lines.push(...membershipLines(file.membership).map((line) => `  ${line}`));
     lines.push('');
   }
   const counts = countBySeverity(files);

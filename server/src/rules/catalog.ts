@@ -82,6 +82,11 @@ export const RULES = {
     defaultSeverity: 'warning',
     title: 'Training rows can be rebuilt from the model, and how many of them are proven',
   },
+  'membership-exposure': {
+    id: 'membership-exposure',
+    defaultSeverity: 'warning',
+    title: 'The model proves that candidates were, or were not, in its training data (CLI --membership)',
+  },
   // Training-script rules (server/src/scripts/): what a script does that makes its saved model leak.
   'script-no-bootstrap': {
     id: 'script-no-bootstrap',

@@ -16,6 +16,7 @@
  * - `standalone`: scripts and styles are inlined (one file to share or archive). Values are only
  *   in the file when given (`revealed`, CLI `--report-values`), and still hidden until a click.
  */
+import { membershipSection } from './membership';
 import type { PrivacyReport, RevealedRows } from '../model';
 import { checkNonce, escapeHtml as h, inlineScriptSource, inlineStyleSource, jsonForScript } from './escape';
 import * as section from './sections';
@@ -66,6 +67,7 @@ export function renderReportHtml(report: PrivacyReport, options: RenderOptions):
     ['advisor', 'What if', section.advisor(report)],
     ['progress', 'Progress', section.progress(report)],
     ['evaluation', 'Evaluation', section.evaluation(report)],
+    ['membership', 'Membership', membershipSection(report)],
     ['scripts', 'Training scripts', section.scripts(report, options.mode)],
     ['notes', 'Notes', section.notes(report)],
   ];

@@ -1,0 +1,90 @@
+/**
+ * The command line's membership step (`--membership FILE.csv --label COLUMN`, issue 14), run for
+ * each model after its reconstruction (whose certified rows can prove membership): lines the
+ * candidates up with the model, scores them (membership/engine.ts), runs the paper's attack beside
+ * it when the truth is given (`--members-column`), fills `report.membership` (aggregates only) and
+ * writes the per-candidate scores and verdicts to `--emit-membership` (personal data: only there).
+ */
+import { promises as fs } from 'node:fs';
+import type { FileReport } from '../linter/linter';
+import type { Forest } from '../forest/schema';
+import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import { alignCandidates, type CandidateFile } from '../membership/candidates';
+import { assessMembership } from '../membership/engine';
+import { runBaseline, splitKnown } from '../membership/baseline';
+import { emptyCounts, summarizeMembership } from '../membership/summary';
+import { leavesOf } from '../membership/leaves';
+import { csvLine } from '../util/csv';
+import type { RuleId, Severity } from '../rules/catalog';
+import type { Finding } from '../rules/types';
+import { lead } from '../rules/message';
+import type { MembershipSummary } from '../membership/summary';
+
+export interface MembershipStepOptions {
+  file: CandidateFile;
+  /** Rows of this model's reconstruction, if it ran, and the training rows N it states. */
+  reconstruction?: readonly ReconstructedRow[];
+  trainingRows?: number | null;
+  emitPath?: string;
+  /** --severity overrides (the finding's level, or off). */
+  severities?: Partial<Record<RuleId, Severity>>;
+  log: (message: string) => void;
+}
+
+export interface MembershipStepOutcome {
+  fits: boolean;
+  writeFailed?: boolean;
+}
+
+export async function membershipStep(report: FileReport, forest: Forest, options: MembershipStepOptions): Promise<MembershipStepOutcome> {
+  const { file } = options;
+  const aligned = alignCandidates(file, forest);
+  if (!aligned.ok) {
+    report.membership = {
+      candidates: file.data.path,
+      rows: file.data.rows.length,
+      labelColumn: file.data.labelColumn,
+      matchedBy: null,
+      basis: null,
+      threshold: null,
+      verdicts: emptyCounts(),
+      histogram: [],
+      seconds: 0,
+      problem: aligned.problem,
+    };
+    options.log(`${report.path}: --membership does not fit this model: ${aligned.problem}`);
+    return { fits: false };
+  }
+  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows });
+  let truth;
+  if (file.members) {
+    const split = splitKnown(file.members);
+    // Cell keys, to tell a wrong proven member from a non-member the model cannot tell from a member.
+    const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
+    truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
+  }
+  report.membership = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
+  const finding = exposureFinding(report.membership, options.severities?.['membership-exposure']);
+  if (finding && !report.disabledRules?.includes('membership-exposure')) report.findings.push(finding);
+  if (!options.emitPath) return { fits: true };
+  const lines = [csvLine(['row', 'score', 'verdict']), ...result.candidates.map((c, i) => csvLine([String(i + 1), Number.isNaN(c.score) ? '' : String(c.score), c.verdict]))];
+  try {
+    await fs.writeFile(options.emitPath, lines.join(''));
+  } catch (error) {
+    options.log(`${report.path}: cannot write ${options.emitPath} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+    return { fits: true, writeFailed: true };
+  }
+  options.log(`${report.path}: membership of ${result.candidates.length} candidates written to ${options.emitPath}`);
+  return { fits: true };
+}
+
+/** `membership-exposure`: how many candidates the model proves in or out; none when it proves nothing. */
+export function exposureFinding(m: MembershipSummary, severity: Severity | undefined): Finding | undefined {
+  const { member, nonMember } = m.verdicts;
+  if (member + nonMember === 0 || severity === 'off') return undefined;
+  const summary = member > 0 ? `${member} of ${m.rows} candidates are proven members of the training data.` : `${nonMember} of ${m.rows} candidates are proven absent from the training data.`;
+  const detail =
+    `From ${m.candidates}, the model alone proves ${member} candidate${member === 1 ? '' : 's'} a member (a training row with the label lies in the candidate's cell: the same leaf in every tree) ` +
+    `and ${nonMember} a non-member (${m.basis}). Scores and verdicts per person: --emit-membership.`;
+  return { rule: 'membership-exposure', severity: severity ?? 'warning', message: lead(summary, detail), location: {}, data: { candidates: m.rows, member, nonMember, basis: m.basis } };
+}

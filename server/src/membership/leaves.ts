@@ -1,0 +1,77 @@
+/**
+ * Where a candidate row lands in each tree, and the region (box) of a leaf. Values are cast to
+ * float32 first because both scikit-learn (`X` is converted to float32 before `apply`) and XGBoost
+ * compare float32 features against the stored thresholds; a float64 value just above a threshold
+ * can round onto it.
+ */
+import type { Forest, Tree } from '../forest/schema';
+import { LEAF } from '../forest/schema';
+
+export type SplitRule = Forest['splitRule'];
+
+/** Whether `value` (already float32) goes left at a node with this threshold. */
+export function goesLeft(value: number, threshold: number, rule: SplitRule): boolean {
+  return rule === 'less' ? value < threshold : value <= threshold;
+}
+
+/** The leaf (node id) a row reaches in one tree. */
+export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): number {
+  let node = 0;
+  while (tree.left[node] !== LEAF) {
+    const v = Math.fround(values[tree.feature[node]]);
+    node = goesLeft(v, tree.threshold[node], rule) ? tree.left[node] : tree.right[node];
+  }
+  return node;
+}
+
+/** The leaf per tree, in tree order. */
+export function leavesOf(forest: Forest, values: readonly number[]): Int32Array {
+  const leaves = new Int32Array(forest.trees.length);
+  for (let t = 0; t < forest.trees.length; t++) leaves[t] = leafOf(forest.trees[t], values, forest.splitRule);
+  return leaves;
+}
+
+/**
+ * An axis-aligned box, one open-or-closed interval per feature, as bounds on the thresholds:
+ * `lower[f] < x <= upper[f]` for scikit-learn's rule (`lower <= x < upper` for XGBoost's).
+ * Treated as real intervals: a box is taken as non-empty whenever lower < upper, even if no float32
+ * value lies inside; that only ever makes a proof fail, never makes one wrong.
+ */
+export interface Box {
+  lower: Float64Array;
+  upper: Float64Array;
+}
+
+export function fullBox(features: number): Box {
+  return { lower: new Float64Array(features).fill(-Infinity), upper: new Float64Array(features).fill(Infinity) };
+}
+
+export function copyBox(box: Box): Box {
+  return { lower: box.lower.slice(), upper: box.upper.slice() };
+}
+
+/** The box of the leaf a row reaches (the path's conditions merged). */
+export function leafBox(tree: Tree, values: readonly number[], rule: SplitRule, features: number): Box {
+  const box = fullBox(features);
+  let node = 0;
+  while (tree.left[node] !== LEAF) {
+    const f = tree.feature[node];
+    const threshold = tree.threshold[node];
+    if (goesLeft(Math.fround(values[f]), threshold, rule)) {
+      box.upper[f] = Math.min(box.upper[f], threshold);
+      node = tree.left[node];
+    } else {
+      box.lower[f] = Math.max(box.lower[f], threshold);
+      node = tree.right[node];
+    }
+  }
+  return box;
+}
+
+/** Whether `inner` lies inside `outer` on every feature. */
+export function boxInside(inner: Box, outer: Box): boolean {
+  for (let f = 0; f < inner.lower.length; f++) {
+    if (inner.lower[f] < outer.lower[f] || inner.upper[f] > outer.upper[f]) return false;
+  }
+  return true;
+}

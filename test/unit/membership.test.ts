@@ -1,0 +1,231 @@
+/**
+ * Membership engine (issue 14) on real scikit-learn forests (test/fixtures/membership, written by
+ * generate.py: members = a seeded sample, candidates = those members and as many non-members):
+ *  - every proven verdict agrees with the truth at the model's resolution (`cell_member`, computed
+ *    by scikit-learn's own `apply`), and a proven non-member is never a training row;
+ *  - the proofs reach the counts measured when the fixtures were made (floors: a weaker proof fails);
+ *  - without usable seeds a bootstrap forest proves no non-member; DP forests prove nothing and
+ *    their scores stay inside what the noise allows; boosted models say what they are scored on;
+ *  - the metrics' arithmetic on a case checked by hand.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import type { Forest } from '../../server/src/forest/schema';
+import { lintFile } from '../../server/src/linter/linter';
+import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
+import { assessMembership } from '../../server/src/membership/engine';
+import { auc, membershipMetrics, tprAtFpr } from '../../server/src/membership/metrics';
+import type { Candidate, MembershipVerdict } from '../../server/src/membership/types';
+import { FIXTURES } from '../support/paths';
+
+const DIR = join(FIXTURES, 'membership');
+interface Entry { name: string; model: string; candidates: string; bootstrap: boolean; members: number }
+const manifest: Entry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
+
+/** Proven verdicts measured when the fixtures were made (floors). */
+const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
+  compas_rows_t10: { member: 27, nonMember: 50 },
+  pima_rows_t10: { member: 0, nonMember: 79 },
+  pima_extra_t10: { member: 0, nonMember: 66 },
+  compas_boot_t10: { member: 0, nonMember: 21 },
+  pima_boot_t10: { member: 0, nonMember: 15 },
+};
+
+async function readForest(path: string): Promise<Forest> {
+  const report = await lintFile(path, { keepForest: true });
+  assert.ok(report.forest, `${path}: ${report.findings.map((f) => f.message).join('; ')}`);
+  return report.forest;
+}
+
+async function load(entry: Entry): Promise<{ forest: Forest; candidates: Candidate[]; member: boolean[]; cell: boolean[] }> {
+  const forest = await readForest(join(DIR, entry.model));
+  const path = join(DIR, entry.candidates);
+  const file = await readCandidates(path, 'label', 'member');
+  // cell_member is truth too: set it aside like the members column.
+  const cellColumn = file.data.header.indexOf('cell_member');
+  const cell = file.data.rows.map((row) => row[cellColumn] === '1');
+  const drop = (row: string[]) => row.filter((_, i) => i !== cellColumn);
+  const aligned = alignCandidates({ ...file, data: { ...file.data, header: drop(file.data.header), rows: file.data.rows.map(drop) } }, forest);
+  assert.ok(aligned.ok, aligned.ok ? '' : aligned.problem);
+  return { forest, candidates: aligned.candidates, member: file.members!, cell };
+}
+
+function tally(verdicts: readonly MembershipVerdict[]): Record<string, number> {
+  const counts: Record<string, number> = {};
+  for (const v of verdicts) counts[v] = (counts[v] ?? 0) + 1;
+  return counts;
+}
+
+describe('membership: proven verdicts on scikit-learn fixtures', () => {
+  for (const entry of manifest) {
+    it(`${entry.name}: every proven verdict is true, and the proofs reach their floor`, async () => {
+      const { forest, candidates, member, cell } = await load(entry);
+      const result = assessMembership(forest, candidates);
+      assert.equal(result.basis, entry.bootstrap ? 'replayed-bootstrap' : 'row-counts');
+      assert.equal(result.candidates.length, candidates.length);
+      result.candidates.forEach(({ verdict, score }, i) => {
+        assert.ok(score >= 0 && score <= 1, `score ${score}`);
+        if (verdict === 'member') assert.ok(cell[i], `candidate ${i + 1}: proven member, but no training row with its label shares its cell`);
+        if (verdict === 'non-member') {
+          assert.ok(!cell[i], `candidate ${i + 1}: proven non-member, but a training row with its label shares its cell`);
+          assert.ok(!member[i], `candidate ${i + 1}: proven non-member is a training row`);
+        }
+      });
+      const counts = tally(result.candidates.map((c) => c.verdict));
+      const floor = PROVEN_AT_LEAST[entry.name];
+      assert.ok((counts.member ?? 0) >= floor.member, `${counts.member ?? 0} proven members, measured ${floor.member}`);
+      assert.ok((counts['non-member'] ?? 0) >= floor.nonMember, `${counts['non-member'] ?? 0} proven non-members, measured ${floor.nonMember}`);
+      // Members are never excluded, so they all sit on the likely/proven member side or at least score above every proven non-member.
+      const minMember = Math.min(...result.candidates.filter((_, i) => member[i]).map((c) => c.score));
+      assert.ok(minMember > 0, 'a member scored 0');
+    });
+  }
+
+  it('a bootstrap forest whose seeds are gone proves no non-member, and says why', async () => {
+    const entry = manifest.find((e) => e.name === 'compas_boot_t10')!;
+    const { forest, candidates, member, cell } = await load(entry);
+    const seedless: Forest = { ...forest, trees: forest.trees.map((t) => ({ ...t, training: {} })) };
+    const result = assessMembership(seedless, candidates);
+    assert.equal(result.basis, 'bootstrap-draws');
+    assert.match(result.reason ?? '', /seeds/);
+    assert.equal(result.candidates.filter((c) => c.verdict === 'non-member').length, 0);
+    // Proven members need a whole leaf inside the cell; whatever is proven is still true.
+    result.candidates.forEach((c, i) => {
+      if (c.verdict === 'member') assert.ok(cell[i], `candidate ${i + 1}: proven member without a training row in its cell`);
+    });
+    const metrics = membershipMetrics(result.candidates.map((c) => c.score), result.candidates.map((c) => c.verdict), member);
+    assert.ok(metrics.auc! > 0.5, `AUC ${metrics.auc}`);
+  });
+
+  it('trees whose root counts differ were not grown on the same rows: no proofs from zero counts', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates } = await load(entry);
+    const trees = forest.trees.map((tree, t) => (t === 1 ? { ...tree, classWeights: tree.classWeights.map((w, i) => (i === 0 ? w + 1 : w)) } : tree));
+    const result = assessMembership({ ...forest, trees }, candidates);
+    assert.equal(result.basis, 'bootstrap-draws');
+    assert.match(result.reason ?? '', /root counts differ/);
+    assert.equal(result.candidates.filter((c) => c.verdict === 'non-member').length, 0);
+  });
+
+  it('a label the model never saw is a proven non-member', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates } = await load(entry);
+    const result = assessMembership(forest, [{ values: candidates[0].values, label: 7 }]);
+    assert.deepEqual(result.candidates[0], { score: 0, verdict: 'non-member' });
+  });
+
+  it('certified reconstruction rows prove membership only for candidates whose cell holds their box', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates, member } = await load(entry);
+    const i = member.indexOf(true);
+    const j = member.indexOf(false);
+    const row = { values: [...candidates[i].values], label: candidates[i].label, certified: true };
+    const result = assessMembership(forest, [candidates[i], candidates[j]], { certifiedRows: [row] });
+    assert.equal(result.candidates[0].verdict, 'member');
+    assert.notEqual(result.candidates[1].verdict, 'member');
+    // The same row with a wider box (one feature undetermined) proves nothing.
+    const vague = { ...row, values: row.values.map((v, f) => (f === forest.trees[0].feature[0] ? null : v)) };
+    assert.notEqual(assessMembership(forest, [candidates[i]], { certifiedRows: [vague] }).candidates[0].verdict, 'member');
+    // A row with intervals is proven only by them: a null interval is unconstrained, the value beside it an estimate.
+    const estimateOnly = { ...row, intervals: row.values.map(() => null) };
+    assert.notEqual(assessMembership(forest, [candidates[i]], { certifiedRows: [estimateOnly] }).candidates[0].verdict, 'member');
+  });
+
+  it('a complete certificate (every training row certified) proves non-members outside every box, and only then', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_rows_t10')!;
+    const { forest, candidates, member, cell } = await load(entry);
+    const members = candidates.filter((_, i) => member[i]);
+    // The true rows as certified points (rows without intervals are proven at their values).
+    const rows = members.map((c) => ({ values: [...c.values], label: c.label, certified: true }));
+    const complete = assessMembership(forest, candidates, { certifiedRows: rows, trainingRows: rows.length });
+    complete.candidates.forEach((c, i) => {
+      // Members: their own point lies in their cell. Non-members: proven exactly when no member of their label shares the cell.
+      if (member[i]) assert.equal(c.verdict, 'member', `member ${i + 1}`);
+      else assert.equal(c.verdict === 'non-member', !cell[i], `non-member ${i + 1}: ${c.verdict}`);
+    });
+    // One row short of N: nothing more is proven than without the rows.
+    const partial = assessMembership(forest, candidates, { certifiedRows: rows.slice(1), trainingRows: rows.length });
+    const plain = assessMembership(forest, candidates);
+    assert.equal(partial.candidates.filter((c) => c.verdict === 'non-member').length, plain.candidates.filter((c) => c.verdict === 'non-member').length);
+  });
+});
+
+describe('membership: DP and boosted models', () => {
+  for (const name of ['dp_compas_t10_d5_e1_s0', 'dp_compas_t10_d5_e30_s0']) {
+    it(`${name}: no proven verdict; scores bounded by the noise`, async () => {
+      const forest = await readForest(join(FIXTURES, 'dp', `${name}.forest.json`));
+      const file = await readCandidates(join(FIXTURES, 'dp', 'compas_s0_n100.train.csv'), 'recidivate-within-two-years:1');
+      const aligned = alignCandidates(file, forest);
+      assert.ok(aligned.ok);
+      const result = assessMembership(forest, aligned.candidates);
+      assert.equal(result.basis, 'dp-noise');
+      const eps = forest.privacy!.epsilon;
+      // Per tree the log-likelihood ratio is at most epsLeaf + log 2.
+      const bound = eps + forest.trees.length * Math.LN2;
+      for (const c of result.candidates) {
+        assert.ok(c.verdict === 'likely-member' || c.verdict === 'likely-non-member', c.verdict);
+        const llr = Math.log(c.score / (1 - c.score));
+        assert.ok(Math.abs(llr) <= bound + 1e-9, `LLR ${llr} beyond ${bound}`);
+      }
+    });
+  }
+
+  it('DP scores separate members from non-members, more so at a larger epsilon', async () => {
+    // Members: the 100 rows dp_compas_*_s0 was trained on; non-members: rows of another COMPAS sample not among them.
+    const members = await readCandidates(join(FIXTURES, 'dp', 'compas_s0_n100.train.csv'), 'recidivate-within-two-years:1');
+    const other = await readCandidates(join(FIXTURES, 'dp', 'compas_s1_n40.train.csv'), 'recidivate-within-two-years:1');
+    const seen = new Set(members.data.rows.map((r) => r.join(',')));
+    const outside = { data: { ...other.data, rows: other.data.rows.filter((r) => !seen.has(r.join(','))) } };
+    assert.ok(outside.data.rows.length >= 10);
+    const aucAt = async (eps: number) => {
+      const forest = await readForest(join(FIXTURES, 'dp', `dp_compas_t10_d5_e${eps}_s0.forest.json`));
+      const m = alignCandidates(members, forest);
+      const o = alignCandidates(outside, forest);
+      assert.ok(m.ok && o.ok);
+      const result = assessMembership(forest, [...m.candidates, ...o.candidates]);
+      return auc(result.candidates.map((c) => c.score), [...m.candidates.map(() => true), ...o.candidates.map(() => false)])!;
+    };
+    const [weak, strong] = [await aucAt(1), await aucAt(30)];
+    assert.ok(strong > 0.6, `AUC ${strong} at epsilon 30`);
+    assert.ok(strong > weak, `AUC ${strong} at epsilon 30, ${weak} at 1`);
+  });
+
+  it('XGBoost binary:logistic: scored on the first tree, nothing proven, the reason stated', async () => {
+    const forest = await readForest(join(FIXTURES, 'xgboost', 'bin_pima.json'));
+    const file = await readCandidates(join(FIXTURES, 'xgboost', 'bin_pima.train.csv'), 'label');
+    const aligned = alignCandidates(file, forest);
+    assert.ok(aligned.ok, aligned.ok ? '' : aligned.problem);
+    const result = assessMembership(forest, aligned.candidates);
+    assert.equal(result.basis, 'boosted-first-tree');
+    assert.match(result.reason ?? '', /first tree/);
+    // Training rows land in leaves whose probed count of their label is at least 1.
+    for (const c of result.candidates) {
+      assert.ok(c.verdict !== 'member' && c.verdict !== 'non-member');
+      assert.ok(c.score > 0, 'a training row in a leaf the probe says holds none of its label');
+    }
+  });
+});
+
+describe('membership metrics', () => {
+  it('AUC, TPR at 1% FPR and accuracy on a hand-checked case', () => {
+    const scores = [0.9, 0.8, 0.8, 0.1];
+    const truth = [true, false, true, false];
+    // Pairs (member, non-member): 0.9>0.8, 0.9>0.1, 0.8=0.8 (half), 0.8>0.1: 3.5 of 4.
+    assert.equal(auc(scores, truth), 0.875);
+    // The top score flags one member and no non-member; the tie at 0.8 flags a non-member (50% FPR).
+    assert.equal(tprAtFpr(scores, truth), 0.5);
+    const m = membershipMetrics(scores, ['member', 'likely-member', 'likely-non-member', 'non-member'], truth);
+    // Right: 0 (member, yes), 3 (non-member, no); wrong: 1 and 2.
+    assert.equal(m.accuracy, 0.5);
+    assert.equal(m.provenWrong, 0);
+    // A proven member on a non-member counts as wrong unless a member shares its cell key.
+    assert.equal(membershipMetrics([1, 1], ['member', 'member'], [true, false]).provenWrong, 1);
+    const twin = membershipMetrics([1, 1], ['member', 'member'], [true, false], ['a', 'a']);
+    assert.deepEqual([twin.provenWrong, twin.twins], [0, 1]);
+    assert.equal(m.members, 2);
+    assert.equal(auc([1, 1], [true, false]), 0.5);
+    assert.equal(auc([1, 0], [true, true]), null);
+  });
+});
