@@ -21,6 +21,9 @@ import { Candidates, place, type BoxForest } from './box-forest';
 import { splitOff, type RowGroup } from './row-groups';
 import { solveTransport } from './transport';
 
+/** treeStep's answer when the stop signal cut it (what it proved before stays proven). */
+const STOPPED = Symbol('stopped');
+
 export interface PropagationResult {
   ok: boolean;
   /** Why the counts contradict each other (ok false). */
@@ -44,6 +47,7 @@ export async function propagateGroups(forest: BoxForest, groups: RowGroup[], sto
     for (let t = 0; t < trees; t++) {
       for (let c = 0; c < classes; c++) {
         const step = treeStep(t, c);
+        if (step === STOPPED) return { ok: true, complete: false, rounds };
         if (typeof step === 'string') return { ok: false, contradiction: step, complete: false, rounds };
         if (step) changed = true;
         if (Date.now() - lastYield > 25) {
@@ -58,8 +62,8 @@ export async function propagateGroups(forest: BoxForest, groups: RowGroup[], sto
     if (stopped()) return { ok: true, complete: false, rounds };
   }
 
-  /** One tree and class: true when something changed, a string on a contradiction. */
-  function treeStep(t: number, c: number): boolean | string {
+  /** One tree and class: true when something changed, a string on a contradiction, STOPPED when the stop signal cut it. */
+  function treeStep(t: number, c: number): boolean | string | typeof STOPPED {
     const tree = forest.trees[t];
     const open = forest.open[t];
     const slot = leafSlot[t];
@@ -88,7 +92,8 @@ export async function propagateGroups(forest: BoxForest, groups: RowGroup[], sto
         }
       });
       const demand = Int32Array.from(leaves, (n) => open[n * classes + c]);
-      const solved = solveTransport({ supply, demand, edgeGroup: Int32Array.from(edgeGroup), edgeLeaf: Int32Array.from(edgeLeaf) });
+      const solved = solveTransport({ supply, demand, edgeGroup: Int32Array.from(edgeGroup), edgeLeaf: Int32Array.from(edgeLeaf), stopped });
+      if (!solved.ok && 'stopped' in solved) return STOPPED;
       if (!solved.ok) return `tree ${t}: ${solved.shortfall} row(s) of class ${c} fit no leaf with room (the counts contradict the boxes)`;
       let changed = false;
       // Per group, its edges are contiguous in edge order.

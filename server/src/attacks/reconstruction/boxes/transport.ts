@@ -18,11 +18,18 @@ export interface TransportInput {
   /** Edges as (group, leaf) pairs. */
   edgeGroup: Int32Array;
   edgeLeaf: Int32Array;
+  /**
+   * The run's stop signal (deadline or cancel), polled inside the max-flow and the per-edge tests,
+   * which grow with rows x leaves: at 30,000 rows one tree's problem can take minutes.
+   */
+  stopped?: () => boolean;
 }
 
 export type TransportResult =
   | { ok: true; flow: Int32Array; fixed: Uint8Array }
-  | { ok: false; shortfall: number };
+  | { ok: false; shortfall: number }
+  /** The stop signal came before the flow was complete: nothing is known. */
+  | { ok: false; stopped: true };
 
 export function solveTransport(input: TransportInput): TransportResult {
   const G = input.supply.length;
@@ -54,7 +61,9 @@ export function solveTransport(input: TransportInput): TransportResult {
     edgeArc[e] = m;
     add(1 + g, 1 + G + input.edgeLeaf[e], Math.min(input.supply[g], input.demand[input.edgeLeaf[e]]));
   }
-  const flowed = dinic(nodes, head, next, to, cap, source, sink);
+  const stopped = input.stopped ?? (() => false);
+  const flowed = dinic(nodes, head, next, to, cap, source, sink, stopped);
+  if (flowed === STOPPED) return { ok: false, stopped: true };
   if (flowed < total) return { ok: false, shortfall: total - flowed };
 
   // Residual graph between groups and leaves only (source and sink arcs are saturated both ways).
@@ -64,6 +73,8 @@ export function solveTransport(input: TransportInput): TransportResult {
   const fixed = new Uint8Array(E);
   const inner = (node: number) => node !== source && node !== sink;
   for (let e = 0; e < E; e++) {
+    // Stopped: the edges not yet tested stay unfixed, which claims nothing (sound, only weaker).
+    if ((e & 63) === 0 && stopped()) break;
     const g = 1 + input.edgeGroup[e];
     const l = 1 + G + input.edgeLeaf[e];
     if (component[g] !== component[l]) {
@@ -102,7 +113,11 @@ function reaches(nodes: number, head: Int32Array, next: Int32Array, to: Int32Arr
   return false;
 }
 
-function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, s: number, t: number): number {
+/** What dinic() returns when the stop signal ended it. */
+const STOPPED = -1;
+
+function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array, cap: Int32Array, s: number, t: number, stopped: () => boolean): number {
+  let paths = 0;
   const level = new Int32Array(nodes);
   const it = new Int32Array(nodes);
   const queue = new Int32Array(nodes);
@@ -111,6 +126,7 @@ function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array
   const stackNode = new Int32Array(nodes);
   const stackArc = new Int32Array(nodes);
   for (;;) {
+    if (stopped()) return STOPPED;
     level.fill(-1);
     level[s] = 0;
     let qh = 0;
@@ -155,6 +171,7 @@ function dinic(nodes: number, head: Int32Array, next: Int32Array, to: Int32Array
         }
       }
       if (!found) break;
+      if ((++paths & 1023) === 0 && stopped()) return STOPPED;
       let push = 0x7fffffff;
       for (let d = 0; d < depth; d++) push = Math.min(push, cap[stackArc[d]]);
       for (let d = 0; d < depth; d++) {
