@@ -61,12 +61,8 @@ export const TreeSchema = z
     if (problem) ctx.addIssue({ code: z.ZodIssueCode.custom, message: problem });
   });
 
-/**
- * The structural invariants every analysis relies on (equal column lengths, children after their
- * parent so walks terminate, both children or none). Cheap enough to run on every tree a native
- * reader builds, which the full zod parse of millions of numbers would not be.
- */
-export function treeShapeProblem(tree: {
+/** A tree's columns as the checks read them (plain or typed arrays; forest/validate.ts adds its own). */
+export interface TreeColumns {
   left: ArrayLike<number>;
   right: ArrayLike<number>;
   feature: ArrayLike<number>;
@@ -76,7 +72,14 @@ export function treeShapeProblem(tree: {
   targetMean?: ArrayLike<number>;
   defaultLeft?: ArrayLike<boolean>;
   boosting?: Parameters<typeof boostedTreeProblem>[0];
-}): string | undefined {
+}
+
+/**
+ * The structural invariants every analysis relies on (equal column lengths, children after their
+ * parent so walks terminate, both children or none). Cheap enough to run on every tree a native
+ * reader builds, which the full zod parse of millions of numbers would not be.
+ */
+export function treeShapeProblem(tree: TreeColumns): string | undefined {
   const n = tree.left.length;
   if (n === 0) return 'a tree needs at least one node';
   for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'defaultLeft'] as const) {

@@ -25,7 +25,7 @@
  *    gain and baseWeight (not additive).
  *  - depth: at most MAX_TREE_DEPTH levels (reason too-large, not corrupt: see below).
  */
-import { LEAF, treeShapeProblem } from './schema';
+import { LEAF, treeShapeProblem, type TreeColumns } from './schema';
 
 /** Relative slack on summed class weights: sums of doubles in different orders differ by ~1e-12. */
 export const COUNT_TOLERANCE = 1e-6;
@@ -33,16 +33,8 @@ export const COUNT_TOLERANCE = 1e-6;
 export const COVER_TOLERANCE = 1e-4;
 
 /** The columns the validator reads; plain or typed arrays. */
-export interface CheckedTree {
-  left: ArrayLike<number>;
-  right: ArrayLike<number>;
-  feature: ArrayLike<number>;
-  threshold: ArrayLike<number>;
-  classWeights: ArrayLike<number>;
-  distinctRows?: ArrayLike<number>;
-  targetMean?: ArrayLike<number>;
-  defaultLeft?: ArrayLike<boolean>;
-  boosting?: { cover?: ArrayLike<number>; baseWeight?: ArrayLike<number>; leafValue: ArrayLike<number>; gain?: ArrayLike<number>; nodeId?: ArrayLike<number>; group: number };
+export interface CheckedTree extends Omit<TreeColumns, 'boosting'> {
+  boosting?: NonNullable<TreeColumns['boosting']> & { group: number };
 }
 
 export interface CheckedForest {

@@ -18,7 +18,7 @@ import { UNSET } from '../groups';
 import type { LeafTable } from '../leaves';
 import type { MergedCell } from '../merge';
 import type { CategoricalGroup } from '../types';
-import type { RowCandidates } from './row-candidates';
+import { drawnIn, type RowCandidates } from './row-candidates';
 
 /** Points of the table at most, and points x trees (its Int32 leaf table: 40 MB at this cap; about 3 s to fill on a loaded machine). */
 const MAX_POINTS = 1 << 16;
@@ -102,14 +102,7 @@ export function buildPointTable(forest: Forest, table: LeafTable, groups: readon
 
 /** Row `row`'s candidates from the table (`perTree[t][row]`: its multiplicity in tree t). */
 export function pointCandidates(points: PointTable, table: LeafTable, perTree: readonly Uint16Array[], row: number): RowCandidates {
-  const trees: number[] = [];
-  const draws: number[] = [];
-  perTree.forEach((multiplicity, t) => {
-    if (multiplicity[row] > 0) {
-      trees.push(t);
-      draws.push(multiplicity[row]);
-    }
-  });
+  const { trees, draws } = drawnIn(perTree, row);
   const { features, values, leafOf } = points;
   const T = points.trees;
   const intervals = table.axes.intervals;

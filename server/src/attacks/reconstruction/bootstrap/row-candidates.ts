@@ -34,14 +34,7 @@ export async function rowCandidates(
   groups: readonly CategoricalGroup[],
   stopped: () => boolean,
 ): Promise<{ ok: true; candidates: RowCandidates } | { ok: false; reason: string } | undefined> {
-  const trees: number[] = [];
-  const draws: number[] = [];
-  perTree.forEach((multiplicity, t) => {
-    if (multiplicity[row] > 0) {
-      trees.push(t);
-      draws.push(multiplicity[row]);
-    }
-  });
+  const { trees, draws } = drawnIn(perTree, row);
   const restricted: LeafTable = {
     features: table.features,
     classes: table.classes,
@@ -65,4 +58,17 @@ export async function rowCandidates(
     }
   }
   return { ok: true, candidates: { trees: Int32Array.from(trees), draws: Int32Array.from(draws), cells: mergeBySignature(enumerator.cells) } };
+}
+
+/** The trees that drew row `row` (`perTree[t][row]`: its multiplicity in tree t), and how often each did. */
+export function drawnIn(perTree: readonly Uint16Array[], row: number): { trees: number[]; draws: number[] } {
+  const trees: number[] = [];
+  const draws: number[] = [];
+  perTree.forEach((multiplicity, t) => {
+    if (multiplicity[row] > 0) {
+      trees.push(t);
+      draws.push(multiplicity[row]);
+    }
+  });
+  return { trees, draws };
 }
