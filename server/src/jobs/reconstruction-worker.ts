@@ -30,6 +30,7 @@ import {
 import { jobPort } from './job-port';
 import { runStep, type StepRequest } from '../cli/step';
 import { scoreMembership } from '../cli/membership';
+import { membershipTruth } from '../cli/advisor';
 import { readSidecarCandidates } from '../membership/sidecar';
 import { emptyCounts, type MembershipSummary } from '../membership/summary';
 import type { ReconstructionResult } from '../attacks/reconstruction/types';
@@ -151,9 +152,13 @@ function throttledPoster(id: number, timeline?: TimelineRecorder): (progress: Jo
 async function runAdvisor(path: string, contentHash: string, forest: Forest, options: ReconstructionRequest, post: (progress: JobProgress) => void): Promise<ReconstructionOutcome> {
   const extra = options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [];
   const declared = await declaredGroupsFor(path, forest, extra);
+  // The sidecar's candidates, when they say who was a member: each remedy's membership AUC.
+  const candidates = await readSidecarCandidates(path);
+  const membership = candidates.declared && 'file' in candidates ? membershipTruth(forest, candidates.file) : undefined;
   const advisor = await advise(forest, options.advise!.current, {
     budgetMs: options.budgetMs,
     groups: declared.groups,
+    ...(membership ? { membership } : {}),
     onProgress: ({ done, total, label, elapsedMs }) => post({ phase: 'advisor', done, total, label, elapsedMs }),
   });
   return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };
