@@ -31,7 +31,7 @@ const MODEL = `${NAME}.joblib`;
 const SETTINGS = { timeBudgetSeconds: 120 };
 
 /** A workspace with the model, its sidecar and, unless `missing`, data/holdout.csv (the fixture's candidates without `cell_member`, which is truth too). */
-async function serve(t: TestContext, missing = false) {
+async function serve(t: TestContext, missing = false, settings: Record<string, unknown> = SETTINGS) {
   const workspace = mkdtempSync(join(tmpdir(), 'mpl-membership-'));
   copyFileSync(join(DIR, MODEL), join(workspace, MODEL));
   writeFileSync(join(workspace, `${NAME}.privacy.json`), JSON.stringify({ membership: { candidates: 'data/holdout.csv', label: 'label', membersColumn: 'member' } }));
@@ -42,7 +42,7 @@ async function serve(t: TestContext, missing = false) {
     mkdirSync(join(workspace, 'data'));
     writeFileSync(join(workspace, 'data', 'holdout.csv'), table.map((row) => csvLine(row.filter((_, i) => i !== cellColumn))).join(''));
   }
-  const client = await TestLanguageClient.start(workspace, SETTINGS);
+  const client = await TestLanguageClient.start(workspace, settings);
   t.after(async () => {
     await client.stop();
     rmSync(workspace, { recursive: true, force: true });
@@ -112,4 +112,23 @@ test('a candidate file that does not exist: the section says so, the reconstruct
   assert.ok(answer.membership, 'the membership section is there');
   assert.match(answer.membership.problem ?? '', /cannot read data\/holdout\.csv \(ENOENT\)/);
   assert.ok(!client.diagnosticsFor(model)?.some((d) => d.code === 'membership-exposure'));
+});
+
+test('the advisor reports the membership AUC per remedy, the model as trained at the section\'s AUC', async (t) => {
+  // A short budget: the advisor gets twice it; the model as trained is scored whatever the budget.
+  const { client, model } = await serve(t, false, { timeBudgetSeconds: 5 });
+  const uri = pathToFileURL(model).href;
+  await client.waitFor('the fast findings', () => client.diagnosticsFor(model));
+  // The report is asked for until the advisor's answer is in it (the advisor follows the reconstruction).
+  let report: PrivacyReport | undefined;
+  for (let attempt = 0; attempt < 600 && !(report?.advisor && report.membership); attempt++) {
+    if (attempt > 0) await new Promise((resolve) => setTimeout(resolve, 200));
+    report = (await client.connection.sendRequest('modelPrivacyLint/report', { uri })) as PrivacyReport;
+  }
+  assert.ok(report?.advisor && report.membership, 'the advisor answered within two minutes');
+  const auc = report.membership!.metrics!.auc!;
+  assert.ok(Math.abs(report.advisor!.current.membershipAuc! - auc) < 1e-3, `as trained ${report.advisor!.current.membershipAuc} vs ${auc}`);
+  const scored = report.advisor!.scenarios.filter((s) => s.status !== 'skipped');
+  assert.ok(scored.length > 0);
+  for (const s of scored) assert.equal(typeof s.membershipAuc, 'number', s.label);
 });

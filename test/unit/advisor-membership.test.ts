@@ -43,7 +43,7 @@ test('each remedy gets the membership AUC of its simulated model; the model as t
   const membership = membershipTruth(forest, file);
   assert.ok(membership, 'the candidates fit the model and carry the truth');
 
-  const options = { budgetMs: 120_000, epsilons: [0.1, 30], leafSizes: [20], dpRepeats: 1 };
+  const options = { budgetMs: 20_000, epsilons: [0.1, 30], leafSizes: [20], dpRepeats: 1 };
   const report = await advise(forest, current, { ...options, membership });
   const step = scoreMembership(forest, file, { reconstruction: current.reconstruction, trainingRows: current.rows, severities: {} });
   const expected = step.summary.metrics!.auc!;
