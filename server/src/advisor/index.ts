@@ -25,12 +25,12 @@ import { seededRandom } from '../evaluate/seeded-random';
 import type { AdvisorReport, RemedyOutcome } from '../report/model';
 import { drawNoise } from './dp-simulation';
 import { recommend } from './recommendations';
-import { bootstrapScenario, currentOutcome, dpScenario, leafScenario, type AdvisorOutcome, type ScenarioRun } from './scenarios';
+import { bootstrapScenario, currentOutcome, dpScenario, leafScenario, type AdvisorOutcome, type MembershipTruth, type ScenarioRun } from './scenarios';
 import { refillWithRows } from './refill';
 import { chooseTruth, type AdvisorTruth } from './truth';
 
 export { advisedEpsilon, largestSafeEpsilon } from './recommendations';
-export type { AdvisorOutcome } from './scenarios';
+export type { AdvisorOutcome, MembershipTruth } from './scenarios';
 
 /** Epsilons tried by default: the DRAFT-DP paper's 1, 5, 10, 30 and the range around them. */
 export const DEFAULT_EPSILONS = [0.1, 0.5, 1, 2, 5, 10, 20, 30];
@@ -64,6 +64,8 @@ export interface AdvisorOptions {
   dpRepeats?: number;
   /** Seed of every simulation's random draws. Default 1. */
   seed?: number;
+  /** Candidates with known membership: each outcome gets its membership AUC (scenarios.ts). */
+  membership?: MembershipTruth;
 }
 
 /** `AdvisorReport` (report/model.ts) with optional extras: the outcomes' engine reasons and the truth's description. */
@@ -80,7 +82,9 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   const groups = [...(options.groups ?? [])];
   const truth = chooseTruth(current, options.truth, groups, forest.classes);
   const notes = [truth.note];
-  const currentOut = currentOutcome(current, truth, groups);
+  const membership = options.membership && options.membership.candidates.length === options.membership.members.length ? options.membership : undefined;
+  const currentOut = currentOutcome(current, truth, groups, membership ? { forest, truth: membership } : undefined);
+  if (membership) notes.push(`membership AUC: our scores for ${membership.candidates.length} candidates of known membership on each (simulated) model`);
 
   const base = simulationBase(forest, truth, notes);
   const runs = base ? plan(base, options, notes, forest.privacy !== undefined) : [];
@@ -97,6 +101,7 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
     options.onProgress?.({ done, total, label: run.label, elapsedMs: Date.now() - started });
     const outcome = await run.run({
       truth,
+      ...(membership ? { membership } : {}),
       current: currentOut,
       groups,
       signal: options.signal,

@@ -12,6 +12,9 @@ import { noiseScale, privatize, type NoiseDraws } from './dp-simulation';
 import { mergeSmallLeaves } from './larger-leaves';
 import type { Random } from './sampling';
 import { scoreAgainst, type AdvisorTruth } from './truth';
+import { assessMembership } from '../membership/engine';
+import { auc } from '../membership/metrics';
+import type { Candidate } from '../membership/types';
 
 /** `RemedyOutcome` plus optional extras (not in report/model.ts; renderers may ignore them). */
 export interface AdvisorOutcome extends RemedyOutcome {
@@ -21,8 +24,21 @@ export interface AdvisorOutcome extends RemedyOutcome {
   errors?: (number | null)[];
 }
 
+/**
+ * Candidates lined up with the model, and whether each was a member (the truth): with them
+ * (CLI --membership with --members-column, or the sidecar's membersColumn) every outcome gets
+ * `membershipAuc`, the AUC of our membership scores on the (simulated) model, computed as
+ * cli/membership.ts does; null when it cannot be (one class of truth); for differential privacy,
+ * the mean over the noise draws.
+ */
+export interface MembershipTruth {
+  candidates: readonly Candidate[];
+  members: readonly boolean[];
+}
+
 export interface ScenarioContext {
   truth: AdvisorTruth;
+  membership?: MembershipTruth;
   current: AdvisorOutcome;
   groups: CategoricalGroup[];
   signal?: AbortSignal;
@@ -40,15 +56,30 @@ export interface ScenarioRun {
   run(ctx: ScenarioContext): Promise<AdvisorOutcome & { partial?: boolean }>;
 }
 
-export function currentOutcome(result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[]): AdvisorOutcome {
-  return fromResult({ kind: 'current', label: 'as trained', simulation: false, description: 'the model as it is' }, result, truth, groups);
+export function currentOutcome(result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[], membership?: { forest: Forest; truth: MembershipTruth }): AdvisorOutcome {
+  return fromResult({ kind: 'current', label: 'as trained', simulation: false, description: 'the model as it is' }, result, truth, groups, membership);
+}
+
+/**
+ * The membership AUC of the candidates on `forest` (the model or a simulated one), scored by the
+ * membership engine with this reconstruction's certified rows, as the CLI's membership step does.
+ */
+export function membershipAucOf(forest: Forest, result: ReconstructionResult, membership: MembershipTruth): number | null {
+  const scored = assessMembership(forest, membership.candidates, { certifiedRows: result.reconstruction.filter((row) => row.certified), trainingRows: result.rows });
+  return auc(scored.candidates.map((c) => c.score), membership.members);
+}
+
+/** The scenario context's membership truth with the forest it applies to, if any. */
+function on(forest: Forest, ctx: ScenarioContext): { forest: Forest; truth: MembershipTruth } | undefined {
+  return ctx.membership ? { forest, truth: ctx.membership } : undefined;
 }
 
 type Setting = Pick<RemedyOutcome, 'kind' | 'label' | 'simulation' | 'description'> & { parameter?: number };
 
-function fromResult(setting: Setting, result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[]): AdvisorOutcome {
+function fromResult(setting: Setting, result: ReconstructionResult, truth: AdvisorTruth, groups: readonly CategoricalGroup[], membership?: { forest: Forest; truth: MembershipTruth }): AdvisorOutcome {
   const error = scoreAgainst(truth, result.reconstruction, groups);
   return {
+    ...(membership ? { membershipAuc: round4(membershipAucOf(membership.forest, result, membership.truth)) } : {}),
     ...setting,
     status: result.status,
     method: result.method,
@@ -94,6 +125,7 @@ export function dpScenario(forest: Forest, epsilon: number, draws: readonly Nois
     reconstructions: draws.length,
     async run(ctx) {
       const errors: (number | null)[] = [];
+      const aucs: (number | null)[] = [];
       let first: AdvisorOutcome | undefined;
       let seconds = 0;
       let partial = false;
@@ -102,9 +134,11 @@ export function dpScenario(forest: Forest, epsilon: number, draws: readonly Nois
           partial = true;
           break;
         }
-        const outcome = fromResult(setting, await run(privatize(forest, epsilon, noise), ctx), ctx.truth, ctx.groups);
+        const noised = privatize(forest, epsilon, noise);
+        const outcome = fromResult(setting, await run(noised, ctx), ctx.truth, ctx.groups, on(noised, ctx));
         first ??= outcome;
         errors.push(outcome.error);
+        if (outcome.membershipAuc !== undefined) aucs.push(outcome.membershipAuc);
         seconds += outcome.seconds;
         // A draw that timed out is still scored (its best estimate so far); the status says so.
         if (outcome.status === 'timeout') first.status = 'timeout';
@@ -112,6 +146,10 @@ export function dpScenario(forest: Forest, epsilon: number, draws: readonly Nois
       const scored = errors.filter((e): e is number => e !== null);
       const error = scored.length === errors.length && scored.length > 0 ? scored.reduce((a, b) => a + b, 0) / scored.length : null;
       const outcome: AdvisorOutcome = { ...first!, error, noBetterThanBaseline: verdict(error, ctx.truth), seconds: round(seconds), errors };
+      if (ctx.membership) {
+        const known = aucs.filter((a): a is number => a !== null);
+        outcome.membershipAuc = known.length === aucs.length && known.length > 0 ? round4(known.reduce((a, b) => a + b, 0) / known.length) : null;
+      }
       if (errors.length < draws.length) outcome.description += ` (only ${errors.length} of ${draws.length} draws ran before the budget ran out)`;
       return partial ? { ...outcome, partial } : outcome;
     },
@@ -136,7 +174,7 @@ export function leafScenario(forest: Forest, minLeafRows: number): ScenarioRun {
         ctx.finished();
         return { ...ctx.current, ...setting, description: `no leaf holds fewer than ${minLeafRows} rows: the model already satisfies min_samples_leaf = ${minLeafRows} (its own reconstruction)` };
       }
-      return fromResult(setting, await run(merged.forest, ctx), ctx.truth, ctx.groups);
+      return fromResult(setting, await run(merged.forest, ctx), ctx.truth, ctx.groups, on(merged.forest, ctx));
     },
   };
 }
@@ -153,9 +191,10 @@ export function bootstrapScenario(forest: Forest, random: Random): ScenarioRun {
         ctx.finished();
         return skipped(base, simulated.reason);
       }
-      return fromResult(base, await run(simulated.forest, ctx), ctx.truth, ctx.groups);
+      return fromResult(base, await run(simulated.forest, ctx), ctx.truth, ctx.groups, on(simulated.forest, ctx));
     },
   };
 }
 
 const round = (x: number) => Math.round(x * 1000) / 1000;
+const round4 = (x: number | null) => (x === null ? null : Math.round(x * 10000) / 10000);

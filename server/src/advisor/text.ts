@@ -8,7 +8,8 @@ export function advisorLines(report: AdvisorReport & { notes?: string[] }): stri
   const width = Math.max(...[report.current, ...report.scenarios].map((s) => s.label.length));
   for (const s of [report.current, ...report.scenarios]) {
     const verdict = s.noBetterThanBaseline === null ? '' : s.noBetterThanBaseline ? '  no better than guessing' : '';
-    lines.push(`  ${s.label.padEnd(width)}  error ${fmt(s.error)}, ${s.certifiedRows} certified, ${s.status}, ${s.method}, ${s.seconds.toFixed(1)} s${verdict}`);
+    const membership = s.membershipAuc === undefined ? '' : `, membership AUC ${fmt(s.membershipAuc)}`;
+    lines.push(`  ${s.label.padEnd(width)}  error ${fmt(s.error)}, ${s.certifiedRows} certified${membership}, ${s.status}, ${s.method}, ${s.seconds.toFixed(1)} s${verdict}`);
   }
   for (const r of report.recommendations) lines.push(`  advice: ${r.text}`);
   for (const note of report.notes ?? []) lines.push(`  note: ${note}`);

@@ -19,6 +19,7 @@ import type { RuleId, Severity } from '../rules/catalog';
 import type { Finding } from '../rules/types';
 import { lead } from '../rules/message';
 import type { MembershipSummary } from '../membership/summary';
+import type { MembershipResult } from '../membership/types';
 
 export interface MembershipStepOptions {
   file: CandidateFile;
@@ -38,35 +39,15 @@ export interface MembershipStepOutcome {
 
 export async function membershipStep(report: FileReport, forest: Forest, options: MembershipStepOptions): Promise<MembershipStepOutcome> {
   const { file } = options;
-  const aligned = alignCandidates(file, forest);
-  if (!aligned.ok) {
-    report.membership = {
-      candidates: file.data.path,
-      rows: file.data.rows.length,
-      labelColumn: file.data.labelColumn,
-      matchedBy: null,
-      basis: null,
-      threshold: null,
-      verdicts: emptyCounts(),
-      histogram: [],
-      seconds: 0,
-      problem: aligned.problem,
-    };
-    options.log(`${report.path}: --membership does not fit this model: ${aligned.problem}`);
+  const scored = scoreMembership(forest, file, options);
+  report.membership = scored.summary;
+  if (!scored.result) {
+    options.log(`${report.path}: --membership does not fit this model: ${scored.summary.problem}`);
     return { fits: false };
   }
-  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows });
-  let truth;
-  if (file.members) {
-    const split = splitKnown(file.members);
-    // Cell keys, to tell a wrong proven member from a non-member the model cannot tell from a member.
-    const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
-    truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
-  }
-  report.membership = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
-  const finding = exposureFinding(report.membership, options.severities?.['membership-exposure']);
-  if (finding && !report.disabledRules?.includes('membership-exposure')) report.findings.push(finding);
+  if (scored.finding && !report.disabledRules?.includes('membership-exposure')) report.findings.push(scored.finding);
   if (!options.emitPath) return { fits: true };
+  const { result } = scored;
   const lines = [csvLine(['row', 'score', 'verdict']), ...result.candidates.map((c, i) => csvLine([String(i + 1), Number.isNaN(c.score) ? '' : String(c.score), c.verdict]))];
   try {
     await fs.writeFile(options.emitPath, lines.join(''));
@@ -76,6 +57,55 @@ export async function membershipStep(report: FileReport, forest: Forest, options
   }
   options.log(`${report.path}: membership of ${result.candidates.length} candidates written to ${options.emitPath}`);
   return { fits: true };
+}
+
+export interface ScoredMembership {
+  /** The aggregates (with `problem` when the file does not fit the model). */
+  summary: MembershipSummary;
+  /** The `membership-exposure` finding, when anything is proven and the rule is not off. */
+  finding?: Finding;
+  /** Per-candidate scores and verdicts (personal data: the caller writes them only to --emit-membership); absent when the file does not fit. */
+  result?: MembershipResult;
+}
+
+/**
+ * The one membership computation, shared by the command line (above) and the editor's background
+ * job (jobs/reconstruction-worker.ts): aligns the candidates, scores them, runs the paper's attack
+ * beside ours when the truth is given, and states the finding. Touches no file.
+ */
+export function scoreMembership(
+  forest: Forest,
+  file: CandidateFile,
+  options: Pick<MembershipStepOptions, 'reconstruction' | 'trainingRows' | 'severities'>,
+): ScoredMembership {
+  const aligned = alignCandidates(file, forest);
+  if (!aligned.ok) {
+    return {
+      summary: {
+        candidates: file.data.path,
+        rows: file.data.rows.length,
+        labelColumn: file.data.labelColumn,
+        matchedBy: null,
+        basis: null,
+        threshold: null,
+        verdicts: emptyCounts(),
+        histogram: [],
+        seconds: 0,
+        problem: aligned.problem,
+      },
+    };
+  }
+  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows });
+  let truth;
+  if (file.members) {
+    const split = splitKnown(file.members);
+    // Cell keys, to tell a wrong proven member from a non-member the model cannot tell from a member.
+    const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
+    truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
+  }
+  const summary = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
+  const finding = exposureFinding(summary, options.severities?.['membership-exposure']);
+  return { summary, result, ...(finding ? { finding } : {}) };
 }
 
 /** `membership-exposure`: how many candidates the model proves in or out; none when it proves nothing. */

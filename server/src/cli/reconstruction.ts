@@ -4,6 +4,7 @@
  * then, when asked, the evaluation against the true training data and the CSV of the rows.
  * The rows themselves are personal data: they go to the CSV file the user named and nowhere else.
  */
+import type { CandidateFile } from '../membership/candidates';
 import { promises as fs } from 'node:fs';
 import type { FileReport } from '../linter/linter';
 import type { Forest } from '../forest/schema';
@@ -43,6 +44,8 @@ export interface ReconstructionStepOptions {
   log: (message: string) => void;
   /** Return the engine's result (`outcome.result`), for an advisor run after this step. */
   keepResult?: boolean;
+  /** --membership's candidates: with a members column, the advisor reports each remedy's membership AUC. */
+  candidates?: CandidateFile;
 }
 
 export interface ReconstructionStepOutcome {
@@ -142,7 +145,14 @@ export async function adviseOn(path: string, forest: Forest, result: Reconstruct
     const fit = alignTrainingData(options.trainingData, forest);
     if (fit.ok) aligned = fit.aligned;
   }
-  return adviseForModel(forest, result, { budgetMs: options.budgetMs, groups: declared.groups, ...(aligned ? { truth: aligned.rows } : {}), log: options.log, path });
+  return adviseForModel(forest, result, {
+    budgetMs: options.budgetMs,
+    groups: declared.groups,
+    ...(aligned ? { truth: aligned.rows } : {}),
+    ...(options.candidates ? { candidates: options.candidates } : {}),
+    log: options.log,
+    path,
+  });
 }
 
 /** Writes the CSV; false when it could not be written. */

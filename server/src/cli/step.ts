@@ -49,7 +49,8 @@ export async function runStep(path: string, request: StepRequest, onProgress: (p
   const before = report.findings.length;
   const logs: string[] = [];
   if (current) {
-    const advisor = report.forest ? await adviseOn(path, report.forest, current, undefined, { ...options, log: (message) => logs.push(message) }) : undefined;
+    const candidates = membership ? { candidates: membership.file } : {};
+    const advisor = report.forest ? await adviseOn(path, report.forest, current, undefined, { ...options, ...candidates, log: (message) => logs.push(message) }) : undefined;
     return { contentHash: report.contentHash, outcome: {}, ...(advisor ? { advisor } : {}), findings: [], logs };
   }
   const forest = report.forest; // the reconstruction step drops it from the report; membership still needs it

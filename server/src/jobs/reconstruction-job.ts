@@ -21,6 +21,8 @@ import type { SeverityOverrides } from '../rules';
 import type { ReconstructionThresholds } from '../rules/reconstructable-training-set';
 import type { Finding } from '../rules/types';
 import type { StepAnswer, StepRequest } from '../cli/step';
+import type { MembershipSummary } from '../membership/summary';
+import { sidecarCandidatesHash } from '../membership/sidecar';
 
 export interface ReconstructionRequest {
   budgetMs: number;
@@ -60,6 +62,11 @@ export interface ReconstructionOutcome {
   advisor?: AdvisorResult;
   /** A command-line job's answer (absent when its worker failed: `recoverability` says why). */
   cli?: StepAnswer;
+  /**
+   * The membership of the candidates the sidecar names (issue 14): aggregates only, never a
+   * candidate's score or verdict; `problem` when the file could not be used. Absent without one.
+   */
+  membership?: MembershipSummary;
 }
 
 export type { ReconstructionProgress };
@@ -120,16 +127,18 @@ let version: string | undefined;
 
 /**
  * Names everything a reconstruction's answer depends on: the model's bytes (by hash), its sidecar
- * (name and text), the settings in the request (budget, size limit, groups, thresholds,
+ * (name and text) and the candidate file it names (by hash), the settings in the request (budget, size limit, groups, thresholds,
  * severities) and the tool's version. Equal keys, equal answers (up to timing), so a cached
  * answer can be reused. An advisor request's `advise` (the accepted result) is not part of it: see
  * `advisorKey`.
  */
 export async function reconstructionKey(modelPath: string, contentHash: string, request: ReconstructionRequest): Promise<string> {
   const sidecar = await sidecarText(modelPath);
+  // The candidate file the sidecar names (membership) is an input too: by its bytes.
+  const candidates = await sidecarCandidatesHash(modelPath);
   const { advise: _advise, ...settings } = request;
   version ??= packageVersion();
-  return createHash('sha256').update(JSON.stringify([version, contentHash, sidecar, settings])).digest('hex');
+  return createHash('sha256').update(JSON.stringify([version, contentHash, sidecar, settings, candidates])).digest('hex');
 }
 
 /**

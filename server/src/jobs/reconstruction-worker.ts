@@ -29,6 +29,12 @@ import {
 } from './reconstruction-job';
 import { jobPort } from './job-port';
 import { runStep, type StepRequest } from '../cli/step';
+import { scoreMembership } from '../cli/membership';
+import { membershipTruth } from '../cli/advisor';
+import { readSidecarCandidates } from '../membership/sidecar';
+import { emptyCounts, type MembershipSummary } from '../membership/summary';
+import type { ReconstructionResult } from '../attacks/reconstruction/types';
+import type { Finding } from '../rules/types';
 
 interface Job {
   id: number;
@@ -78,6 +84,8 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     thresholds: options.thresholds,
     severities: options.severities,
   });
+  const membership = await sidecarMembership(path, report.forest, result, options);
+  if (membership.finding && !report.disabledRules?.includes('membership-exposure')) findings.push(membership.finding);
   return {
     path,
     contentHash: report.contentHash,
@@ -87,7 +95,34 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     features: featureUse(report.forest),
     result,
     timeline: timeline.finish(result),
+    ...(membership.summary ? { membership: membership.summary } : {}),
   };
+}
+
+/**
+ * The membership of the candidates the model's sidecar names, scored as the CLI's --membership
+ * does (cli/membership.ts `scoreMembership`, after the reconstruction, whose certified rows can
+ * prove members). Only the aggregates and the finding leave: nothing per candidate is kept or
+ * written in the editor. A file that cannot be read or does not fit is the summary's `problem`.
+ */
+async function sidecarMembership(path: string, forest: Forest, result: ReconstructionResult | null, options: ReconstructionRequest): Promise<{ summary?: MembershipSummary; finding?: Finding }> {
+  const read = await readSidecarCandidates(path);
+  if (!read.declared) return {};
+  const { declaration } = read;
+  const failed = (problem: string): { summary: MembershipSummary } => ({
+    summary: { candidates: declaration.candidates, rows: 0, labelColumn: declaration.label, matchedBy: null, basis: null, threshold: null, verdicts: emptyCounts(), histogram: [], seconds: 0, problem },
+  });
+  if ('problem' in read) return failed(read.problem);
+  try {
+    const scored = scoreMembership(forest, read.file, {
+      ...(result ? { reconstruction: result.reconstruction, trainingRows: result.rows } : {}),
+      severities: options.severities,
+    });
+    return { summary: scored.summary, ...(scored.finding ? { finding: scored.finding } : {}) };
+  } catch (error) {
+    // A bug in the scoring must not cost the file its reconstruction: the report says what happened.
+    return failed(`the membership scoring failed: ${(error as Error)?.message ?? String(error)}`);
+  }
 }
 
 /**
@@ -117,9 +152,13 @@ function throttledPoster(id: number, timeline?: TimelineRecorder): (progress: Jo
 async function runAdvisor(path: string, contentHash: string, forest: Forest, options: ReconstructionRequest, post: (progress: JobProgress) => void): Promise<ReconstructionOutcome> {
   const extra = options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [];
   const declared = await declaredGroupsFor(path, forest, extra);
+  // The sidecar's candidates, when they say who was a member: each remedy's membership AUC.
+  const candidates = await readSidecarCandidates(path);
+  const membership = candidates.declared && 'file' in candidates ? membershipTruth(forest, candidates.file) : undefined;
   const advisor = await advise(forest, options.advise!.current, {
     budgetMs: options.budgetMs,
     groups: declared.groups,
+    ...(membership ? { membership } : {}),
     onProgress: ({ done, total, label, elapsedMs }) => post({ phase: 'advisor', done, total, label, elapsedMs }),
   });
   return { ...outcomeWithout(path, contentHash, 'skipped', 'a what-if advisor job: no reconstruction'), advisor };

@@ -46,7 +46,9 @@ export class ReportService {
     // The file as the CLI would report it: fast findings, then the reconstruction's (as published).
     // A rule the model's sidecar disables stays out, the reconstruction's finding as well.
     const later = outcome ? outcome.findings.filter((f) => !lint.disabledRules?.includes(f.rule)) : [];
-    const file: FileReport = outcome ? { ...lint, findings: [...lint.findings, ...later], recoverability: outcome.recoverability } : lint;
+    const file: FileReport = outcome
+      ? { ...lint, findings: [...lint.findings, ...later], recoverability: outcome.recoverability, ...(outcome.membership ? { membership: outcome.membership } : {}) }
+      : lint;
     return buildReport({
       file,
       ...(outcome

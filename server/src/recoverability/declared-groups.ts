@@ -33,7 +33,21 @@ export const PrivacySidecarSchema = z.object({
    * writes it): a binary model has no room for a comment, its sidecar does.
    */
   disable: z.array(z.string()).default([]),
+  /**
+   * A candidate file whose membership the editor scores after the reconstruction (issue 14, as the
+   * CLI's --membership): path relative to the sidecar, its label column, and optionally the column
+   * that says who was a member (then the metrics are reported too).
+   */
+  membership: z
+    .object({
+      candidates: z.string().min(1),
+      label: z.string().min(1),
+      membersColumn: z.string().min(1).optional(),
+    })
+    .strict()
+    .optional(),
 });
+export type MembershipDeclaration = NonNullable<z.infer<typeof PrivacySidecarSchema>['membership']>;
 
 export interface ResolvedGroups {
   groups: CategoricalGroup[];
@@ -52,7 +66,9 @@ export function sidecarPaths(modelPath: string): string[] {
 }
 
 /** Reads the first sidecar that exists; a malformed one is a problem, never an exception. */
-export async function readSidecar(modelPath: string): Promise<{ path?: string; declarations: GroupDeclaration[]; problems: string[]; disable?: string[]; text?: string }> {
+export async function readSidecar(
+  modelPath: string,
+): Promise<{ path?: string; declarations: GroupDeclaration[]; problems: string[]; disable?: string[]; membership?: MembershipDeclaration; text?: string }> {
   for (const path of sidecarPaths(modelPath)) {
     let text: string;
     try {
@@ -66,7 +82,7 @@ export async function readSidecar(modelPath: string): Promise<{ path?: string; d
         const issue = parsed.error.issues[0];
         return { path, declarations: [], problems: [`${basename(path)} is not a valid privacy sidecar (${issue.path.join('.') || 'top level'}: ${issue.message}); its groups were ignored`], text };
       }
-      return { path, declarations: parsed.data.groups, problems: [], disable: parsed.data.disable, text };
+      return { path, declarations: parsed.data.groups, problems: [], disable: parsed.data.disable, ...(parsed.data.membership ? { membership: parsed.data.membership } : {}), text };
     } catch (error) {
       return { path, declarations: [], problems: [`${basename(path)} is not valid JSON (${(error as Error).message}); its groups were ignored`], text };
     }

@@ -217,6 +217,8 @@ export interface RemedyOutcome {
   seconds: number;
   /** How the simulation was made, in words (e.g. "sibling leaves below 5 rows merged"). */
   description: string;
+  /** Membership AUC of the candidates on this (simulated) model, when candidates of known membership were given (issue 14). */
+  membershipAuc?: number | null;
 }
 
 export interface Recommendation {

@@ -85,7 +85,7 @@ export const RULES = {
   'membership-exposure': {
     id: 'membership-exposure',
     defaultSeverity: 'warning',
-    title: 'The model proves that candidates were, or were not, in its training data (CLI --membership)',
+    title: 'The model proves that candidates were, or were not, in its training data (CLI --membership, or the sidecar\'s membership entry)',
   },
   // Training-script rules (server/src/scripts/): what a script does that makes its saved model leak.
   'script-no-bootstrap': {

@@ -343,8 +343,10 @@ const TRUTH_WORDS: Record<AdvisorReport['truth'], string> = {
   none: 'nothing: only certified rows are compared',
 };
 
-function outcomeRow(o: RemedyOutcome): string {
-  return `<tr class="${o.kind === 'current' ? 'current' : 'scenario'}"><th scope="row">${h(o.label)}${o.simulation ? ' <span class="tag">simulation</span>' : ''}</th><td>${h(STATUS_WORDS[o.status] ?? o.status)}</td><td class="num">${h(count(o.certifiedRows))}</td><td class="num">${h(count(o.reconstructedRows))}</td><td class="num">${h(errorValue(o.error))}</td><td>${o.noBetterThanBaseline === null ? '–' : o.noBetterThanBaseline ? 'no better than guessing' : 'better than guessing'}</td><td>${h(o.description)}</td></tr>`;
+function outcomeRow(o: RemedyOutcome, withAuc = false): string {
+  // The membership AUC column only when candidates of known membership were given (issue 14).
+  const auc = withAuc ? `<td class="num">${o.membershipAuc === undefined || o.membershipAuc === null ? '–' : h(o.membershipAuc.toFixed(3))}</td>` : '';
+  return `<tr class="${o.kind === 'current' ? 'current' : 'scenario'}"><th scope="row">${h(o.label)}${o.simulation ? ' <span class="tag">simulation</span>' : ''}</th><td>${h(STATUS_WORDS[o.status] ?? o.status)}</td><td class="num">${h(count(o.certifiedRows))}</td><td class="num">${h(count(o.reconstructedRows))}</td><td class="num">${h(errorValue(o.error))}</td>${auc}<td>${o.noBetterThanBaseline === null ? '–' : o.noBetterThanBaseline ? 'no better than guessing' : 'better than guessing'}</td><td>${h(o.description)}</td></tr>`;
 }
 
 export function advisor(report: PrivacyReport): string {
@@ -352,14 +354,15 @@ export function advisor(report: PrivacyReport): string {
   // No answer: the advisor is off, cannot run, or is still queued (said in "What to do"): no section.
   if (!a) return '';
   const outcomes = [a.current, ...a.scenarios];
+  const withAuc = outcomes.some((o) => o.membershipAuc !== undefined);
   return `<section id="advisor" class="card" aria-labelledby="advisor-title">
 <h2 id="advisor-title">What if: remedies <span class="tag">simulation</span></h2>
 <p class="lede">Each scenario retrains nothing: it simulates the remedy on this model and runs the reconstruction on the result. Errors are scored against ${h(TRUTH_WORDS[a.truth])}${a.baselineError !== null ? `; random guessing scores ${h(errorValue(a.baselineError))}` : ''}. Higher error is better for privacy.</p>
 ${a.partial ? '<p class="note">The advisor stopped early (time budget or cancel): some scenarios are missing.</p>' : ''}
 <div class="chart-box" data-chart="advisor"><canvas id="chart-advisor" role="img" aria-label="Bar chart of the reconstruction error per scenario against the random-guess baseline; the table below has the same figures"></canvas></div>
 <details class="table-details"><summary>Table (${h(count(outcomes.length))} scenarios)</summary>
-<table class="data"><thead><tr><th scope="col">Scenario</th><th scope="col">Status</th><th scope="col" class="num">Certified</th><th scope="col" class="num">Reconstructed</th><th scope="col" class="num">Error</th><th scope="col">Against the baseline</th><th scope="col">How it was simulated</th></tr></thead><tbody>
-${outcomes.map(outcomeRow).join('\n')}
+<table class="data"><thead><tr><th scope="col">Scenario</th><th scope="col">Status</th><th scope="col" class="num">Certified</th><th scope="col" class="num">Reconstructed</th><th scope="col" class="num">Error</th>${withAuc ? '<th scope="col" class="num">Membership AUC</th>' : ''}<th scope="col">Against the baseline</th><th scope="col">How it was simulated</th></tr></thead><tbody>
+${outcomes.map((o) => outcomeRow(o, withAuc)).join('\n')}
 </tbody></table></details>
 <p class="note">Advisor time: ${h(duration(a.seconds))}.</p>
 </section>`;
