@@ -15,7 +15,8 @@ import { join } from 'node:path';
 import { reconstruct, type ReconstructedRow, type ReconstructionResult } from '../../../server/src/attacks/reconstruction';
 import { reconstructBySearch } from '../../../server/src/attacks/reconstruction/bounded-search';
 import { RunContext } from '../../../server/src/attacks/reconstruction/context';
-import { featureAxes, representative } from '../../../server/src/attacks/reconstruction/feature-axes';
+import { featureAxes } from '../../../server/src/attacks/reconstruction/feature-axes';
+import { likeliestPoint } from '../../../server/src/attacks/reconstruction/point-choice';
 import { loadHighs } from '../../../server/src/attacks/reconstruction/highs';
 import { buildLeafTable } from '../../../server/src/attacks/reconstruction/leaves';
 import { evaluateNumericReconstruction, TOLERANCE_STD } from '../../../server/src/evaluate/numeric-metrics';
@@ -114,7 +115,7 @@ export function nearestAccuracy(reconstruction: readonly ReconstructedRow[], tru
 /**
  * What the model reveals at all about the sampled rows: each true row's own cell (the intersection
  * of the leaf boxes its values reach in every tree: the points no tree can tell from it), stood for
- * by the engine's representative point of each feature's interval (`representative`, as `boxToRow`
+ * by the engine's point for each feature's interval (`likeliestPoint`, as `boxToRow`
  * does), paired with that row itself. No reconstruction can know more about a row than its cell,
  * so this is the RA an attacker who found every row's cell exactly would score.
  */
@@ -139,7 +140,7 @@ export function ceilingAccuracy(forest: Forest, truth: readonly TrainingRow[], s
         node = left ? tree.left[node] : tree.right[node];
       }
     }
-    const point = Array.from({ length: features }, (_, f) => representative(lower[f], upper[f], axes.axes.integral[f] === 1, axes.axes.splitRule));
+    const point = Array.from({ length: features }, (_, f) => likeliestPoint(axes.axes, f, lower[f], upper[f]));
     within += withinTolerance(point, truth[i], std);
   }
   return within / Math.max(1, sample.length * features);

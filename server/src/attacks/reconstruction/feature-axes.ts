@@ -152,7 +152,7 @@ export function representative(lower: number, upper: number, integral: boolean, 
  * so that it reaches the leaves its row claims; an excluded end itself does not, and the next
  * float32 inside is taken.
  */
-function insideAsFloat32(value: number, lower: number, upper: number, less: boolean): number {
+export function insideAsFloat32(value: number, lower: number, upper: number, less: boolean): number {
   const inside = less
     ? (v: number) => Math.fround(v) >= Math.fround(lower) && Math.fround(v) < Math.fround(upper)
     : (v: number) => v > lower && v <= upper;

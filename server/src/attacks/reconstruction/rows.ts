@@ -2,9 +2,10 @@
  * Turns column multiplicities back into training rows: `count` copies of the cell's feature
  * values (null where undetermined) with the column's class, the first `certified` of them
  * flagged as proven. On a forest with numeric features each row also says which interval every
- * feature lies in (feature-axes.ts); its values are then representative points of those intervals.
+ * feature lies in (feature-axes.ts); its values are then points inside those intervals (point-choice.ts).
  */
-import { intervalBounds, representative, type FeatureAxes } from './feature-axes';
+import { intervalBounds, type FeatureAxes } from './feature-axes';
+import { likeliestPoint } from './point-choice';
 import type { Formulation } from './formulation';
 import { UNSET } from './groups';
 import type { MergedCell } from './merge';
@@ -44,7 +45,7 @@ export function hasIntervalFeature(axes: FeatureAxes): boolean {
 /**
  * A box of interval indices as a row: per feature its interval (null when the box spans the whole
  * axis: the model does not constrain it) and a value: 0/1 on a determined binary feature, a
- * representative point of the interval on a numeric one (see `representative`), else null.
+ * point of the interval on a numeric one (see `likeliestPoint`), else null.
  */
 export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayLike<number>): { values: (number | null)[]; intervals: ([number, number] | null)[] } {
   const values: (number | null)[] = [];
@@ -58,7 +59,7 @@ export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayL
     }
     const bounds = intervalBounds(axes, f, low[f], high[f]);
     intervals.push(bounds);
-    values.push(axes.binary[f] ? low[f] : representative(bounds[0], bounds[1], axes.integral[f] === 1, axes.splitRule));
+    values.push(axes.binary[f] ? low[f] : likeliestPoint(axes, f, bounds[0], bounds[1]));
   }
   return { values, intervals };
 }

@@ -1,0 +1,141 @@
+/**
+ * The point standing for a numeric value the model proves only as an interval (point-choice.ts):
+ * the centre of the densest window of thresholds inside the interval, one TimberStrike tolerance
+ * (0.319 of the thresholds' standard deviation) either side.
+ *  - on hand-made axes: the cluster of thresholds wins over the midpoint and over the finite end of
+ *    a half-open interval; no threshold inside, or one alone, gives `representative`'s point; the
+ *    whole axis gives null; integer-valued features get an integer; every point lies inside its
+ *    interval after scikit-learn's float32 cast (and XGBoost's `<` rule);
+ *  - on the real scikit-learn forests of test/fixtures/row-boxes and test/fixtures/numeric, each
+ *    true row's own cell (the intersection of its leaves) stood for by this point is scored with
+ *    TimberStrike's RA against the true row, next to the earlier rule (`representative`): the
+ *    point must never lose more than a row's worth on any model, and must gain over all of them.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { featureAxes, representative, type FeatureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
+import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-choice';
+import { TOLERANCE_STD } from '../../server/src/evaluate/numeric-metrics';
+import type { Forest } from '../../server/src/forest/schema';
+import { lintFile } from '../../server/src/linter/linter';
+import { readFloat32Rows, type NumericFixtureEntry } from '../support/numeric-truth';
+import { FIXTURES } from '../support/paths';
+
+function axesOf(thresholds: number[][], options: { integral?: number[]; splitRule?: 'less-or-equal' | 'less' } = {}): FeatureAxes {
+  return {
+    binary: new Uint8Array(thresholds.length),
+    intervals: Int32Array.from(thresholds, (t) => t.length + 1),
+    thresholds: thresholds.map((t) => Float64Array.from([...t].sort((a, b) => a - b))),
+    integral: Uint8Array.from(thresholds, (_, f) => (options.integral?.includes(f) ? 1 : 0)),
+    splitRule: options.splitRule ?? 'less-or-equal',
+  };
+}
+
+// A cluster at 50-52 among thresholds spread over 1-150: std about 45, window +-14.
+const spread = [1, 2, 3, 50, 50.5, 51, 51.5, 52, 100, 150];
+
+describe('likeliestPoint on hand-made axes', () => {
+  it('takes the densest window of thresholds inside a closed interval, not its midpoint', () => {
+    const axes = axesOf([spread]);
+    const point = likeliestPoint(axes, 0, 0, 200)!;
+    assert.ok(point > 49 && point < 53, `point ${point}`);
+    assert.equal(representative(0, 200, false), 100);
+  });
+
+  it('looks past the finite end of a half-open interval', () => {
+    const axes = axesOf([spread]);
+    const above = likeliestPoint(axes, 0, 40, Infinity)!;
+    assert.ok(above > 49 && above < 53, `point ${above}`);
+    const below = likeliestPoint(axes, 0, -Infinity, 120)!;
+    assert.ok(below > 49 && below < 53, `point ${below}`);
+  });
+
+  it("falls back to representative's point where no threshold, or a single one, lies inside", () => {
+    const axes = axesOf([spread]);
+    assert.equal(likeliestPoint(axes, 0, 52, 100), representative(52, 100, false));
+    assert.equal(likeliestPoint(axes, 0, 150, Infinity), representative(150, Infinity, false));
+    const lone = axesOf([[0.25]]);
+    assert.equal(likeliestPoint(lone, 0, -Infinity, 0.25), representative(-Infinity, 0.25, false));
+  });
+
+  it('says nothing about a value the interval does not bound', () => {
+    assert.equal(likeliestPoint(axesOf([spread]), 0, -Infinity, Infinity), null);
+  });
+
+  it('gives an integer-valued feature an integer inside its interval', () => {
+    const axes = axesOf([[0.5, 1.5, 20.5, 21.5, 22.5, 23.5, 60.5, 90.5]], { integral: [0] });
+    const point = likeliestPoint(axes, 0, 1.5, 90.5)!;
+    assert.ok(Number.isInteger(point), `point ${point}`);
+    assert.ok(point >= 21 && point <= 23, `point ${point}`);
+  });
+
+  it("keeps every point inside its interval after the model's float32 comparison, under both rules", () => {
+    const cuts = [0.1, 0.1000001, 0.1000002, 0.1000003, 0.3, 0.7];
+    for (const splitRule of ['less-or-equal', 'less'] as const) {
+      const axes = axesOf([cuts], { splitRule });
+      for (const [lower, upper] of [[0.1, 0.3], [-Infinity, 0.1000003], [0.1000001, Infinity], [0.1, 0.1000003]] as const) {
+        const point = likeliestPoint(axes, 0, lower, upper)!;
+        const cast = Math.fround(point);
+        const inside = splitRule === 'less' ? cast >= Math.fround(lower) && cast < Math.fround(upper) : cast > lower && cast <= upper;
+        assert.ok(inside, `${splitRule}: ${point} (float32 ${cast}) outside (${lower}, ${upper})`);
+      }
+    }
+  });
+});
+
+/** RA of every true row's own cell, each feature stood for by `point`, against the row itself. */
+function cellAccuracy(forest: Forest, rows: { values: number[] }[], std: number[], point: (f: number, lower: number, upper: number) => number | null): number {
+  const features = forest.features.length;
+  let within = 0;
+  for (const row of rows) {
+    const lower = new Float64Array(features).fill(-Infinity);
+    const upper = new Float64Array(features).fill(Infinity);
+    for (const tree of forest.trees) {
+      let node = 0;
+      while (tree.left[node] !== -1) {
+        const f = tree.feature[node];
+        const left = row.values[f] <= tree.threshold[node];
+        if (left) upper[f] = Math.min(upper[f], tree.threshold[node]);
+        else lower[f] = Math.max(lower[f], tree.threshold[node]);
+        node = left ? tree.left[node] : tree.right[node];
+      }
+    }
+    for (let f = 0; f < features; f++) {
+      const v = point(f, lower[f], upper[f]);
+      if (v !== null && Math.abs(v - row.values[f]) <= TOLERANCE_STD * std[f]) within++;
+    }
+  }
+  return within / (rows.length * features);
+}
+
+describe('likeliestPoint on real scikit-learn forests, against their true rows', () => {
+  it('scores each true row\'s own cell at least as well as the midpoint/finite-end rule, and better overall', async () => {
+    let gained = 0;
+    let models = 0;
+    for (const dir of ['row-boxes', 'numeric']) {
+      const manifest: NumericFixtureEntry[] = JSON.parse(readFileSync(join(FIXTURES, dir, 'manifest.json'), 'utf8'));
+      for (const entry of manifest) {
+        const report = await lintFile(join(FIXTURES, dir, entry.model), { keepForest: true });
+        const forest = report.forest;
+        assert.ok(forest, `${entry.name}: read`);
+        const built = featureAxes(forest);
+        assert.ok(built.ok, `${entry.name}: axes`);
+        const axes = built.axes;
+        if ((forest.splitRule ?? 'less-or-equal') !== 'less-or-equal') continue;
+        const rows = readFloat32Rows(join(FIXTURES, dir, entry.truth));
+        const std = entry.population.std;
+        const now = cellAccuracy(forest, rows, std, (f, lo, hi) => likeliestPoint(axes, f, lo, hi));
+        const before = cellAccuracy(forest, rows, std, (f, lo, hi) => representative(lo, hi, axes.integral[f] === 1, axes.splitRule));
+        // Never worse by more than one row's worth of features on a model.
+        assert.ok(now >= before - 1 / rows.length, `${entry.name}: ${now} against ${before}`);
+        gained += now - before;
+        if (process.env.MPL_VERBOSE) console.log(entry.name, before.toFixed(3), now.toFixed(3));
+        models++;
+      }
+    }
+    assert.ok(models >= 8, `${models} models`);
+    assert.ok(gained > 0.01, `summed gain ${gained}`);
+  });
+});
