@@ -10,6 +10,7 @@ import {
   createConnection,
   DiagnosticSeverity,
   DidChangeConfigurationNotification,
+  DidChangeWatchedFilesNotification,
   FileChangeType,
   ProposedFeatures,
   TextDocuments,
@@ -20,6 +21,7 @@ import {
 import { TextDocument } from 'vscode-languageserver-textdocument';
 import { BackgroundReconstruction, type ScheduleResult } from './jobs/background-reconstruction';
 import { BatchProgress } from './lsp/batch-progress';
+import { CandidateWatch } from './lsp/candidate-watch';
 import { priorities, type Origin } from './jobs/work-priority';
 import { DEFAULT_READ_TIMEOUT, LintPool } from './jobs/lint-pool';
 import { workerScript } from './jobs/worker-scripts';
@@ -56,6 +58,7 @@ let fileGlobs = settings.files.map(globToRegExp);
 let workspaceFolders: WorkspaceFolder[] = [];
 let configurationPull = false;
 let folderEvents = false;
+let watcherSupport = { dynamic: false, relative: false };
 /** Files we published diagnostics for, so settings changes can re-run them and deletions clear them. */
 const known = new Map<string, FileReport>();
 const debounceTimers = new Map<string, NodeJS.Timeout>();
@@ -131,6 +134,13 @@ const scripts = new ScriptService({
   docUrl: (rule) => ruleDocUrl(rule, settings.docsBaseUrl || undefined),
   onLinksChanged: () => { for (const uri of scripts.stale(known.keys())) void publish(uri); },
   log: (message) => connection.console.log(message),
+});
+
+// The membership candidate files the sidecars name: a change runs their models again.
+const candidateFiles = new CandidateWatch({
+  support: () => watcherSupport,
+  register: (watchers) => connection.client.register(DidChangeWatchedFilesNotification.type, { watchers }),
+  log: (message) => connection.console.warn(message),
 });
 
 const SEVERITY: Record<Finding['severity'], DiagnosticSeverity> = {
@@ -242,6 +252,7 @@ async function analyze(uri: string, options: AnalyzeOptions = {}): Promise<FileR
   );
   if (!report) return undefined; // superseded by a newer request for the same file
   known.set(uri, report);
+  void candidateFiles.refresh(uri); // not awaited: the findings do not wait for the watcher
   // Before publishing: a plan that differs from the one in place drops the stale reconstruction
   // first, so the new fast findings never go out with an older model's answer. An unchanged plan
   // (same bytes, sidecar, settings) keeps its answers: they are published with the findings.
@@ -309,6 +320,7 @@ async function forget(uri: string): Promise<void> {
   background.invalidate(uri);
   batch?.settle(uri);
   known.delete(uri);
+  await candidateFiles.forget(uri);
   await connection.sendDiagnostics({ uri, diagnostics: [] });
   reportChanged(uri);
 }
@@ -339,6 +351,8 @@ connection.onInitialize((params) => {
   workspaceFolders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
   configurationPull = Boolean(params.capabilities.workspace?.configuration);
   folderEvents = Boolean(params.capabilities.workspace?.workspaceFolders);
+  const watched = params.capabilities.workspace?.didChangeWatchedFiles;
+  watcherSupport = { dynamic: Boolean(watched?.dynamicRegistration), relative: Boolean(watched?.relativePatternSupport) };
   return {
     capabilities: {
       // Incremental: quick fixes must apply to the script as it is in the editor.
@@ -381,6 +395,12 @@ function modelsOfSidecar(path: string): string[] {
 connection.onDidChangeWatchedFiles(async ({ changes }) => {
   for (const change of changes) {
     const path = fileURLToPath(change.uri);
+    const candidatesOf = candidateFiles.modelsOf(path);
+    if (candidatesOf.length > 0) {
+      // A membership candidate file (a sidecar names it): its models' answers depend on its bytes.
+      if (settings.run !== 'manual') for (const uri of candidatesOf) schedule(uri);
+      continue;
+    }
     if (scripts.isScript(path)) {
       if (change.type === FileChangeType.Deleted) await scripts.deleted(change.uri);
       else if (settings.run !== 'manual') scripts.changed(change.uri);

@@ -132,3 +132,31 @@ test('the advisor reports the membership AUC per remedy, the model as trained at
   assert.ok(scored.length > 0);
   for (const s of scored) assert.equal(typeof s.membershipAuc, 'number', s.label);
 });
+
+test('the candidate file is watched: the server registers it with the client, and a rewrite scores the new candidates', async (t) => {
+  const { workspace, client, model } = await serve(t);
+  const uri = pathToFileURL(model).href;
+  const holdout = join(workspace, 'data', 'holdout.csv');
+  await client.waitFor('the end of the reconstruction', () => doneEvent(client, uri), 180_000);
+  const first = (await client.connection.sendRequest('modelPrivacyLint/report', { uri })) as PrivacyReport;
+  assert.ok(first.membership && first.membership.rows > 40);
+
+  // The server asked the client to watch exactly the sidecar's file (its folder and name).
+  const watched = await client.waitFor('the candidate file\'s watcher', () =>
+    [...client.registrations.values()].find((r) => r.method === 'workspace/didChangeWatchedFiles'),
+  );
+  assert.deepEqual((watched.registerOptions as { watchers: unknown[] }).watchers, [
+    { globPattern: { baseUri: pathToFileURL(join(workspace, 'data')).href, pattern: 'holdout.csv' } },
+  ]);
+
+  // A new candidate file (its first 40 candidates), announced as the client's watcher would.
+  const lines = readFileSync(holdout, 'utf8').split('\n');
+  writeFileSync(holdout, lines.slice(0, 41).join('\n') + '\n');
+  const runs = client.notifications.length;
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(holdout).href, type: 2 }] });
+  await client.waitFor('a new reconstruction', () => (client.notifications.slice(runs).some((n) => n.method === 'modelPrivacyLint/status' && (n.params as StatusParams).reconstruction?.uri === uri && (n.params as StatusParams).reconstruction?.state === 'done') ? true : undefined), 180_000);
+  const second = (await client.connection.sendRequest('modelPrivacyLint/report', { uri })) as PrivacyReport;
+  assert.equal(second.membership?.rows, 40, 'the report scores the rewritten file');
+  const v = second.membership!.verdicts;
+  assert.equal(Object.values(v).reduce((a, b) => a + b, 0), 40);
+});

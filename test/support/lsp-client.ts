@@ -36,6 +36,8 @@ export class TestLanguageClient {
   readonly notifications: { method: string; params: unknown }[] = [];
   /** How many times the server asked for its settings (it does after every configuration change). */
   configurationRequests = 0;
+  /** Capabilities the server registered and has not unregistered (`client/registerCapability`), by id. */
+  readonly registrations = new Map<string, { method: string; registerOptions?: unknown }>();
   private readonly waiters: (() => void)[] = [];
   private constructor(
     readonly process: ChildProcess,
@@ -65,7 +67,16 @@ export class TestLanguageClient {
       client.wake();
       return params.items.map((item) => (item.section === 'modelPrivacyLint' ? client.settings : null));
     });
-    connection.onRequest('client/registerCapability', () => null);
+    connection.onRequest('client/registerCapability', (params: { registrations: { id: string; method: string; registerOptions?: unknown }[] }) => {
+      for (const r of params.registrations) client.registrations.set(r.id, { method: r.method, registerOptions: r.registerOptions });
+      client.wake();
+      return null;
+    });
+    connection.onRequest('client/unregisterCapability', (params: { unregisterations: { id: string }[] }) => {
+      for (const r of params.unregisterations) client.registrations.delete(r.id);
+      client.wake();
+      return null;
+    });
     connection.onRequest('window/workDoneProgress/create', (params: { token: string | number }) => {
       client.progressTokens.push(params.token);
       // The token's `$/progress` notifications reach only handlers registered for it: keep them with the rest.
@@ -83,7 +94,8 @@ export class TestLanguageClient {
       rootUri: uri,
       workspaceFolders: [{ uri, name: 'workspace' }],
       capabilities: {
-        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true } },
+        // As VS Code's client declares them (vscode-languageclient 9).
+        workspace: { configuration: true, didChangeConfiguration: { dynamicRegistration: true }, didChangeWatchedFiles: { dynamicRegistration: true, relativePatternSupport: true } },
         ...(options.workDoneProgress ? { window: { workDoneProgress: true } } : {}),
       },
     });
