@@ -85,6 +85,50 @@ describe('likeliestPoint on hand-made axes', () => {
   });
 });
 
+/** The rule as first written: a scan of every window inside the interval (the reference for the table). */
+function scanned(axes: FeatureAxes, f: number, lower: number, upper: number): number | null {
+  const fallback = representative(lower, upper, axes.integral[f] === 1, axes.splitRule);
+  if (fallback === null) return null;
+  const cuts = axes.thresholds[f];
+  const mean = cuts.reduce((a, b) => a + b, 0) / cuts.length;
+  const width = 2 * TOLERANCE_STD * Math.sqrt(cuts.reduce((a, b) => a + (b - mean) ** 2, 0) / cuts.length);
+  const inside = [...cuts].filter((c) => c > lower && c < upper);
+  if (inside.length === 0 || !(width > 0)) return fallback;
+  let count = 0;
+  let centre = fallback;
+  for (let i = 0; i < inside.length; i++) {
+    let j = i;
+    while (j < inside.length && inside[j] <= inside[i] + width) j++;
+    if (j - i > count) {
+      count = j - i;
+      centre = (inside[i] + inside[j - 1]) / 2;
+    }
+  }
+  return Math.fround(centre) > lower && Math.fround(centre) <= upper ? Math.fround(centre) : centre;
+}
+
+describe('likeliestPoint against a scan of every window', () => {
+  it('picks the same point on 3,000 random threshold sets and intervals', () => {
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    for (let trial = 0; trial < 3000; trial++) {
+      const n = 1 + Math.floor(random() * (trial % 3 === 0 ? 400 : 40));
+      // Values on a coarse grid, spread evenly (equal windows: ties) or in two clusters.
+      const clustered = trial % 2 === 0;
+      const cuts = [...new Set(Array.from({ length: n }, () => Math.round((clustered ? (random() < 0.5 ? random() * 10 : 40 + random() * 3) : random() * 100) * 2) / 2 + 0.25))];
+      const axes = axesOf([cuts]);
+      const ends = [-Infinity, Infinity, ...cuts, random() * 50, random() * 50].filter(() => random() < 0.3);
+      const lower = ends.length ? Math.min(...ends.slice(0, 1)) : -Infinity;
+      const upper = ends.length > 1 ? Math.max(lower, ends[1]) : Infinity;
+      if (lower >= upper) continue;
+      const expected = scanned(axes, 0, lower, upper);
+      const actual = likeliestPoint(axes, 0, lower, upper);
+      if (expected === null || actual === null) assert.equal(actual, expected);
+      else assert.ok(Math.abs(actual - expected) <= 1e-6 * Math.max(1, Math.abs(expected)), `trial ${trial}: (${lower}, ${upper}] over ${cuts.length} thresholds: ${actual} vs ${expected}`);
+    }
+  });
+});
+
 /** RA of every true row's own cell, each feature stood for by `point`, against the row itself. */
 function cellAccuracy(forest: Forest, rows: { values: number[] }[], std: number[], point: (f: number, lower: number, upper: number) => number | null): number {
   const features = forest.features.length;
