@@ -4,6 +4,7 @@
  * reports that come before the reply are held, and an end before the reply still ends it.
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import { LateProgress } from '../lsp/late-progress';
 import type { JobProgress } from './reconstruction-job';
 
 const PHASE_WORDS: Record<JobProgress['phase'], string> = {
@@ -29,8 +30,7 @@ export function describeProgress(progress: JobProgress): { message: string; perc
 }
 
 export class ProgressDisplay {
-  private reporter: WorkDoneProgressServerReporter | undefined;
-  private ended = false;
+  private readonly progress: LateProgress;
   private held: { message: string; percentage?: number } | undefined;
   /** Percentages only rise: phases without a count keep the last one. */
   private percentage = 0;
@@ -41,35 +41,24 @@ export class ProgressDisplay {
     private readonly fileName: string,
     onCancel: () => void,
   ) {
-    create().then(
-      (reporter) => {
-        if (this.ended) {
-          reporter.done();
-          return;
-        }
-        this.reporter = reporter;
-        reporter.token.onCancellationRequested(onCancel);
-        reporter.begin(title, this.percentage, `${fileName}: ${this.held?.message ?? 'starting'}`, true);
-      },
-      () => {
-        // The client refused or does not support it: the status item still tells what runs.
-      },
-    );
+    this.progress = new LateProgress(create, (reporter) => {
+      reporter.token.onCancellationRequested(onCancel);
+      reporter.begin(title, this.percentage, `${fileName}: ${this.held?.message ?? 'starting'}`, true);
+    });
   }
 
   report(progress: JobProgress): void {
     const { message, percentage } = describeProgress(progress);
     if (percentage !== undefined) this.percentage = Math.max(this.percentage, percentage);
-    if (!this.reporter) {
+    const reporter = this.progress.reporter;
+    if (!reporter) {
       this.held = { message };
       return;
     }
-    this.reporter.report(this.percentage, `${this.fileName}: ${message}`);
+    reporter.report(this.percentage, `${this.fileName}: ${message}`);
   }
 
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.reporter?.done();
+    this.progress.end();
   }
 }

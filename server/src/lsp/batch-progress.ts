@@ -6,12 +6,12 @@
  * (another scan) join it; it ends when every file has settled.
  */
 import type { WorkDoneProgressServerReporter } from 'vscode-languageserver/node';
+import { LateProgress } from './late-progress';
 
 export class BatchProgress {
   private readonly files = new Set<string>();
   private readonly done = new Set<string>();
-  private reporter: WorkDoneProgressServerReporter | undefined;
-  private ended = false;
+  private readonly progress: LateProgress;
 
   constructor(
     create: () => Promise<WorkDoneProgressServerReporter>,
@@ -19,19 +19,8 @@ export class BatchProgress {
     private readonly onChange: () => void = () => {},
   ) {
     for (const file of files) this.files.add(file);
-    create().then(
-      (reporter) => {
-        if (this.ended) {
-          reporter.done();
-          return;
-        }
-        this.reporter = reporter;
-        reporter.begin('Model Privacy Lint', this.percentage, this.text, false);
-      },
-      () => {
-        // The client refused or does not support it: the status item carries the same count.
-      },
-    );
+    // Without it (a client that refuses), the status item carries the same count.
+    this.progress = new LateProgress(create, (reporter) => reporter.begin('Model Privacy Lint', this.percentage, this.text, false));
   }
 
   /** More files to analyse in this batch (a file analysed again counts again). */
@@ -45,14 +34,14 @@ export class BatchProgress {
 
   /** The file's work ended. */
   settle(file: string): void {
-    if (this.ended || !this.files.has(file) || this.done.has(file)) return;
+    if (!this.progress.active || !this.files.has(file) || this.done.has(file)) return;
     this.done.add(file);
     this.update();
     if (this.done.size === this.files.size) this.end();
   }
 
   get active(): boolean {
-    return !this.ended;
+    return this.progress.active;
   }
 
   /** "3 of 7 models" */
@@ -61,10 +50,7 @@ export class BatchProgress {
   }
 
   end(): void {
-    if (this.ended) return;
-    this.ended = true;
-    this.reporter?.done();
-    this.onChange();
+    if (this.progress.end()) this.onChange();
   }
 
   private get percentage(): number {
@@ -72,7 +58,7 @@ export class BatchProgress {
   }
 
   private update(): void {
-    this.reporter?.report(this.percentage, this.text);
+    this.progress.reporter?.report(this.percentage, this.text);
     this.onChange();
   }
 }
