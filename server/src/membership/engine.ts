@@ -13,11 +13,10 @@
  *    also fit each leaf's distinct rows and total draws to keep the candidate from the proven
  *    non-members; that bound only excludes (it raised breast cancer's bench AUC 0.726 -> 0.739,
  *    81 non-members proven instead of 76), while ranking the shares over the narrower set was
- *    measured worse on a fixture (replay.ts says why). Measured and not kept (one-off scripts, all
- *    four bench data sets): in-bag minus out-of-bag share or confidence per index, the distance to
- *    the path's thresholds in- vs out-of-bag, a candidate-to-index assignment (best share relative
- *    to the best other candidate on the same index), thresholds paired as midpoints with other
- *    candidates' values: none beat this on more than one data set without losing Pima.
+ *    measured worse on a fixture (replay.ts says why). The alternatives measured on the four
+ *    bench data sets (in- vs out-of-bag contrasts per index, a candidate-to-index assignment,
+ *    threshold midpoints paired with other candidates' values) each lost Pima, COMPAS or Adult
+ *    what it gained on breast cancer, and none came near its 0.90 target: docs/membership.md.
  *  - draws without seeds, weights: the forest's confidence in the candidate's label (the mean over
  *    trees of the leaf's fraction of that label), the classic confidence attack. Measured on the
  *    bench's seedless bootstrap models, it beat the mean share (Pima AUC 0.784 against 0.645):
