@@ -33,6 +33,7 @@ import { leavesOf } from './leaves';
 import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from './cell';
 import { bestFit, drawTable, type DrawTable, type LeafCounts } from './replay';
 import { dpScore } from './dp';
+import { assignmentMass, type AssignmentGroup } from './assignment';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -125,6 +126,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     certified.length === options.trainingRows;
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
+  const assign = p.basis === 'replayed-bootstrap' ? new Assignment(forest) : undefined;
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
@@ -151,9 +153,11 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
         break;
       }
       case 'replayed-bootstrap': {
-        const fit = bestFit(p.table!, leafCounts(forest, leaves, counts));
+        const fitting: number[] = [];
+        const fit = bestFit(p.table!, leafCounts(forest, leaves, counts), fitting);
         score = fit.fits === 0 ? 0 : 0.5 + fit.score / 2;
         if (fit.fits === 0) proven = 'non-member';
+        else assign!.add(verdicts.length, leaves, y, fitting, fit.score);
         break;
       }
       case 'dp-noise':
@@ -182,6 +186,9 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     if (proven === 'non-member') score = 0;
     verdicts.push({ score, verdict: proven ?? (score >= threshold ? 'likely-member' : 'likely-non-member') });
   }
+  // Replayed bootstrap: the best share weighed by the candidate's mass in the assignment across all
+  // candidates (assignment.ts); proven verdicts keep their 0 and 1, and every score stays >= 0.5.
+  assign?.rescore(p.table!, verdicts, threshold);
   return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
 }
 
@@ -195,6 +202,50 @@ function confidence(forest: Forest, leaves: Int32Array, y: number): number {
     if (total > 0) sum += Math.max(0, tree.classWeights[leaves[t] * classes + y]) / total;
   });
   return sum / forest.trees.length;
+}
+
+/** Collects the fitting candidates into groups (same label, same leaves) for assignment.ts. */
+class Assignment {
+  private readonly offsets: number[] = [];
+  private readonly targets: Float64Array;
+  private readonly groups: (AssignmentGroup & { members: number[]; share: number })[] = [];
+  private readonly byKey = new Map<string, number>();
+  constructor(private readonly forest: Forest) {
+    let total = 0;
+    for (const tree of forest.trees) {
+      this.offsets.push(total);
+      total += tree.classWeights.length;
+    }
+    this.targets = new Float64Array(total);
+    forest.trees.forEach((tree, t) => this.targets.set(Array.from(tree.classWeights, (w) => Math.max(0, w)), this.offsets[t]));
+  }
+
+  add(candidate: number, leaves: Int32Array, y: number, fitting: number[], share: number): void {
+    const key = `${y}|${leaves.join(',')}`;
+    const known = this.byKey.get(key);
+    if (known !== undefined) {
+      const group = this.groups[known];
+      group.size++;
+      group.members.push(candidate);
+      return;
+    }
+    const classes = classCount(this.forest);
+    const keys = Int32Array.from(leaves, (leaf, t) => this.offsets[t] + leaf * classes + y);
+    this.byKey.set(key, this.groups.length);
+    this.groups.push({ size: 1, keys, indices: Int32Array.from(fitting), members: [candidate], share });
+  }
+
+  rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): void {
+    if (this.groups.length === 0) return;
+    const mass = assignmentMass(table, this.targets, this.groups);
+    this.groups.forEach((group, g) => {
+      for (const c of group.members) {
+        if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
+        const score = 0.5 + (mass[g] * group.share) / 2;
+        verdicts[c] = { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
+      }
+    });
+  }
 }
 
 /** The candidate's leaves' draws of its label (`label`), of every label, and distinct rows (replay.ts). */

@@ -71,9 +71,10 @@ function restHolds(leaf: LeafCounts, t: number, c: number, maxDraw: number): boo
  * set lowered the 10-tree COMPAS fixture's AUC (0.640 -> 0.614): a member's best share mostly comes
  * from some other index (breast cancer: only 56 of 284 members' best index is their own), so
  * narrowing the set moves members' scores too. Used only to exclude, the bound can lower no
- * member's score and raise no non-member's, so no AUC.
+ * member's score and raise no non-member's, so no AUC. `fitting`, when given, receives the indices
+ * that pass every bound and that some tree drew.
  */
-export function bestFit(table: DrawTable, leaf: LeafCounts): { fits: number; score: number } {
+export function bestFit(table: DrawTable, leaf: LeafCounts, fitting?: number[]): { fits: number; score: number } {
   const { trees, counts, maxDraws } = table;
   const labelCounts = leaf.label;
   let fits = 0;
@@ -96,7 +97,11 @@ export function bestFit(table: DrawTable, leaf: LeafCounts): { fits: number; sco
     }
     if (!ok) continue;
     // An index no tree drew is in no leaf: it could be any row, so it fits every candidate (score 0).
-    if (rest) fits++;
+    if (rest) {
+      fits++;
+      // Indices no tree drew add no draws anywhere: nothing to assign (assignment.ts).
+      if (fitting && inBag > 0) fitting.push(i);
+    }
     if (inBag > 0 && share / inBag > best) best = share / inBag;
   }
   return { fits, score: best };
