@@ -8,15 +8,16 @@
  *  - row counts (no bootstrap): a proven non-member scores 0; every other candidate 0.5 + half its
  *    mean share, so that "the counts do not exclude it" is the likely-member side of 0.5: on the
  *    fixtures and the bench that alone separates most members, the share ranks within it.
- *  - replayed bootstrap: likewise, with the best mean share over the row indices whose draws fit
- *    the candidate's leaves' label counts (replay.ts) in place of the mean share. An index must
- *    also fit each leaf's distinct rows and total draws to keep the candidate from the proven
- *    non-members; that bound only excludes (it raised breast cancer's bench AUC 0.726 -> 0.739,
- *    81 non-members proven instead of 76), while ranking the shares over the narrower set was
- *    measured worse on a fixture (replay.ts says why). The alternatives measured on the four
- *    bench data sets (in- vs out-of-bag contrasts per index, a candidate-to-index assignment,
- *    threshold midpoints paired with other candidates' values) each lost Pima, COMPAS or Adult
- *    what it gained on breast cancer, and none came near its 0.90 target: docs/membership.md.
+ *  - replayed bootstrap: a proven non-member (no row index's draws fit its leaves, replay.ts:
+ *    label draws, and each leaf's distinct rows and total draws) scores 0; every other candidate
+ *    0.5 + mass * (1 + share) / 4, where share is the best mean share over the fitting indices and
+ *    mass the candidate's estimated chance of being a row in a soft assignment of all candidates
+ *    to the indices, fitted to every leaf's draws (assignment.ts). Why: breast cancer's bench model
+ *    ends in pure leaves of ~90 draws, where one row's share says little (AUC 0.726 with the share
+ *    alone); which candidates those draws can belong to says more (0.839; Pima 0.987 -> 1.000,
+ *    COMPAS 0.525 -> 0.651, Adult 0.664 -> 0.800). Alternatives measured and dropped: in- vs
+ *    out-of-bag contrasts per index, threshold midpoints paired with other candidates' values
+ *    (docs/membership.md).
  *  - draws without seeds, weights: the forest's confidence in the candidate's label (the mean over
  *    trees of the leaf's fraction of that label), the classic confidence attack. Measured on the
  *    bench's seedless bootstrap models, it beat the mean share (Pima AUC 0.784 against 0.645):
@@ -186,8 +187,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     if (proven === 'non-member') score = 0;
     verdicts.push({ score, verdict: proven ?? (score >= threshold ? 'likely-member' : 'likely-non-member') });
   }
-  // Replayed bootstrap: the best share weighed by the candidate's mass in the assignment across all
-  // candidates (assignment.ts); proven verdicts keep their 0 and 1, and every score stays >= 0.5.
+  // Replayed bootstrap: the candidate's mass in the assignment across all candidates (assignment.ts)
+  // with its best share; proven verdicts keep their 0 and 1, every other score stays >= 0.5.
   assign?.rescore(p.table!, verdicts, threshold);
   return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
 }
@@ -241,7 +242,7 @@ class Assignment {
     this.groups.forEach((group, g) => {
       for (const c of group.members) {
         if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
-        const score = 0.5 + (mass[g] * group.share) / 2;
+        const score = 0.5 + (mass[g] * (1 + group.share)) / 4;
         verdicts[c] = { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
       }
     });
