@@ -18,6 +18,7 @@ import { alignCandidates, readCandidates } from '../../server/src/membership/can
 import { assessMembership, leafCounts } from '../../server/src/membership/engine';
 import { leavesOf } from '../../server/src/membership/leaves';
 import { auc } from '../../server/src/membership/metrics';
+import { assignmentMass } from '../../server/src/membership/assignment';
 import { bestFit, drawTable, type DrawTable } from '../../server/src/membership/replay';
 import type { Forest } from '../../server/src/forest/schema';
 import type { Candidate } from '../../server/src/membership/types';
@@ -134,5 +135,19 @@ describe('membership: replayed-bootstrap fit', () => {
     assert.equal(bestFit(table, leaf(6, 6, 3)).fits, 3);
     // Trees that store no distinct count fall back to the label counts.
     assert.equal(bestFit(table, leaf(3, 3, Number.NaN)).fits, 3);
+  });
+
+  it('the assignment shares a leaf\'s draws among the candidates in it, and gives up past its work budget', () => {
+    // One tree, indices 0 and 1 drawn once each; leaf 0 holds 1 draw, leaf 1 holds 1 draw. Candidate
+    // A is alone in leaf 0, candidates B and C (one group of 2) in leaf 1; all fit both indices.
+    // The counts say: A is a row (mass 1), and one of B and C is (mass 1/2 each).
+    const table: DrawTable = { rows: 2, trees: 1, counts: Uint16Array.from([1, 1]), maxDraws: Uint16Array.from([1]) };
+    const groups = [
+      { size: 1, keys: Int32Array.of(0), indices: Int32Array.of(0, 1) },
+      { size: 2, keys: Int32Array.of(1), indices: Int32Array.of(0, 1) },
+    ];
+    const mass = assignmentMass(table, Float64Array.of(1, 1), groups)!;
+    assert.ok(mass[0] > 0.95 && Math.abs(mass[1] - 0.5) < 0.05, `mass ${Array.from(mass)}`);
+    assert.equal(assignmentMass(table, Float64Array.of(1, 1), groups, { workBudget: 1 }), null);
   });
 });

@@ -45,8 +45,11 @@ export interface AssignmentOptions {
   workBudget?: number;
 }
 
-/** Each group's mass per candidate (in [0, 1]): the estimated chance that one of its candidates is a training row. */
-export function assignmentMass(table: DrawTable, targets: Float64Array, groups: readonly AssignmentGroup[], options: AssignmentOptions = {}): Float64Array {
+/**
+ * Each group's mass per candidate (in [0, 1]): the estimated chance that one of its candidates is a
+ * training row; null when not one round fits in the work budget.
+ */
+export function assignmentMass(table: DrawTable, targets: Float64Array, groups: readonly AssignmentGroup[], options: AssignmentOptions = {}): Float64Array | null {
   const { rows, trees, counts } = table;
   // The trees that drew each index, and how often: the only trees where its pairs add draws.
   const start = new Int32Array(rows + 1);
@@ -73,6 +76,7 @@ export function assignmentMass(table: DrawTable, targets: Float64Array, groups: 
   let work = 0;
   for (const g of groups) for (const i of g.indices) work += start[i + 1] - start[i];
   const rounds = Math.max(0, Math.min(options.rounds ?? 100, Math.floor((options.workBudget ?? 1e9) / Math.max(1, 2 * work))));
+  if (rounds === 0) return null;
   const predicted = new Float64Array(targets.length);
   const logRatio = new Float64Array(targets.length);
   const column = new Float64Array(rows);

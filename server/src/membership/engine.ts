@@ -205,8 +205,15 @@ function confidence(forest: Forest, leaves: Int32Array, y: number): number {
   return sum / forest.trees.length;
 }
 
+/**
+ * Group-index pairs the assignment may hold (12 bytes each): 2e7 is 240 MB. Breast cancer's bench
+ * model has 5.5e4 (408 groups of 569 candidates, 284 rows); past the cap, the assignment is skipped.
+ */
+const MAX_PAIRS = 2e7;
+
 /** Collects the fitting candidates into groups (same label, same leaves) for assignment.ts. */
 class Assignment {
+  private pairs = 0;
   private readonly offsets: number[] = [];
   private readonly targets: Float64Array;
   private readonly groups: (AssignmentGroup & { members: number[]; share: number })[] = [];
@@ -222,6 +229,7 @@ class Assignment {
   }
 
   add(candidate: number, leaves: Int32Array, y: number, fitting: number[], share: number): void {
+    if (this.pairs > MAX_PAIRS) return;
     const key = `${y}|${leaves.join(',')}`;
     const known = this.byKey.get(key);
     if (known !== undefined) {
@@ -234,11 +242,14 @@ class Assignment {
     const keys = Int32Array.from(leaves, (leaf, t) => this.offsets[t] + leaf * classes + y);
     this.byKey.set(key, this.groups.length);
     this.groups.push({ size: 1, keys, indices: Int32Array.from(fitting), members: [candidate], share });
+    this.pairs += fitting.length;
   }
 
   rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): void {
-    if (this.groups.length === 0) return;
+    // Past the pair cap, or without a round in the work budget, every candidate keeps 0.5 + share / 2.
+    if (this.groups.length === 0 || this.pairs > MAX_PAIRS) return;
     const mass = assignmentMass(table, this.targets, this.groups);
+    if (!mass) return;
     this.groups.forEach((group, g) => {
       for (const c of group.members) {
         if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
