@@ -32,9 +32,9 @@ import { probeFirstTrees } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { leavesOf } from './leaves';
 import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from './cell';
-import { bestFit, drawTable, type DrawTable, type LeafCounts } from './replay';
+import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
-import { assignmentMass, type AssignmentGroup } from './assignment';
+import { AssignmentScorer } from './assignment';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -127,7 +127,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     certified.length === options.trainingRows;
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
-  const assign = p.basis === 'replayed-bootstrap' ? new Assignment(forest) : undefined;
+  const assign = p.basis === 'replayed-bootstrap' ? new AssignmentScorer(forest) : undefined;
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
@@ -165,8 +165,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
         score = dpScore(counts, forest.privacy!.epsilon);
         break;
       case 'boosted-first-tree': {
-        const leafCounts = p.probed!.get(leaves[0]);
-        score = leafCounts && leafCounts[y] > 0 ? 1 / leafCounts[y] : 0;
+        const probedCounts = p.probed!.get(leaves[0]);
+        score = probedCounts && probedCounts[y] > 0 ? 1 / probedCounts[y] : 0;
         break;
       }
       default:
@@ -203,73 +203,6 @@ function confidence(forest: Forest, leaves: Int32Array, y: number): number {
     if (total > 0) sum += Math.max(0, tree.classWeights[leaves[t] * classes + y]) / total;
   });
   return sum / forest.trees.length;
-}
-
-/**
- * Group-index pairs the assignment may hold (12 bytes each): 2e7 is 240 MB. Breast cancer's bench
- * model has 5.5e4 (408 groups of 569 candidates, 284 rows); past the cap, the assignment is skipped.
- */
-const MAX_PAIRS = 2e7;
-
-/** Collects the fitting candidates into groups (same label, same leaves) for assignment.ts. */
-class Assignment {
-  private pairs = 0;
-  private readonly offsets: number[] = [];
-  private readonly targets: Float64Array;
-  private readonly groups: (AssignmentGroup & { members: number[]; share: number })[] = [];
-  private readonly byKey = new Map<string, number>();
-  constructor(private readonly forest: Forest) {
-    let total = 0;
-    for (const tree of forest.trees) {
-      this.offsets.push(total);
-      total += tree.classWeights.length;
-    }
-    this.targets = new Float64Array(total);
-    forest.trees.forEach((tree, t) => this.targets.set(Array.from(tree.classWeights, (w) => Math.max(0, w)), this.offsets[t]));
-  }
-
-  add(candidate: number, leaves: Int32Array, y: number, fitting: number[], share: number): void {
-    if (this.pairs > MAX_PAIRS) return;
-    const key = `${y}|${leaves.join(',')}`;
-    const known = this.byKey.get(key);
-    if (known !== undefined) {
-      const group = this.groups[known];
-      group.size++;
-      group.members.push(candidate);
-      return;
-    }
-    const classes = classCount(this.forest);
-    const keys = Int32Array.from(leaves, (leaf, t) => this.offsets[t] + leaf * classes + y);
-    this.byKey.set(key, this.groups.length);
-    this.groups.push({ size: 1, keys, indices: Int32Array.from(fitting), members: [candidate], share });
-    this.pairs += fitting.length;
-  }
-
-  rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): void {
-    // Past the pair cap, or without a round in the work budget, every candidate keeps 0.5 + share / 2.
-    if (this.groups.length === 0 || this.pairs > MAX_PAIRS) return;
-    const mass = assignmentMass(table, this.targets, this.groups);
-    if (!mass) return;
-    this.groups.forEach((group, g) => {
-      for (const c of group.members) {
-        if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
-        const score = 0.5 + (mass[g] * (1 + group.share)) / 4;
-        verdicts[c] = { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
-      }
-    });
-  }
-}
-
-/** The candidate's leaves' draws of its label (`label`), of every label, and distinct rows (replay.ts). */
-export function leafCounts(forest: Forest, leaves: Int32Array, label: Float64Array): LeafCounts {
-  const classes = classCount(forest);
-  const all = new Float64Array(forest.trees.length);
-  const distinct = new Float64Array(forest.trees.length).fill(NaN);
-  forest.trees.forEach((tree, t) => {
-    for (let c = 0; c < classes; c++) all[t] += tree.classWeights[leaves[t] * classes + c];
-    if (tree.distinctRows) distinct[t] = tree.distinctRows[leaves[t]];
-  });
-  return { label, all, distinct };
 }
 
 /** Mean over trees of 1 / count, a tree without the label adding 0. */

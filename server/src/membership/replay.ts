@@ -6,6 +6,8 @@
  * non-member. Indices laid out row-major (one index's trees side by side) for the scan.
  */
 import type { ReplayedDraws } from '../attacks/reconstruction/bootstrap/draws';
+import type { Forest } from '../forest/schema';
+import { classCount } from '../forest/structure';
 
 export interface DrawTable {
   rows: number;
@@ -39,6 +41,18 @@ export interface LeafCounts {
   label: Float64Array;
   all?: Float64Array;
   distinct?: Float64Array;
+}
+
+/** The candidate's leaves' draws of its label (`label`), of every label, and distinct rows (replay.ts). */
+export function leafCounts(forest: Forest, leaves: Int32Array, label: Float64Array): LeafCounts {
+  const classes = classCount(forest);
+  const all = new Float64Array(forest.trees.length);
+  const distinct = new Float64Array(forest.trees.length).fill(NaN);
+  forest.trees.forEach((tree, t) => {
+    for (let c = 0; c < classes; c++) all[t] += tree.classWeights[leaves[t] * classes + c];
+    if (tree.distinctRows) distinct[t] = tree.distinctRows[leaves[t]];
+  });
+  return { label, all, distinct };
 }
 
 /** Whether the leaf holds at least c draws of the candidate's label. */
