@@ -1,9 +1,9 @@
 /**
  * Membership under a replayed bootstrap: tree t drew row index i c[i][t] times, and those draws
  * sit in the leaf the row reaches, with its label. So the candidate can be row i only if, in every
- * tree that drew i, the candidate's leaf can hold those draws (`labelHolds`, `restHolds`). When no index fits, no
- * training row has the candidate's label and its values up to the model's splits: a proven
- * non-member. Indices laid out row-major (one index's trees side by side) for the scan.
+ * tree that drew i, the candidate's leaf can hold those draws (`labelHolds`, `restHolds`). When no
+ * index fits, no training row has the candidate's label and its values up to the model's splits: a
+ * proven non-member. Indices laid out row-major (one index's trees side by side) for the scan.
  */
 import type { ReplayedDraws } from '../attacks/reconstruction/bootstrap/draws';
 import type { Forest } from '../forest/schema';
@@ -43,7 +43,7 @@ export interface LeafCounts {
   distinct?: Float64Array;
 }
 
-/** The candidate's leaves' draws of its label (`label`), of every label, and distinct rows (replay.ts). */
+/** The candidate's leaves' counts: draws of its label (given), of every label, distinct rows. */
 export function leafCounts(forest: Forest, leaves: Int32Array, label: Float64Array): LeafCounts {
   const classes = classCount(forest);
   const all = new Float64Array(forest.trees.length);
