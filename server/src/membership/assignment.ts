@@ -175,11 +175,12 @@ export class AssignmentScorer {
     this.pairs += fitting.length;
   }
 
-  rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): void {
+  /** False when the assignment did not run (no candidate to place, past the pair cap or the work budget). */
+  rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): boolean {
     // Past the pair cap, or without a round in the work budget, every candidate keeps 0.5 + share / 2.
-    if (this.groups.length === 0 || this.pairs > MAX_PAIRS) return;
+    if (this.groups.length === 0 || this.pairs > MAX_PAIRS) return false;
     const mass = assignmentMass(table, this.targets, this.groups);
-    if (!mass) return;
+    if (!mass) return false;
     this.groups.forEach((group, g) => {
       for (const c of group.members) {
         if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
@@ -187,5 +188,6 @@ export class AssignmentScorer {
         verdicts[c] = { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
       }
     });
+    return true;
   }
 }

@@ -1,0 +1,89 @@
+/**
+ * The mass fit without bootstrap (membership/row-count-mass.ts) on the real scikit-learn fixtures
+ * without bootstrap (test/fixtures/membership, generate.py), each scored with and without it:
+ *  - the AUC against the truth's members rises by a margin on the fixtures overall (each measured
+ *    from both scorers, never hard-coded), and drops on none beyond rounding;
+ *  - proven verdicts are the same with and without it (a proven non-member scores 0), and every
+ *    other score stays in [0.5, 1];
+ *  - candidates with the same label and leaves tie;
+ *  - on hand-checked leaves: two candidates share a leaf that holds one row; the one whose other
+ *    leaf is crowded with candidates gets less mass.
+ */
+import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lintFile } from '../../server/src/linter/linter';
+import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
+import { assessMembership } from '../../server/src/membership/engine';
+import { leavesOf } from '../../server/src/membership/leaves';
+import { auc } from '../../server/src/membership/metrics';
+import { rowCountMass } from '../../server/src/membership/row-count-mass';
+import type { Forest } from '../../server/src/forest/schema';
+import type { Candidate } from '../../server/src/membership/types';
+import { FIXTURES } from '../support/paths';
+
+const DIR = join(FIXTURES, 'membership');
+interface Entry { name: string; model: string; candidates: string; bootstrap: boolean }
+const rowCounted = (JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[]).filter((e) => !e.bootstrap);
+
+async function load(entry: Entry): Promise<{ forest: Forest; candidates: Candidate[]; member: boolean[] }> {
+  const forest = (await lintFile(join(DIR, entry.model), { keepForest: true })).forest!;
+  const file = await readCandidates(join(DIR, entry.candidates), 'label', 'member');
+  const cellColumn = file.data.header.indexOf('cell_member');
+  const drop = (row: string[]) => row.filter((_, i) => i !== cellColumn);
+  const aligned = alignCandidates({ ...file, data: { ...file.data, header: drop(file.data.header), rows: file.data.rows.map(drop) } }, forest);
+  assert.ok(aligned.ok);
+  return { forest, candidates: aligned.candidates, member: file.members! };
+}
+
+describe('membership without bootstrap: the mass fit across candidates', () => {
+  it('the fixtures include forests without bootstrap', () => assert.ok(rowCounted.length >= 2));
+
+  it('ranks members better overall, and worse on no fixture', async () => {
+    let gain = 0;
+    for (const entry of rowCounted) {
+      const { forest, candidates, member } = await load(entry);
+      const alone = assessMembership(forest, candidates, { acrossCandidates: false });
+      const fitted = assessMembership(forest, candidates);
+      assert.equal(fitted.basis, 'row-counts');
+      const before = auc(alone.candidates.map((c) => c.score), member)!;
+      const after = auc(fitted.candidates.map((c) => c.score), member)!;
+      if (process.env.MPL_VERBOSE) console.log(entry.name, before.toFixed(3), after.toFixed(3));
+      assert.ok(after >= before - 0.005, `${entry.name}: ${after} against ${before}`);
+      gain += after - before;
+      fitted.candidates.forEach((c, i) => {
+        const was = alone.candidates[i];
+        if (was.verdict === 'non-member') assert.deepEqual(c, was, `${entry.name} candidate ${i}: a proven non-member is kept, at 0`);
+        else {
+          // A proven member keeps its verdict; its score, as every other's, is its mass's.
+          if (was.verdict === 'member') assert.equal(c.verdict, 'member', `${entry.name} candidate ${i}`);
+          else assert.notEqual(c.verdict, 'member');
+          assert.ok(c.score >= 0.5 && c.score <= 1, `${entry.name} candidate ${i}: ${c.score}`);
+        }
+      });
+      // Same label and leaves: the same score.
+      const byCell = new Map<string, number>();
+      candidates.forEach((c, i) => {
+        const key = `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`;
+        const seen = byCell.get(key);
+        if (seen === undefined) byCell.set(key, fitted.candidates[i].score);
+        else assert.equal(fitted.candidates[i].score, seen);
+      });
+    }
+    assert.ok(gain > 0.1, `summed AUC gain ${gain}`);
+  });
+
+  it('a leaf holding one row, shared with candidates whose other leaves are crowded, leaves less mass to them', () => {
+    // Two trees. Tree 0: key 0 holds one row (candidates A and B), key 3 two rows (C and D).
+    // Tree 1: key 1 holds one row (A alone), key 2 one row (B, C and D).
+    const targets = Float64Array.from([1, 1, 1, 2]);
+    const [a, b, cd] = rowCountMass(targets, [
+      { size: 1, keys: Int32Array.from([0, 1]) },
+      { size: 1, keys: Int32Array.from([0, 2]) },
+      { size: 2, keys: Int32Array.from([3, 2]) },
+    ]);
+    assert.ok(a > b + 0.2, `A ${a}, B ${b}`);
+    assert.ok(a <= 1 && b >= 0 && cd >= 0);
+  });
+});
