@@ -9,12 +9,8 @@
  * leaf checked by hand.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { replayDraws } from '../../server/src/attacks/reconstruction/bootstrap/draws';
-import { lintFile } from '../../server/src/linter/linter';
-import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
 import { assessMembership } from '../../server/src/membership/engine';
 import { leavesOf } from '../../server/src/membership/leaves';
 import { auc } from '../../server/src/membership/metrics';
@@ -22,23 +18,15 @@ import { assignmentMass } from '../../server/src/membership/assignment';
 import { bestFit, drawTable, leafCounts, type DrawTable } from '../../server/src/membership/replay';
 import type { Forest } from '../../server/src/forest/schema';
 import type { Candidate } from '../../server/src/membership/types';
-import { FIXTURES } from '../support/paths';
+import { loadMembershipFixture, membershipFixtures, type MembershipFixture } from '../support/membership-fixtures';
 
-const DIR = join(FIXTURES, 'membership');
-interface Entry { name: string; model: string; candidates: string; bootstrap: boolean }
-const bootstrapped = (JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[]).filter((e) => e.bootstrap);
+const bootstrapped = membershipFixtures.filter((e) => e.bootstrap);
 
-async function load(entry: Entry): Promise<{ forest: Forest; candidates: Candidate[]; member: boolean[]; table: DrawTable }> {
-  const forest = (await lintFile(join(DIR, entry.model), { keepForest: true })).forest!;
-  const file = await readCandidates(join(DIR, entry.candidates), 'label', 'member');
-  // cell_member is truth, not a feature: drop it before lining the columns up.
-  const cellColumn = file.data.header.indexOf('cell_member');
-  const drop = (row: string[]) => row.filter((_, i) => i !== cellColumn);
-  const aligned = alignCandidates({ ...file, data: { ...file.data, header: drop(file.data.header), rows: file.data.rows.map(drop) } }, forest);
-  assert.ok(aligned.ok);
-  const replay = replayDraws(forest, Number.POSITIVE_INFINITY);
+async function load(entry: MembershipFixture): Promise<{ forest: Forest; candidates: Candidate[]; member: boolean[]; table: DrawTable }> {
+  const fixture = await loadMembershipFixture(entry);
+  const replay = replayDraws(fixture.forest, Number.POSITIVE_INFINITY);
   assert.ok(replay.ok);
-  return { forest, candidates: aligned.candidates, member: file.members!, table: drawTable(replay.draws) };
+  return { ...fixture, table: drawTable(replay.draws) };
 }
 
 /** The score without the assignment: 0 when no index fits, else 0.5 + half the best share. */

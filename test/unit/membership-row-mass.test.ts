@@ -10,32 +10,15 @@
  *    leaf is crowded with candidates gets less mass.
  */
 import { strict as assert } from 'node:assert';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { lintFile } from '../../server/src/linter/linter';
-import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
 import { assessMembership } from '../../server/src/membership/engine';
 import { leavesOf } from '../../server/src/membership/leaves';
 import { auc } from '../../server/src/membership/metrics';
 import { rowCountMass } from '../../server/src/membership/row-count-mass';
-import type { Forest } from '../../server/src/forest/schema';
-import type { Candidate } from '../../server/src/membership/types';
-import { FIXTURES } from '../support/paths';
+import { loadMembershipFixture, membershipFixtures } from '../support/membership-fixtures';
 
-const DIR = join(FIXTURES, 'membership');
-interface Entry { name: string; model: string; candidates: string; bootstrap: boolean }
-const rowCounted = (JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8')) as Entry[]).filter((e) => !e.bootstrap);
-
-async function load(entry: Entry): Promise<{ forest: Forest; candidates: Candidate[]; member: boolean[] }> {
-  const forest = (await lintFile(join(DIR, entry.model), { keepForest: true })).forest!;
-  const file = await readCandidates(join(DIR, entry.candidates), 'label', 'member');
-  const cellColumn = file.data.header.indexOf('cell_member');
-  const drop = (row: string[]) => row.filter((_, i) => i !== cellColumn);
-  const aligned = alignCandidates({ ...file, data: { ...file.data, header: drop(file.data.header), rows: file.data.rows.map(drop) } }, forest);
-  assert.ok(aligned.ok);
-  return { forest, candidates: aligned.candidates, member: file.members! };
-}
+const rowCounted = membershipFixtures.filter((e) => !e.bootstrap);
+const load = loadMembershipFixture;
 
 describe('membership without bootstrap: the mass fit across candidates', () => {
   it('the fixtures include forests without bootstrap', () => assert.ok(rowCounted.length >= 2));

@@ -20,6 +20,7 @@ import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-ch
 import { TOLERANCE_STD } from '../../server/src/evaluate/numeric-metrics';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
+import { cellBox } from '../../server/src/membership/cell';
 import { readFloat32Rows, type NumericFixtureEntry } from '../support/numeric-truth';
 import { FIXTURES } from '../support/paths';
 
@@ -134,18 +135,7 @@ function cellAccuracy(forest: Forest, rows: { values: number[] }[], std: number[
   const features = forest.features.length;
   let within = 0;
   for (const row of rows) {
-    const lower = new Float64Array(features).fill(-Infinity);
-    const upper = new Float64Array(features).fill(Infinity);
-    for (const tree of forest.trees) {
-      let node = 0;
-      while (tree.left[node] !== -1) {
-        const f = tree.feature[node];
-        const left = row.values[f] <= tree.threshold[node];
-        if (left) upper[f] = Math.min(upper[f], tree.threshold[node]);
-        else lower[f] = Math.max(lower[f], tree.threshold[node]);
-        node = left ? tree.left[node] : tree.right[node];
-      }
-    }
+    const { lower, upper } = cellBox(forest, row.values);
     for (let f = 0; f < features; f++) {
       const v = point(f, lower[f], upper[f]);
       if (v !== null && Math.abs(v - row.values[f]) <= TOLERANCE_STD * std[f]) within++;

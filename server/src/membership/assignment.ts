@@ -27,7 +27,7 @@
  * Deterministic: a fixed number of rounds, scaled down for large inputs (`workBudget`).
  */
 import type { Forest } from '../forest/schema';
-import { classCount } from '../forest/structure';
+import { CandidateGroups, type CandidateGroup } from './candidate-groups';
 import type { DrawTable } from './replay';
 import type { CandidateVerdict } from './types';
 
@@ -144,44 +144,24 @@ const MAX_PAIRS = 2e7;
  */
 export class AssignmentScorer {
   private pairs = 0;
-  private readonly offsets: number[] = [];
-  private readonly targets: Float64Array;
-  private readonly groups: (AssignmentGroup & { members: number[]; share: number })[] = [];
-  private readonly byKey = new Map<string, number>();
-  constructor(private readonly forest: Forest) {
-    let total = 0;
-    for (const tree of forest.trees) {
-      this.offsets.push(total);
-      total += tree.classWeights.length;
-    }
-    this.targets = new Float64Array(total);
-    forest.trees.forEach((tree, t) => this.targets.set(Array.from(tree.classWeights, (w) => Math.max(0, w)), this.offsets[t]));
+  private readonly candidates: CandidateGroups<AssignmentGroup & CandidateGroup & { share: number }>;
+
+  constructor(forest: Forest) {
+    this.candidates = new CandidateGroups(forest);
   }
 
   add(candidate: number, leaves: Int32Array, y: number, fitting: number[], share: number): void {
     if (this.pairs > MAX_PAIRS) return;
-    const key = `${y}|${leaves.join(',')}`;
-    const known = this.byKey.get(key);
-    if (known !== undefined) {
-      const group = this.groups[known];
-      group.size++;
-      group.members.push(candidate);
-      return;
-    }
-    const classes = classCount(this.forest);
-    const keys = Int32Array.from(leaves, (leaf, t) => this.offsets[t] + leaf * classes + y);
-    this.byKey.set(key, this.groups.length);
-    this.groups.push({ size: 1, keys, indices: Int32Array.from(fitting), members: [candidate], share });
-    this.pairs += fitting.length;
+    if (this.candidates.add(candidate, leaves, y, () => ({ indices: Int32Array.from(fitting), share }))) this.pairs += fitting.length;
   }
 
-  /** False when the assignment did not run (no candidate to place, past the pair cap or the work budget). */
   rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): boolean {
     // Past the pair cap, or without a round in the work budget, every candidate keeps 0.5 + share / 2.
-    if (this.groups.length === 0 || this.pairs > MAX_PAIRS) return false;
-    const mass = assignmentMass(table, this.targets, this.groups);
+    const { groups, targets } = this.candidates;
+    if (groups.length === 0 || this.pairs > MAX_PAIRS) return false;
+    const mass = assignmentMass(table, targets, groups);
     if (!mass) return false;
-    this.groups.forEach((group, g) => {
+    groups.forEach((group, g) => {
       for (const c of group.members) {
         if (verdicts[c].verdict === 'member' || verdicts[c].verdict === 'non-member') continue;
         const score = 0.5 + (mass[g] * (1 + group.share)) / 4;

@@ -42,7 +42,7 @@ import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from 
 import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
-import { rowCountMass, type MassGroup } from './row-count-mass';
+import { MassScorer } from './row-count-mass';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -145,10 +145,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     certified.length === options.trainingRows;
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
-  const offsets = [0];
-  for (const tree of trees) offsets.push(offsets[offsets.length - 1] + tree.classWeights.length);
   const assign = p.basis === 'replayed-bootstrap' ? new AssignmentScorer(forest) : undefined;
-  const massGroups = new Map<string, ScoredGroup>();
+  const mass = p.basis === 'row-counts' && options.acrossCandidates !== false ? new MassScorer(forest) : undefined;
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
@@ -211,7 +209,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     // Row counts: every candidate the counts do not exclude takes part in the mass fit below, proven
     // members too: "member" proves a training row with this cell and label, and the fit says how
     // likely this candidate is that row when several candidates share the cell.
-    if (p.basis === 'row-counts' && options.acrossCandidates !== false && proven !== 'non-member') addMassGroup(massGroups, verdicts.length, leaves, y, meanShare(counts), offsets, classes);
+    if (mass && proven !== 'non-member') mass.add(verdicts.length, leaves, y, meanShare(counts));
     verdicts.push({ score, verdict: proven ?? (score >= threshold ? 'likely-member' : 'likely-non-member') });
   }
   // Replayed bootstrap: the candidate's mass in the assignment across all candidates (assignment.ts)
@@ -222,36 +220,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     for (const v of verdicts) if (v.verdict === 'likely-member' || v.verdict === 'likely-non-member') v.verdict = v.score >= threshold ? 'likely-member' : 'likely-non-member';
   }
   // Row counts: the candidate's mass in the fit of all candidates to the leaf counts (row-count-mass.ts).
-  if (massGroups.size > 0) rescoreByMass(forest, offsets, [...massGroups.values()], verdicts, threshold);
+  mass?.rescore(verdicts, threshold);
   return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
-}
-
-type ScoredGroup = MassGroup & { members: number[]; share: number };
-
-/** Files the candidate under its group (same label, same leaf in every tree). */
-function addMassGroup(groups: Map<string, ScoredGroup>, candidate: number, leaves: Int32Array, y: number, share: number, offsets: number[], classes: number): void {
-  const key = `${y}|${leaves.join(',')}`;
-  const group = groups.get(key);
-  if (group) {
-    group.size++;
-    group.members.push(candidate);
-  } else {
-    groups.set(key, { size: 1, keys: Int32Array.from(leaves, (leaf, t) => offsets[t] + leaf * classes + y), members: [candidate], share });
-  }
-}
-
-/** 0.5 + mass * (1 + share) / 4 for every unproven candidate (the replayed bootstrap's form, assignment.ts). */
-function rescoreByMass(forest: Forest, offsets: number[], groups: ScoredGroup[], verdicts: CandidateVerdict[], threshold: number): void {
-  const targets = new Float64Array(offsets[offsets.length - 1]);
-  forest.trees.forEach((tree, t) => tree.classWeights.forEach((w, q) => (targets[offsets[t] + q] = Math.max(0, w))));
-  const mass = rowCountMass(targets, groups);
-  groups.forEach((group, g) => {
-    for (const c of group.members) {
-      const score = 0.5 + (mass[g] * (1 + group.share)) / 4;
-      // A proven member keeps its verdict; its score is its chance of being the proven row.
-      verdicts[c] = verdicts[c].verdict === 'member' ? { score, verdict: 'member' } : { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
-    }
-  });
 }
 
 /** Mean over trees of the candidate's leaf's fraction of label y (0 for an empty leaf). */

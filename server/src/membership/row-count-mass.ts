@@ -9,16 +9,17 @@
  * rows than the file's candidates there keeps its mass. A score only, never a proof; it leans on the
  * candidate file holding many of the training rows (docs/membership.md).
  *
- * Candidates with the same label and the same leaf in every tree are one group (weight: size).
+ * Candidates with the same label and the same leaf in every tree are one group (weight: size;
+ * candidate-groups.ts).
  * Proven members take part like the others: their verdict says a training row with their cell and
  * label exists, their mass how likely they are that row when several candidates share the cell.
  */
 
-export interface MassGroup {
-  size: number;
-  /** Per tree, the id of the leaf-and-label count the group adds to (an index into `targets`). */
-  keys: Int32Array;
-}
+import type { Forest } from '../forest/schema';
+import { CandidateGroups, type CandidateGroup } from './candidate-groups';
+import type { CandidateVerdict } from './types';
+
+export type MassGroup = Pick<CandidateGroup, 'size' | 'keys'>;
 
 /**
  * Rounds of scaling (at most), and the group-tree visits all rounds together may take (about a
@@ -49,4 +50,33 @@ export function rowCountMass(targets: Float64Array, groups: readonly MassGroup[]
     });
   }
   return mass;
+}
+
+/**
+ * The engine's side: groups the candidates the counts do not exclude (proven members too), fits
+ * their masses, and rescores them: 0.5 + mass * (1 + share) / 4 (engine.ts says why). A proven
+ * member keeps its verdict; its score is its chance of being the proven row.
+ */
+export class MassScorer {
+  private readonly candidates: CandidateGroups<CandidateGroup & { share: number }>;
+
+  constructor(forest: Forest) {
+    this.candidates = new CandidateGroups(forest);
+  }
+
+  add(candidate: number, leaves: Int32Array, y: number, share: number): void {
+    this.candidates.add(candidate, leaves, y, () => ({ share }));
+  }
+
+  rescore(verdicts: CandidateVerdict[], threshold: number): void {
+    const { groups, targets } = this.candidates;
+    if (groups.length === 0) return;
+    const mass = rowCountMass(targets, groups);
+    groups.forEach((group, g) => {
+      for (const c of group.members) {
+        const score = 0.5 + (mass[g] * (1 + group.share)) / 4;
+        verdicts[c] = verdicts[c].verdict === 'member' ? { score, verdict: 'member' } : { score, verdict: score >= threshold ? 'likely-member' : 'likely-non-member' };
+      }
+    });
+  }
 }

@@ -23,6 +23,7 @@ import { evaluateNumericReconstruction, TOLERANCE_STD } from '../../../server/sr
 import { seededRandom } from '../../../server/src/evaluate/seeded-random';
 import type { Forest } from '../../../server/src/forest/schema';
 import { lintFile } from '../../../server/src/linter/linter';
+import { cellBox } from '../../../server/src/membership/cell';
 import { readFloat32Rows, type NumericFixtureEntry } from '../../support/numeric-truth';
 import type { TrainingRow } from '../../support/reconstruction-truth';
 
@@ -123,23 +124,9 @@ export function ceilingAccuracy(forest: Forest, truth: readonly TrainingRow[], s
   const axes = featureAxes(forest);
   if (!axes.ok) return undefined;
   const features = forest.features.length;
-  const less = (forest.splitRule ?? 'less-or-equal') === 'less';
   let within = 0;
   for (const i of sample) {
-    const values = truth[i].values;
-    const lower = new Float64Array(features).fill(-Infinity);
-    const upper = new Float64Array(features).fill(Infinity);
-    for (const tree of forest.trees) {
-      let node = 0;
-      while (tree.left[node] !== -1) {
-        const f = tree.feature[node];
-        const threshold = tree.threshold[node];
-        const left = less ? values[f] < threshold : values[f] <= threshold;
-        if (left) upper[f] = Math.min(upper[f], threshold);
-        else lower[f] = Math.max(lower[f], threshold);
-        node = left ? tree.left[node] : tree.right[node];
-      }
-    }
+    const { lower, upper } = cellBox(forest, truth[i].values);
     const point = Array.from({ length: features }, (_, f) => likeliestPoint(axes.axes, f, lower[f], upper[f]));
     within += withinTolerance(point, truth[i], std);
   }
