@@ -4,7 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, promises as fsp, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LintPool } from '../../server/src/jobs/lint-pool';
@@ -16,7 +16,8 @@ parentPort.on('message', (job) => {
   if (job.path === 'hang') for (;;) {}
   if (job.path === 'crash') process.exit(3);
   if (job.path === 'oom') { const hog = []; for (;;) hog.push(new Array(1e6).fill(1)); }
-  parentPort.postMessage({ id: job.id, report: { path: job.path, format: 'fake', contentHash: 'h', model: null, findings: [], notes: [] } });
+  const reply = () => parentPort.postMessage({ id: job.id, report: { path: job.path, format: 'fake', contentHash: 'h', model: null, findings: [], notes: [] } });
+  if (job.path === 'slow') setTimeout(reply, 600); else reply();
 });
 `;
 
@@ -53,10 +54,35 @@ test('a newer request for the same file replaces a queued one', async (t) => {
     pool.dispose();
     rmSync(dir, { recursive: true, force: true });
   });
-  const first = pool.lint('a', {});
+  const first = pool.lint('slow', {});
   const queued = pool.lint('b', {});
   const newer = pool.lint('b', {});
-  assert.equal((await first)?.path, 'a');
+  assert.equal((await first)?.path, 'slow');
   assert.equal(await queued, undefined, 'superseded');
+  assert.equal((await newer)?.path, 'b');
+});
+
+test('requests reach the queue in the order they were made, whichever size read finishes first', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mpl-pool-'));
+  const script = join(dir, 'worker.js');
+  writeFileSync(script, WORKER);
+  const pool = new LintPool({ workerScript: script, readTimeout: { baseMs: 5000, perMbMs: 0 }, memoryMb: 64 });
+  // The older request's size read is the slow one: without the ordering it would reach the queue
+  // last and replace the newer request.
+  const stat = fsp.stat;
+  let calls = 0;
+  fsp.stat = ((...args: Parameters<typeof stat>) =>
+    ++calls === 2 ? new Promise((r) => setTimeout(r, 150)).then(() => stat(...args)) : stat(...args)) as typeof stat;
+  t.after(() => {
+    fsp.stat = stat;
+    pool.dispose();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  // 'slow' holds the worker, so both requests for 'b' wait in the queue.
+  const first = pool.lint('slow', { severities: {} });
+  const older = pool.lint('b', { severities: { 'unsafe-pickle': 'information' } });
+  const newer = pool.lint('b', { severities: { 'unsafe-pickle': 'error' } });
+  assert.equal((await first)?.path, 'slow');
+  assert.equal(await older, undefined, 'the older request is the one replaced');
   assert.equal((await newer)?.path, 'b');
 });

@@ -47,6 +47,8 @@ export interface LintPoolOptions {
 export class LintPool {
   private readonly queue: WorkerQueue<LintRequest, FileReport>;
   private readonly readTimeout: () => ReadTimeout;
+  /** Settles once every request made so far has reached the queue (keeps `lint`'s calls in order). */
+  private submitted: Promise<void> = Promise.resolve();
 
   constructor(options: LintPoolOptions) {
     const timeout = options.readTimeout ?? DEFAULT_READ_TIMEOUT;
@@ -76,9 +78,21 @@ export class LintPool {
    * work-priority.ts (a file the user changed goes before a folder scan's).
    */
   async lint(path: string, options: LintRequest, priority: number = PRIORITY.changedFindings): Promise<FileReport | undefined> {
-    const bytes = await fs.stat(path).then((s) => s.size, () => 0);
-    return this.queue.submit(path, options, { timeoutMs: readTimeoutMs(bytes, this.readTimeout()) }, priority);
+    // The file's size (for its time limit) is read first, and those reads may finish in any order.
+    // Requests still reach the queue in the order they were made, or an older request whose read
+    // finished last would replace a newer one (and run with its stale options).
+    const bytes = fs.stat(path).then((s) => s.size, () => 0);
+    let result: Promise<FileReport | undefined> = Promise.resolve(undefined);
+    const submitted = this.submitted
+      .then(() => bytes)
+      .then((size) => {
+        result = this.queue.submit(path, options, { timeoutMs: readTimeoutMs(size, this.readTimeout()) }, priority);
+      });
+    this.submitted = submitted;
+    await submitted;
+    return result;
   }
+
 
   get busy(): boolean {
     return this.queue.busy;
