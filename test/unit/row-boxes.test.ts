@@ -22,16 +22,15 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { reconstructByBoxes } from '../../server/src/attacks/reconstruction/boxes';
-import { boxForest, type BoxForest } from '../../server/src/attacks/reconstruction/boxes/box-forest';
-import { propagateGroups, type PropagationResult } from '../../server/src/attacks/reconstruction/boxes/propagate';
-import { anchorGroups, type RowGroup } from '../../server/src/attacks/reconstruction/boxes/row-groups';
+import type { RowGroup } from '../../server/src/attacks/reconstruction/boxes/row-groups';
 import { RunContext } from '../../server/src/attacks/reconstruction/context';
 import { intervalBounds, type FeatureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
-import { buildLeafTable, type LeafTable } from '../../server/src/attacks/reconstruction/leaves';
+import { buildLeafTable } from '../../server/src/attacks/reconstruction/leaves';
 import type { ReconstructedRow, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
+import { propagatedGroups } from '../support/row-boxes-groups';
 import { containsRow, randomIntegerForest, readFloat32Rows, routedLeafCountError, type NumericFixtureEntry } from '../support/numeric-truth';
 import { FIXTURES } from '../support/paths';
 import { leafOf, type TrainingRow } from '../support/reconstruction-truth';
@@ -65,33 +64,6 @@ function fixture(name: string) {
     );
   }
   return cache.get(name)!;
-}
-
-/** The engine's pieces run as reconstructByBoxes runs them: anchor groups, then propagation to a fixpoint. */
-async function propagatedGroups(forest: Forest): Promise<{ table: LeafTable; walk: BoxForest; groups: RowGroup[]; propagation: PropagationResult }> {
-  const prepared = buildLeafTable(forest);
-  assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
-  const { table } = prepared;
-  const walk = boxForest(forest, table);
-  // The anchor as the engine picks it: the tree with most leaves (first on a tie).
-  let anchor = 0;
-  table.trees.forEach((tree, t) => {
-    if (tree.nodes.length > table.trees[anchor].nodes.length) anchor = t;
-  });
-  // A leaf's box: its path's literals (ranges of interval indices) intersected.
-  const leafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => {
-    const leaves = table.trees[t];
-    const l = walk.trees[t].leafIndex[node];
-    for (let k = leaves.literalStart[l]; k < leaves.literalStart[l + 1]; k++) {
-      const f = leaves.literalFeature[k];
-      low[f] = Math.max(low[f], leaves.literalLow[k]);
-      high[f] = Math.min(high[f], leaves.literalHigh[k]);
-    }
-  };
-  const groups = anchorGroups(walk, anchor, leafBox);
-  const deadline = Date.now() + BUDGET_MS;
-  const propagation = await propagateGroups(walk, groups, () => Date.now() > deadline);
-  return { table, walk, groups, propagation };
 }
 
 /** Whether a true row's values lie in a box of interval indices (bounds as the engine reads them). */
@@ -177,7 +149,7 @@ describe('row-boxes on scikit-learn forests too large to enumerate', () => {
 
     it(`${name}: every group holds its size in true rows of its class, reaching the leaves it is placed in, all groups at once`, async () => {
       const { forest, truth } = await fixture(name);
-      const { table, groups, propagation } = await propagatedGroups(forest);
+      const { table, groups, propagation } = await propagatedGroups(forest, BUDGET_MS);
       assert.ok(propagation.ok, `${name}: the propagation found a contradiction in a real model's counts: ${propagation.contradiction}`);
       assert.ok(propagation.complete, `${name}: the propagation did not reach a fixpoint within ${BUDGET_MS} ms (${propagation.rounds} rounds)`);
       assert.equal(groups.reduce((n, g) => n + g.size, 0), truth.length, `${name}: the groups' sizes add up to N`);
@@ -206,7 +178,7 @@ describe('row-boxes on scikit-learn forests too large to enumerate', () => {
       const { forest, result } = await fixture(name);
       assert.ok(result.boxes, `${name}: no box tightness reported`);
       assert.notEqual(result.status, 'timeout', `${name}: the propagation did not finish within the budget; pinned rows are then not comparable`);
-      const { table, groups } = await propagatedGroups(forest);
+      const { table, groups } = await propagatedGroups(forest, BUDGET_MS);
       const pinned = groups.reduce((n, g) => n + (g.unplaced === 0 ? g.size : 0), 0);
       assert.equal(result.boxes.pinnedRows, pinned, `${name}: pinned rows reported ${result.boxes.pinnedRows}, groups placed in every tree hold ${pinned}`);
       assert.equal(result.status === 'exact', pinned === result.reconstructedRows, `${name}: status ${result.status} with ${pinned} of ${result.reconstructedRows} rows pinned`);
@@ -250,7 +222,7 @@ describe('row-boxes on small random forests over integers', () => {
       for (let seed = 1; seed <= 40; seed++) {
         const label = `seed ${seed * 977 + setup.levels}`;
         const { forest, rows } = randomIntegerForest(setup, seed * 977 + setup.levels);
-        const { table, groups, propagation } = await propagatedGroups(forest);
+        const { table, groups, propagation } = await propagatedGroups(forest, BUDGET_MS);
         assert.ok(propagation.ok, `${label}: contradiction in consistent counts: ${propagation.contradiction}`);
         assert.ok(propagation.complete, `${label}: no fixpoint`);
         checkGroups(label, forest, rows, table.axes, groups);
@@ -277,7 +249,7 @@ describe('row-boxes on one deep decision tree'
     const forest = await readForest(e);
     const truth = readFloat32Rows(join(DIR, e.truth));
     assert.equal(forest.trees.length, 1);
-    const { table, groups, propagation } = await propagatedGroups(forest);
+    const { table, groups, propagation } = await propagatedGroups(forest, BUDGET_MS);
     assert.ok(propagation.ok && propagation.complete, propagation.contradiction);
     const tree = forest.trees[0];
     const leaves = Array.from(tree.left.keys()).filter((n) => tree.left[n] === -1);

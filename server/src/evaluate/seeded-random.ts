@@ -12,3 +12,13 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Shuffles `items` in place (Fisher-Yates), drawing from `random` (e.g. a seededRandom). */
+export function shuffleInPlace<T>(items: { length: number; [i: number]: T }, random: () => number): void {
+  for (let i = items.length - 1; i > 0; i--) {
+    const k = Math.floor(random() * (i + 1));
+    const swap = items[i];
+    items[i] = items[k];
+    items[k] = swap;
+  }
+}

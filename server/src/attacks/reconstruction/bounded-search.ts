@@ -21,7 +21,7 @@
  */
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
-import { seededRandom } from '../../evaluate/seeded-random';
+import { seededRandom, shuffleInPlace } from '../../evaluate/seeded-random';
 import { yieldToEventLoop, type RunContext } from './context';
 import { solveMilp, withHighs, type SparseProblem } from './highs';
 import type { LeafTable } from './leaves';
@@ -156,11 +156,11 @@ function greedyPass(walk: WalkForest, classTotals: readonly number[], random: ()
   classTotals.forEach((total, c) => {
     for (let k = 0; k < total; k++) labels.push(c);
   });
-  shuffle(labels, random);
+  shuffleInPlace(labels, random);
   const order = Int32Array.from(walk.trees.keys());
   const counts = new Map<number, number>();
   for (const c of labels) {
-    shuffle(order, random);
+    shuffleInPlace(order, random);
     const j = addColumn(walkRow(walk, c, order, random, remaining));
     counts.set(j, (counts.get(j) ?? 0) + 1);
   }
@@ -210,7 +210,7 @@ function generateThroughShortLeaves(walk: WalkForest, pool: readonly Column[], a
       for (let c = 0; c < walk.classes; c++) if (remaining[t][n * walk.classes + c] > 0) short.push([t, n, c]);
     }
   });
-  shuffle(short, random);
+  shuffleInPlace(short, random);
   const start = pool.length;
   const order = Int32Array.from(walk.trees.keys());
   // The forced walks draw from (and use up) a copy, so that they spread over what is missing.
@@ -218,7 +218,7 @@ function generateThroughShortLeaves(walk: WalkForest, pool: readonly Column[], a
   for (const [t, node, c] of short) {
     const path = pathTo(walk.trees[t], node);
     for (let k = 0; k < WALKS_PER_SHORT_LEAF; k++) {
-      shuffle(order, random);
+      shuffleInPlace(order, random);
       // The forced tree first: its leaf box then narrows every later draw.
       const first = order.indexOf(t);
       [order[0], order[first]] = [order[first], order[0]];
@@ -319,11 +319,3 @@ function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool:
   return { counts, error };
 }
 
-function shuffle<T>(items: { length: number; [i: number]: T }, random: () => number): void {
-  for (let i = items.length - 1; i > 0; i--) {
-    const k = Math.floor(random() * (i + 1));
-    const swap = items[i];
-    items[i] = items[k];
-    items[k] = swap;
-  }
-}

@@ -78,9 +78,10 @@ export type ReconstructionStatus = 'exact' | 'bounded' | 'timeout' | 'skipped' |
 export interface ReconstructedRow {
   /**
    * One value per feature of the model; null where the model does not determine it. On a numeric
-   * feature the model only determines an interval (`intervals`) and this is a representative
-   * point of it: the midpoint, an integer near it for integer-valued features, or the finite end
-   * of a half-open interval (an estimate; feature-axes.ts says why).
+   * feature the model only determines an interval (`intervals`) and this is a point inside it (an
+   * estimate): where the forest's thresholds inside it are densest (point-choice.ts), else the
+   * midpoint, an integer near it for integer-valued features, or the finite end of a half-open
+   * interval (feature-axes.ts says why).
    */
   values: (number | null)[];
   /**

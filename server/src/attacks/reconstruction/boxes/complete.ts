@@ -8,9 +8,10 @@
  * none does better), while a pass still gains and the time allows. This only picks one of the training sets the propagation left open: it fixes
  * which point inside each proven box stands for a row, never the proven box itself.
  */
-import { seededRandom } from '../../../evaluate/seeded-random';
+import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { yieldToEventLoop } from '../context';
 import { Candidates, place, type BoxForest } from './box-forest';
+import { searchPoints } from './point-search';
 import type { RowGroup } from './row-groups';
 
 export interface CompletedRow {
@@ -28,12 +29,15 @@ export interface Completion {
   passes: number;
   /** False when the time ran out before every row had its first walk (the rest stand at their proven box). */
   walkedAll: boolean;
+  /** Points moved by the search after the walks (point-search.ts). */
+  moves: number;
 }
 
 /** Walks tried per row and repair pass; the best is kept if it beats the row's leaves. */
 const ATTEMPTS = 3;
 
-export async function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean, onPass?: () => void): Promise<Completion> {
+/** `deadline`: when the whole reconstruction ends (the point search after the walks may run until shortly before it). */
+export async function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean, deadline: number, onPass?: () => void): Promise<Completion> {
   const { classes, features } = forest;
   const trees = forest.trees.length;
   const candidates = new Candidates(features);
@@ -102,7 +106,7 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
       for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
         row.low.set(group.low);
         row.high.set(group.high);
-        shuffle(order);
+        shuffleInPlace(order, random);
         trial.fill(-1);
         const delta = removed + walk(row, group, trial);
         if (delta < bestDelta) {
@@ -123,7 +127,14 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
     onPass?.();
     if (gained <= 0) break;
   }
-  return { rows, leafCountError: error, passes, walkedAll };
+  // The walks' local optimum, then moves of single points between leaves (point-search.ts).
+  let moves = 0;
+  if (walkedAll && error > 0 && !stopped()) {
+    const searched = await searchPoints(forest, groups, rows, error, { stopped, deadline, breathe, ...(onPass ? { onSweep: onPass } : {}) });
+    error = searched.leafCountError;
+    moves = searched.moves;
+  }
+  return { rows, leafCountError: error, passes, walkedAll, moves };
 
   /** The change in the leaf-count error when one row of class c enters (-1 open) or leaves (+1) a leaf. */
   function change(t: number, leaf: number, c: number, direction: 1 | -1): number {
@@ -149,19 +160,10 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
     }
     return delta;
   }
-
-  function shuffle(values: Int32Array): void {
-    for (let i = values.length - 1; i > 0; i--) {
-      const j = Math.floor(random() * (i + 1));
-      const v = values[i];
-      values[i] = values[j];
-      values[j] = v;
-    }
-  }
 }
 
 /** Sum of |open| over every leaf and class: rows missing plus rows too many. */
-function leafCountError(forest: BoxForest): number {
+export function leafCountError(forest: BoxForest): number {
   let error = 0;
   forest.trees.forEach((tree, t) => {
     const open = forest.open[t];

@@ -85,7 +85,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const leafBox = leafBoxReader(walk, table);
   const groups = anchorGroups(walk, anchor, leafBox);
   ctx.progress('search', { done: 0, total: N });
-  const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
   ctx.stats.mergedCells = groups.length;
 

@@ -9,6 +9,7 @@
  *   row-groups.ts   groups of interchangeable rows: size, class, box, proven leaf per tree
  *   propagate.ts    the sound rules, round after round (what each one proves is written there)
  *   complete.ts     one full training set inside the proven boxes (an estimate: greedy walks)
+ *   point-search.ts then moves of single rows' points between leaves, annealed, to fit the counts better
  *   tightness.ts    how narrow the proven boxes are, relative to the thresholds' range
  *
  * What is certified: every group's box and class (its `size` members are distinct training rows
@@ -56,7 +57,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
 
   // One training set inside the proven boxes, with what is left of the budget.
   ctx.progress('search', { done: pinned, total: rows });
-  const completed = await completeRows(walk, groups, () => ctx.stopped(), () => ctx.progress('search'));
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
   const proven = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => ({
@@ -72,7 +73,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     why,
     cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
     !propagated.complete && !cut ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
-    `${rows} rows certified as boxes (${widths}); ${pinned} pinned to one leaf in every tree${pinned < rows ? `, the other ${rows - pinned} placed by an estimate inside their boxes (missing the leaf counts by ${completed.leafCountError}${completed.passes ? ` after ${completed.passes} repair passes` : ''})` : ''}`,
+    `${rows} rows certified as boxes (${widths}); ${pinned} pinned to one leaf in every tree${pinned < rows ? `, the other ${rows - pinned} placed by an estimate inside their boxes (missing the leaf counts by ${completed.leafCountError}${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves} moves of the point search` : ''})` : ''}`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
 }
