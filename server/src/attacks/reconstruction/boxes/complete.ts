@@ -12,15 +12,7 @@ import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { yieldToEventLoop } from '../context';
 import { Candidates, place, type BoxForest } from './box-forest';
 import { searchPoints } from './point-search';
-import type { RowGroup } from './row-groups';
-
-export interface CompletedRow {
-  group: number;
-  classIndex: number;
-  /** The box after the walk (inside the group's proven box). */
-  low: Int32Array;
-  high: Int32Array;
-}
+import type { CompletedRow, RowGroup } from './row-groups';
 
 export interface Completion {
   rows: CompletedRow[];

@@ -15,9 +15,8 @@
  */
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { Candidates, place, type BoxForest } from './box-forest';
-import type { CompletedRow } from './complete';
 import { RoomIndex } from './room-index';
-import type { RowGroup } from './row-groups';
+import type { CompletedRow, RowGroup } from './row-groups';
 
 export interface PointSearch {
   /** Leaf-count error after the search (as complete.ts counts it). */

@@ -20,6 +20,15 @@ export interface RowGroup {
   unplaced: number;
 }
 
+/** One row of the completion (complete.ts, point-search.ts): its group, class and box. */
+export interface CompletedRow {
+  group: number;
+  classIndex: number;
+  /** The box after the walk (inside the group's proven box). */
+  low: Int32Array;
+  high: Int32Array;
+}
+
 /** The groups of the anchor tree's leaves (one per leaf and class with rows), placed in that tree. */
 export function anchorGroups(forest: BoxForest, anchor: number, leafBox: (t: number, node: number, low: Int32Array, high: Int32Array) => void): RowGroup[] {
   const groups: RowGroup[] = [];
