@@ -5,8 +5,10 @@
  * narrows as it goes; with no leaf left with room, the first it reaches). Then passes of ruin and
  * recreate: each row in turn is taken out of the leaves the walk chose and walked again, trees in
  * fresh random orders, keeping the walk that misses the leaf counts least (its old leaves when
- * none does better), while a pass still gains and the time allows. This only picks one of the training sets the propagation left open: it fixes
- * which point inside each proven box stands for a row, never the proven box itself.
+ * none does better), while a pass still gains, for half the time left at most. Then the point
+ * search (point-search.ts) with the rest. This only picks one of the training sets the
+ * propagation left open: it fixes which point inside each proven box stands for a row, never the
+ * proven box itself.
  */
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { yieldToEventLoop } from '../context';
@@ -24,6 +26,9 @@ export interface Completion {
   /** Points moved by the search after the walks (point-search.ts). */
   moves: number;
 }
+
+/** Share of the time left after the first walks that the repair passes may take (the point search gets the rest). */
+const REPAIR_SHARE = 0.5;
 
 /** Walks tried per row and repair pass; the best is kept if it beats the row's leaves. */
 const ATTEMPTS = 3;
@@ -75,7 +80,11 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
   const best = new Int32Array(trees);
   const bestLow = new Int32Array(features);
   const bestHigh = new Int32Array(features);
-  while (walked.length > 0 && error > 0 && !stopped()) {
+  // The repair passes gain less and less (Pima without bootstrap: 21,440 -> 15,188 in the first
+  // 10 passes, 9,930 -> 9,222 in the last 40); the point search gains more per second from there,
+  // so the passes get half the time left after the first walks and the search the rest.
+  const repairEnd = Date.now() + Math.max(0, deadline - Date.now()) * REPAIR_SHARE;
+  while (walked.length > 0 && error > 0 && !stopped() && Date.now() < repairEnd) {
     passes++;
     let gained = 0;
     for (let i = 0; i < walked.length && !stopped(); i++) {
