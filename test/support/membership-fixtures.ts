@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
+import { leavesOf } from '../../server/src/membership/leaves';
 import type { Candidate } from '../../server/src/membership/types';
 import { FIXTURES } from './paths';
 
@@ -26,4 +27,15 @@ export async function loadMembershipFixture(entry: MembershipFixture): Promise<{
   const aligned = alignCandidates({ ...file, data: { ...file.data, header: drop(file.data.header), rows: file.data.rows.map(drop) } }, forest);
   assert.ok(aligned.ok);
   return { forest, candidates: aligned.candidates, member: file.members! };
+}
+
+/** Candidates with the same label and leaves in every tree are one group to any score: asserts they got the same one. */
+export function assertSameScoreInSameCell(forest: Forest, candidates: readonly Candidate[], scores: readonly { score: number }[]): void {
+  const byCell = new Map<string, number>();
+  candidates.forEach((c, i) => {
+    const key = `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`;
+    const seen = byCell.get(key);
+    if (seen === undefined) byCell.set(key, scores[i].score);
+    else assert.equal(scores[i].score, seen, `candidate ${i}: its cell's other candidates scored ${seen}`);
+  });
 }

@@ -18,7 +18,7 @@ import { assignmentMass } from '../../server/src/membership/assignment';
 import { bestFit, drawTable, leafCounts, type DrawTable } from '../../server/src/membership/replay';
 import type { Forest } from '../../server/src/forest/schema';
 import type { Candidate } from '../../server/src/membership/types';
-import { loadMembershipFixture, membershipFixtures, type MembershipFixture } from '../support/membership-fixtures';
+import { assertSameScoreInSameCell, loadMembershipFixture, membershipFixtures, type MembershipFixture } from '../support/membership-fixtures';
 
 const bootstrapped = membershipFixtures.filter((e) => e.bootstrap);
 
@@ -97,13 +97,7 @@ describe('membership: replayed-bootstrap fit', () => {
           else if (c.verdict !== 'member') assert.ok(c.score >= 0.5 && c.score <= 0.5 + (1 + 2 * (shares[i] - 0.5)) / 4 + 1e-12, `candidate ${i + 1}: ${c.score} against ${shares[i]}`);
         });
         // Candidates with the same label and leaves are one group: the same score.
-        const byCell = new Map<string, number>();
-        subset.forEach((c, i) => {
-          const key = `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`;
-          const seen = byCell.get(key);
-          if (seen === undefined) byCell.set(key, result.candidates[i].score);
-          else assert.equal(result.candidates[i].score, seen);
-        });
+        assertSameScoreInSameCell(forest, subset, result.candidates);
       }
     });
   }

@@ -12,10 +12,9 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { assessMembership } from '../../server/src/membership/engine';
-import { leavesOf } from '../../server/src/membership/leaves';
 import { auc } from '../../server/src/membership/metrics';
 import { rowCountMass } from '../../server/src/membership/row-count-mass';
-import { loadMembershipFixture, membershipFixtures } from '../support/membership-fixtures';
+import { assertSameScoreInSameCell, loadMembershipFixture, membershipFixtures } from '../support/membership-fixtures';
 
 const rowCounted = membershipFixtures.filter((e) => !e.bootstrap);
 const load = loadMembershipFixture;
@@ -46,13 +45,7 @@ describe('membership without bootstrap: the mass fit across candidates', () => {
         }
       });
       // Same label and leaves: the same score.
-      const byCell = new Map<string, number>();
-      candidates.forEach((c, i) => {
-        const key = `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`;
-        const seen = byCell.get(key);
-        if (seen === undefined) byCell.set(key, fitted.candidates[i].score);
-        else assert.equal(fitted.candidates[i].score, seen);
-      });
+      assertSameScoreInSameCell(forest, candidates, fitted.candidates);
     }
     assert.ok(gain > 0.1, `summed AUC gain ${gain}`);
   });

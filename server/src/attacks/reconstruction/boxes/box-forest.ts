@@ -215,3 +215,11 @@ export function place(forest: BoxForest, t: number, node: number, c: number, siz
   const parent = forest.parents[t];
   for (let n = node; n >= 0; n = parent[n]) open[n * forest.classes + c] -= size;
 }
+
+/**
+ * How a leaf's part of the leaf-count error (|open|) changes when one row leaves it (`step` +1:
+ * its open count rises) or enters it (-1).
+ */
+export function openErrorChange(open: number, step: 1 | -1): number {
+  return Math.abs(open + step) - Math.abs(open);
+}

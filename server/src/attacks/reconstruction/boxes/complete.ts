@@ -12,7 +12,7 @@
  */
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { yieldToEventLoop } from '../context';
-import { Candidates, place, type BoxForest } from './box-forest';
+import { Candidates, openErrorChange, place, type BoxForest } from './box-forest';
 import { searchPoints } from './point-search';
 import type { CompletedRow, RowGroup } from './row-groups';
 
@@ -139,8 +139,7 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
 
   /** The change in the leaf-count error when one row of class c enters (-1 open) or leaves (+1) a leaf. */
   function change(t: number, leaf: number, c: number, direction: 1 | -1): number {
-    const v = forest.open[t][leaf * classes + c];
-    return Math.abs(v + direction) - Math.abs(v);
+    return openErrorChange(forest.open[t][leaf * classes + c], direction);
   }
 
   /** Walks the row through the trees it is not placed in, placing it; returns the change in the leaf-count error. */

@@ -14,14 +14,14 @@
  * points never leave their group's proven box, so the proven leaves and boxes are unchanged.
  */
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
-import { Candidates, place, type BoxForest } from './box-forest';
+import { Candidates, openErrorChange, place, type BoxForest } from './box-forest';
 import { RoomIndex } from './room-index';
 import type { CompletedRow, RowGroup } from './row-groups';
 
 export interface PointSearch {
   /** Leaf-count error after the search (as complete.ts counts it). */
   leafCountError: number;
-  /** Moves kept (plateau moves included). */
+  /** Moves kept (those that left the error unchanged, and the worse ones annealing took, included). */
   moves: number;
   /** Sweeps over the rows in over-full leaves. */
   sweeps: number;
@@ -204,9 +204,7 @@ export async function searchPoints(
       trialLeaves[t] = to;
       if (to === from) continue;
       const open = forest.open[t];
-      const a = open[from * classes + c];
-      const b = open[to * classes + c];
-      delta += Math.abs(a + 1) - Math.abs(a) + Math.abs(b - 1) - Math.abs(b);
+      delta += openErrorChange(open[from * classes + c], 1) + openErrorChange(open[to * classes + c], -1);
     }
     return delta;
   }
