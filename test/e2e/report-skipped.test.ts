@@ -1,7 +1,7 @@
 // Editor-level test of the report of a model whose reconstruction was skipped
-// (test/fixtures/estimators/rf_reg.joblib: a regression forest trained with bootstrap, which the
-// engine does not reconstruct yet, with replayable-bootstrap, singleton-leaf and
-// leaf-reveals-target warnings), in the packaged extension in code-server:
+// (test/fixtures/estimators/gb_reg_sub.joblib: gradient boosting with subsample=0.7, whose trees
+// each saw an unrecorded draw of the rows, which the engine does not reconstruct yet, with a
+// first-tree-exposes-counts warning), in the packaged extension in code-server:
 // nothing reads "safe" when nothing was measured. The headline says "Not measured" once, is
 // warning-coloured (never the green of a model that gives nothing away), names the warnings that
 // still stand, and the page announces no advisor section that will not come.
@@ -20,7 +20,7 @@ import type { Page } from 'playwright-core';
 import { REPO_ROOT, log, pollUntil, quickOpen, reportFrame, screenshot, EditorSession } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
-const MODEL = 'rf_reg.joblib';
+const MODEL = 'gb_reg_sub.joblib';
 
 let session: EditorSession | undefined;
 let page: Page | undefined;
@@ -67,7 +67,7 @@ test('a skipped reconstruction reads "Not measured", warning-coloured, with the 
     const text = (await card.innerText()).replace(/\s+/g, ' ');
     log(`headline: ${text}`);
     assert.equal(text.match(/Not measured/g)?.length, 1, 'says "Not measured" once');
-    assert.match(text, /replayable-bootstrap/, 'names the warnings that still stand');
+    assert.match(text, /first-tree-exposes-counts/, 'names the warnings that still stand');
     assert.doesNotMatch(text, /Nothing reconstructed/i);
     // The reason once: in the "Why" line, not repeated in the summary.
     const reason = data!.headline.reason ?? '';

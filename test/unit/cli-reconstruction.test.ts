@@ -148,15 +148,15 @@ describe('recoverability in the JSON report', () => {
   });
 
   it('a model the engine does not handle is skipped with the engine\'s reason; unreadable files get no block', async () => {
-    // Regression forests trained with bootstrap: outside the engine (their draws hold no classes to certify by).
-    const et = join(FIXTURES, 'estimators', 'rf_reg.joblib');
+    // Gradient boosting with subsample < 1: each tree saw its own unrecorded draw of the rows.
+    const et = join(FIXTURES, 'estimators', 'gb_reg_sub.joblib');
     const direct = await reconstruct(await forestOf(et));
     assert.equal(direct.status, 'skipped');
     const junk = join(temp, 'junk.pkl');
     writeFileSync(junk, 'not a pickle');
     const files = jsonFor([et, junk]);
     const extraTrees = files.find((f) => f.path === et)!;
-    assertSameSummary(extraTrees, direct, 'regression forest with bootstrap');
+    assertSameSummary(extraTrees, direct, 'gradient boosting with subsample');
     assert.equal(extraTrees.recoverability?.reason, direct.reason);
     assert.equal(files.find((f) => f.path === junk)!.recoverability, undefined);
   });

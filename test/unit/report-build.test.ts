@@ -21,7 +21,8 @@ import { EXAMPLES, FIXTURES } from '../support/paths';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const DIABETES_NO_BAGGING = join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib');
-const REGRESSION_WITH_BOOTSTRAP = join(FIXTURES, 'estimators', 'rf_reg.joblib');
+// Skipped by the engine: gradient boosting with subsample < 1 (each tree's draw of the rows is not stored).
+const SKIPPED_MODEL = join(FIXTURES, 'estimators', 'gb_reg_sub.joblib');
 const DIABETES_XGB = join(EXAMPLES, 'models', 'diabetes_xgb.json');
 
 interface Run {
@@ -217,14 +218,14 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     }
   });
 
-  it('skipped (a regression forest with bootstrap): not measured, warning-coloured by its warnings, the reason once', async () => {
-    const forest = await run(REGRESSION_WITH_BOOTSTRAP, 5000);
+  it('skipped (gradient boosting with subsample): not measured, warning-coloured by its warnings, the reason once', async () => {
+    const forest = await run(SKIPPED_MODEL, 5000);
     const report = buildReport({ file: forest.file, reconstruction: forest.result });
     assert.equal(report.headline.status, 'skipped');
     assert.equal(report.headline.claim, 'none');
     assert.equal(report.headline.certifiedShare, null);
     assert.equal(report.headline.verdict, 'not-measured');
-    assert.ok(forest.file.findings.some((f) => f.rule === 'replayable-bootstrap' && f.severity === 'warning'), 'the forest\'s replayable-bootstrap warning');
+    assert.ok(forest.file.findings.some((f) => f.rule === 'first-tree-exposes-counts' && f.severity === 'warning'), 'the model\'s first-tree-exposes-counts warning');
     assert.equal(report.headline.look, 'warning');
     assert.ok(forest.result.reason);
     assert.equal(report.headline.reason, forest.result.reason);

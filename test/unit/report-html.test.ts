@@ -272,8 +272,8 @@ function visible(html: string): string {
 }
 
 describe('renderReportHtml: states that measured nothing never read as safe', () => {
-  // Still skipped by the engine: a regression forest trained with bootstrap.
-  const FOREST = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'rf_reg.joblib');
+  // Still skipped by the engine: gradient boosting with subsample < 1.
+  const FOREST = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'gb_reg_sub.joblib');
   const none = (status: Recoverability['status'], reason: string): Recoverability => ({ status, method: 'none', rows: 200, certifiedRows: 0, reconstructedRows: 0, seconds: 0.5, reason, determinedFeatures: {}, groups: { declared: 0, sources: [], problems: [] } });
   let lint: FileReport;
   let skipped: Recoverability;
@@ -281,14 +281,14 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     lint = await lintFile(FOREST, { keepForest: true });
     const forest = lint.forest!;
     delete lint.forest;
-    // The real skipped run of the fixture (regression with bootstrap).
+    // The real skipped run of the fixture (subsample).
     skipped = (await assessRecoverability(FOREST, forest, { budgetMs: 5000 })).recoverability;
     assert.equal(skipped.status, 'skipped');
   });
 
   it('skipped, failed, timed out with nothing, not run, running: "Not measured" once, the reason once, not green, the warnings that still apply', () => {
     const warnings = lint.findings.filter((f) => f.severity === 'warning');
-    assert.deepEqual(warnings.map((f) => f.rule).sort(), ['leaf-reveals-target', 'replayable-bootstrap', 'singleton-leaf'], 'the fixture\'s warnings');
+    assert.deepEqual(warnings.map((f) => f.rule).sort(), ['first-tree-exposes-counts'], 'the fixture\'s warning');
     const states: [string, Parameters<typeof buildReport>[0], string][] = [
       ['skipped', { file: { ...lint, recoverability: skipped } }, 'Not measured'],
       ['failed', { file: { ...lint, recoverability: none('failed', 'the worker ran out of memory') } }, 'Not measured'],
@@ -305,7 +305,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
       assert.ok(hl.includes(`<span class="big big-words">${words}</span>`), name);
       const reason = input.file.recoverability?.reason;
       if (reason) assert.equal(visible(html).split(reason.replace(/'/g, '&#39;')).length - 1, 1, `${name}: the reason once`);
-      assert.match(hl, /<p class="standing"><a href="#findings">3 warnings still apply<\/a>: <code>replayable-bootstrap<\/code>, <code>singleton-leaf<\/code>, <code>leaf-reveals-target<\/code><\/p>/, name);
+      assert.match(hl, /<p class="standing"><a href="#findings">1 warning still applies<\/a>: <code>first-tree-exposes-counts<\/code><\/p>/, name);
     }
     // Without a warning or error standing, the same states are neutral: still not green.
     const quiet = { ...lint, findings: lint.findings.filter((f) => f.severity === 'information') };
@@ -324,7 +324,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     assert.match(safe, /<span class="claim-badge">Nothing reconstructed<\/span>/);
     const warned = headlineOf(renderReportHtml(buildReport({ file: { ...lint, recoverability: nothing } }), WEBVIEW));
     assert.match(warned, /class="card headline look-warning /);
-    assert.match(warned, /3 warnings still apply/);
+    assert.match(warned, /1 warning still applies/);
   });
 
   it('the stylesheet paints green (--mpl-safe) only under .look-safe', () => {
@@ -336,8 +336,10 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     assert.match(css, /--mpl-warning: var\(--vscode-editorWarning-foreground, var\(--mpl-chart-yellow\)\)/);
   });
 
-  it('findings most severe first, whatever order they come in', () => {
-    const reversed = { ...lint, findings: [...lint.findings].reverse() };
+  it('findings most severe first, whatever order they come in', async () => {
+    // A model with three warnings and a hint (a regression forest with bootstrap).
+    const several = await lintFile(join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'rf_reg.joblib'));
+    const reversed = { ...several, findings: [...several.findings].reverse() };
     // exact-counts is a hint (the least severe) and comes first once reversed.
     assert.equal(reversed.findings[0].severity, 'hint');
     const html = renderReportHtml(buildReport({ file: reversed }), WEBVIEW);

@@ -32,6 +32,7 @@ interface TreeTruth {
   n_node_samples: number[];
   weighted_n_node_samples: number[];
   value: number[][];
+  impurity: number[];
   random_state: number | null;
 }
 interface Truth {
@@ -83,7 +84,7 @@ function assertTreeEquals(tree: Forest['trees'][number], truth: TreeTruth, where
   });
 }
 
-const REGRESSORS = ['rf_reg_nobs', 'rf_reg', 'rf_reg_maxs', 'et_reg', 'dt_reg', 'etr_reg'];
+const REGRESSORS = ['rf_reg_nobs', 'rf_reg', 'rf_reg_maxs', 'et_reg', 'dt_reg', 'etr_reg', 'rf_reg_full', 'et_reg_full', 'rf_reg_weighted', 'rf_reg_binary'];
 
 describe('sklearn tree regressors: the IR is scikit-learn\'s arrays', () => {
   for (const name of REGRESSORS) {
@@ -100,12 +101,18 @@ describe('sklearn tree regressors: the IR is scikit-learn\'s arrays', () => {
         // One column: the weighted row count (draws with bootstrap), and the mean target.
         assert.deepEqual(tree.classWeights, tt.weighted_n_node_samples, `tree ${t}: weighted_n_node_samples`);
         assert.deepEqual(tree.targetMean, tt.value.map((v) => v[0]), `tree ${t}: value`);
+        // squared_error (the default): the impurity is the target's variance.
+        assert.deepEqual(tree.targetVariance, tt.impurity, `tree ${t}: impurity`);
         if (tt.random_state !== null && forest.training.bootstrap) assert.equal(tree.training.seed, tt.random_state);
       });
       const bootstrap = forest.hyperParameters.bootstrap === true;
       assert.equal(forest.training.bootstrap, bootstrap);
-      // N: the root count without bootstrap or with a full-size draw; unknown for a fractional max_samples.
-      if (name === 'rf_reg_maxs') {
+      // N: the root count without bootstrap or with a full-size draw; unknown for a fractional
+      // max_samples and for sample weights (the root holds their sum).
+      if (name === 'rf_reg_weighted') {
+        assert.equal(forest.training.rows, undefined);
+        assert.equal(forest.training.weighted, true);
+      } else if (name === 'rf_reg_maxs') {
         assert.equal(forest.training.rows, undefined);
         assert.equal(forest.training.bootstrapSize, truth.trees![0].weighted_n_node_samples[0]);
       } else {
@@ -213,11 +220,84 @@ describe('sklearn tree regressors: reconstruction', () => {
     assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), 80);
     assert.equal(assertSound(r.reconstruction, truth), 80);
   });
-  it('a regressor with bootstrap is skipped with the reason', async () => {
+  it('rf_reg_full (RandomForestRegressor, bootstrap, fully grown): one tree\'s in-bag rows certified as boxes, those in one-row leaves with their exact target', async () => {
+    const { forest } = readFixture('rf_reg_full');
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_full.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'box-estimate');
+    assert.equal(r.status, 'bounded', r.reason);
+    assert.equal(r.rows, 120, 'N replayed from the stored seeds');
+    assert.equal(r.reconstructedRows, 120);
+    const anchor = truthOf('rf_reg_full').trees![r.stats.anchorTree!];
+    // The anchor's leaves hold its distinct in-bag rows; a one-row leaf's value is its row's target.
+    const oneRow = anchor.children_left.filter((l, i) => l === -1 && anchor.n_node_samples[i] === 1).length;
+    assert.ok(oneRow > 40, `${oneRow} one-row leaves`);
+    assert.equal(r.certifiedRows, oneRow);
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), anchor.n_node_samples[0]);
+    assert.equal(assertSound(r.reconstruction, truth), anchor.n_node_samples[0]);
+    assert.match(r.reason ?? '', /certified with their target/);
+  });
+  it('rf_reg_binary (a regressor on a 0/1 label, min_samples_leaf=3): rows in zero-variance leaves certified with their target', async () => {
+    const { forest } = readFixture('rf_reg_binary');
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_binary.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'box-estimate');
+    const anchor = truthOf('rf_reg_binary').trees![r.stats.anchorTree!];
+    // scikit-learn's arrays: the anchor's leaves whose impurity is (rounding aside) zero, and their distinct rows.
+    let pureRows = 0;
+    let oneRowLeaves = 0;
+    anchor.children_left.forEach((l, i) => {
+      if (l !== -1) return;
+      if (anchor.n_node_samples[i] === 1) oneRowLeaves++;
+      if (anchor.n_node_samples[i] === 1 || anchor.impurity[i] < 1e-12) pureRows += anchor.n_node_samples[i];
+    });
+    assert.equal(oneRowLeaves, 0, 'min_samples_leaf=3: no leaf of one distinct row');
+    assert.ok(pureRows > 50, `${pureRows} rows in pure leaves`);
+    assert.equal(r.certifiedRows, pureRows);
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), anchor.n_node_samples[0]);
+    assert.equal(assertSound(r.reconstruction, truth), anchor.n_node_samples[0]);
+    assert.ok(r.reconstruction.filter((row) => row.certified).every((row) => row.label === 0 || row.label === 1));
+  });
+  it('et_reg_full (ExtraTreesRegressor defaults, no bootstrap): every row certified as a box by row-boxes, targets from one-row leaves', async () => {
+    const { forest } = readFixture('et_reg_full');
+    const truth = readTrainingRows(path.join(DIR, 'et_reg_full.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'row-boxes', r.reason);
+    const anchor = truthOf('et_reg_full').trees![r.stats.anchorTree!];
+    const oneRow = anchor.children_left.filter((l, i) => l === -1 && anchor.n_node_samples[i] === 1).length;
+    assert.ok(oneRow > 60, `${oneRow} one-row leaves`);
+    assert.equal(r.certifiedRows, oneRow);
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), 120);
+    assert.equal(assertSound(r.reconstruction, truth), 120);
+  });
+  it('rf_reg_weighted (sample weights, no bootstrap): an estimate whose boxes come from the distinct rows, with its reason', async () => {
+    const { forest } = readFixture('rf_reg_weighted');
+    assert.equal(forest.training.weighted, true);
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_weighted.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'box-estimate');
+    assert.match(r.reason ?? '', /sample-weighted/);
+    assert.equal(r.rows, 120);
+    const anchor = truthOf('rf_reg_weighted').trees![r.stats.anchorTree!];
+    const oneRow = anchor.children_left.filter((l, i) => l === -1 && anchor.n_node_samples[i] === 1).length;
+    assert.equal(r.certifiedRows, oneRow);
+    assert.equal(assertSound(r.reconstruction, truth), 120);
+  });
+  it('estimated targets are the forest\'s prediction at the row\'s point (scikit-learn\'s own arrays, routed here)', async () => {
     const { forest } = readFixture('rf_reg');
+    const trees = truthOf('rf_reg').trees!;
     const r = await reconstruct(forest, { budgetMs: 5_000 });
-    assert.equal(r.certifiedRows, 0);
-    assert.match(r.reason ?? '', /regression/);
+    const estimated = r.reconstruction.filter((row) => !row.certified);
+    assert.ok(estimated.length > 0);
+    for (const row of estimated) {
+      const x = row.values.map((v) => v ?? 0);
+      const predicted = trees.reduce((sum, t) => {
+        let node = 0;
+        while (t.children_left[node] !== -1) node = Math.fround(x[t.feature[node]]) <= t.threshold[node] ? t.children_left[node] : t.children_right[node];
+        return sum + t.value[node][0];
+      }, 0) / trees.length;
+      assert.ok(Math.abs((row.label as number) - predicted) < 1e-9, `${row.label} against ${predicted}`);
+    }
   });
 });
 

@@ -46,6 +46,12 @@ export const TreeSchema = z
      * (`criterion='absolute_error'` stores medians) and for every other kind of model.
      */
     targetMean: z.array(z.number()).optional(),
+    /**
+     * Regression forests fitted with `criterion='squared_error'` (or `friedman_mse`) only: the
+     * variance of the target over each node's rows (draws), scikit-learn's `impurity`. Zero (up to
+     * rounding) means every row in the node has the target `targetMean`.
+     */
+    targetVariance: z.array(z.number()).optional(),
     /** Per-tree training facts. */
     training: z
       .object({
@@ -70,6 +76,7 @@ export interface TreeColumns {
   classWeights: ArrayLike<number>;
   distinctRows?: ArrayLike<number>;
   targetMean?: ArrayLike<number>;
+  targetVariance?: ArrayLike<number>;
   defaultLeft?: ArrayLike<boolean>;
   boosting?: Parameters<typeof boostedTreeProblem>[0];
 }
@@ -82,7 +89,7 @@ export interface TreeColumns {
 export function treeShapeProblem(tree: TreeColumns): string | undefined {
   const n = tree.left.length;
   if (n === 0) return 'a tree needs at least one node';
-  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'defaultLeft'] as const) {
+  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'targetVariance', 'defaultLeft'] as const) {
     const column = tree[key];
     if (column && column.length !== n) return `${key} has ${column.length} entries, left has ${n}`;
   }

@@ -22,11 +22,13 @@
  *   boxes/          too many cells (numeric forests): rows in groups with proven boxes, narrowed by
  *                   sound propagation over every tree's counts, then completed to one training set
  *   bounded-search.ts  the earlier answer to too many cells, kept as the benchmark's baseline (and
- *                   for regression forests): the best reconstruction a sampled search finds
+ *                   for XGBoost reg:squarederror): the best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
- *   regression-forest.ts  regression forests without bootstrap: the aggregated formulation on the row
- *                   counts (certified intervals), labels from the leaf means (regression-labels.ts)
+ *   regression-forest.ts  regression forests as count trees of one class: without bootstrap the
+ *                   aggregated formulation (labels from the leaf means, regression-labels.ts) or
+ *                   row-boxes past the cell limit; with bootstrap or sample weights box-estimate;
+ *                   after a box method, targets from one-row leaves (regression-box-labels.ts)
  *   boosting.ts     XGBoost models: which of the two methods below reads them (a dump: the
  *                   objective first-tree probing settled on)
  *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
@@ -53,7 +55,7 @@ import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
 import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
-import { reconstructRegressionForest } from './regression-forest';
+import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
 
 export type * from './types';
@@ -84,7 +86,7 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     return estimateInstead(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
-  if (forest.training.bootstrap) return reconstructBootstrap(forest, ctx);
+  if (forest.training.bootstrap) return forest.task === 'regression' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);
   // Boosted models store hessian sums, not counts: their own methods (they say when they do not apply).
   if (forest.boosting) return reconstructBoosting(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
   // Regression forests: rows certified through the counts, labels from the leaf means.

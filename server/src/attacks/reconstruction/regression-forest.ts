@@ -1,20 +1,30 @@
 /**
- * Regression forests without bootstrap (scikit-learn's tree regressors): every tree was grown on
- * all N rows, so its leaf counts are exact row counts. The forest is read as count trees with one
- * class (a row) and reconstructed with the aggregated formulation, which certifies the rows'
- * feature intervals as for a classifier. The labels then come from the leaf means: a leaf's mean
- * target times its rows is the sum of its rows' targets, one linear equation per leaf of every tree
- * over the cells' label sums (regression-labels.ts); a one-row cell whose sum the equations
- * determine has that row's target. A row is certified when its label is determined too; the
- * others count as `certifiedWithoutLabel` when their intervals are proven (as for XGBoost
- * reg:squarederror, boosting-counts.ts).
+ * Regression forests (scikit-learn's tree regressors), read as count trees with one class (a row):
+ * the one count column holds each node's rows (draws, with bootstrap). The rows' boxes come from
+ * the classifiers' methods on that view; the targets from the leaf values.
+ *
+ * Without bootstrap every tree was grown on all N rows, so its leaf counts are exact row counts:
+ *  - up to the cell limit, the aggregated formulation certifies the rows' feature intervals as for
+ *    a classifier, and a leaf's mean target times its rows is the sum of its rows' targets, one
+ *    linear equation per leaf of every tree over the cells' label sums (regression-labels.ts); a
+ *    one-row cell whose sum the equations determine has that row's target. A row is certified when
+ *    its target is determined too; the others count as `certifiedWithoutLabel` when their intervals
+ *    are proven (as for XGBoost reg:squarederror, boosting-counts.ts);
+ *  - past it (deep trees, ExtraTreesRegressor's defaults), row-boxes certifies every row as a box.
+ * With bootstrap (RandomForestRegressor's default), box-estimate certifies the boxes of one tree's
+ * in-bag rows (its leaves' distinct rows) and estimates the rest. After either box method, a row in
+ * a one-row leaf of the anchor tree gets that leaf's value as its certified target
+ * (regression-box-labels.ts).
  */
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
-import { reconstructBySearch } from './bounded-search';
+import { estimateBootstrap } from './bootstrap';
+import { reconstructByBoxes } from './boxes';
+import { reconstructByEstimate } from './boxes/estimate';
 import { labelRegressionRows, type LabelSource } from './boosting-counts';
 import type { RunContext } from './context';
 import { buildLeafTable } from './leaves';
+import { labelRegressionBoxes } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
 import type { ReconstructionResult } from './types';
 
@@ -26,7 +36,16 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
   // The count view: the one column of classWeights holds each node's rows.
   const view: Forest = { ...forest, task: 'classification', classes: ['row'] };
   const built = buildLeafTable(view);
-  if (!built.ok) return skip(built.reason);
+  if (!built.ok) {
+    // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
+    if (!forest.training.weighted && !/not a whole number/.test(built.reason)) return skip(built.reason);
+    const anyCounts = buildLeafTable(view, { anyCounts: true });
+    if (!anyCounts.ok) return skip(anyCounts.reason);
+    const rows = forest.training.rows ?? forest.trees[0].distinctRows?.[0];
+    if (rows === undefined) return skip(built.reason);
+    const estimated = await reconstructByEstimate(view, anyCounts.table, ctx, { rows, rowsSource: forest.training.rows !== undefined ? 'stated by the model' : 'the rows at the first root', why: built.reason });
+    return labelRegressionBoxes(forest, estimated);
+  }
   const table = built.table;
   ctx.method = 'aggregated';
   let details: ReconstructionDetails | undefined;
@@ -39,10 +58,7 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
   const answer = await reconstructAggregated(view, table, ctx, keep, { cells: limits.cells, deadline });
   const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
-  if ('tooManyCells' in answer) {
-    const searched = await reconstructBySearch(view, table, ctx, answer.tooManyCells);
-    return { ...searched, reason: `${searched.reason ?? ''}; labels are not estimated after a bounded search`, reconstruction: searched.reconstruction.map((r) => ({ ...r, label: meanLabel })) };
-  }
+  if ('tooManyCells' in answer) return labelRegressionBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
     table,
@@ -53,4 +69,15 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
     source: 'the leaf means',
   };
   return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
+}
+
+/**
+ * With bootstrap: box-estimate on the count view (each leaf's distinct rows are in-bag rows; N
+ * replayed from the stored seeds where they replay), then the targets.
+ */
+export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
+  if (forest.classes.length > 1) return ctx.answer({ status: 'skipped', reason: `a regression forest stores one row count per node, but this one names ${forest.classes.length} classes`, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  const view: Forest = { ...forest, task: 'classification', classes: ['row'] };
+  const estimated = await estimateBootstrap(view, ctx, 'regression forest trained with bootstrap');
+  return labelRegressionBoxes(forest, estimated);
 }

@@ -143,6 +143,11 @@ export interface ReconstructionStats {
    */
   leafCountError?: number;
   /**
+   * `row-boxes` and `box-estimate`: the tree whose leaves seeded the row groups. Every certified
+   * row lies inside one of its leaves (regression-box-labels.ts reads targets from them).
+   */
+  anchorTree?: number;
+  /**
    * `boosting-hessians` only: sum over the later trees' leaves of |cover - sum of the rows' hessians|
    * + |G - sum of their gradients| (0: the rows fit every tree matched), and how many trees were matched.
    */

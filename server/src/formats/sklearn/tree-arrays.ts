@@ -33,6 +33,8 @@ export interface RawTree {
   nodeSamples: Float64Array;
   weighted: Float64Array;
   missingLeft?: Float64Array;
+  /** The node's impurity under the tree's criterion (for squared error: the target's variance). */
+  impurity?: Float64Array;
   /** `value` flattened: `values[node * nValues + k]`. */
   values: Float64Array;
   nodeCount: number;
@@ -78,6 +80,7 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
       nodeSamples: nodes.field('n_node_samples'),
       weighted: nodes.field('weighted_n_node_samples'),
       missingLeft: nodes.hasField('missing_go_to_left') ? nodes.field('missing_go_to_left') : undefined,
+      impurity: nodes.hasField('impurity') ? nodes.field('impurity') : undefined,
       values: values.numbers(),
       nodeCount,
     };

@@ -2,7 +2,8 @@
  * RandomForestRegressor, ExtraTreesRegressor, DecisionTreeRegressor and ExtraTreeRegressor into
  * the forest IR as a regression forest: one "class" per node holding its weighted row count
  * (`weighted_n_node_samples`: draws, with bootstrap), the distinct rows (`n_node_samples`), and
- * each node's mean target (`value[:, 0, 0]`) in `targetMean`.
+ * each node's mean target (`value[:, 0, 0]`) in `targetMean`, and for squared error the target's
+ * variance over the node's rows (its `impurity`) in `targetVariance`.
  *
  * A regression tree's value is the mean of its rows' targets for the criteria squared_error,
  * friedman_mse and poisson; absolute_error stores the median instead, which is not read as a mean.
@@ -19,6 +20,8 @@ const SUB_ESTIMATORS = new Set(['DecisionTreeRegressor', 'ExtraTreeRegressor']);
 
 /** Criteria whose node value is the (weighted) mean target of the node's rows. */
 const MEAN_CRITERIA = new Set(['squared_error', 'friedman_mse', 'poisson', 'mse']);
+/** Criteria whose impurity is the variance of the node's targets (poisson's is a deviance). */
+const VARIANCE_CRITERIA = new Set(['squared_error', 'friedman_mse', 'mse']);
 
 /** Decodes a fitted tree regressor or forest of them; throws DecodeError. */
 export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
@@ -40,10 +43,13 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const means = typeof criterion !== 'string' || MEAN_CRITERIA.has(criterion);
   if (!means) notes.push(`criterion='${criterion}': node values are not mean targets (absolute_error stores medians), so they are not read as such`);
 
+  // Unset criterion: scikit-learn's default, squared_error.
+  const variances = typeof criterion !== 'string' || VARIANCE_CRITERIA.has(criterion);
   const trees: Tree[] = raws.map((t) => ({
     ...treeStructure(t),
     classWeights: Array.from(t.weighted),
     ...(means ? { targetMean: Array.from(t.values) } : {}),
+    ...(variances && t.impurity ? { targetVariance: Array.from(t.impurity) } : {}),
   }));
   const training = trainingFacts(st, raws, isForest, weighted, notes);
   if (version) notes.push(`scikit-learn ${version}`);

@@ -40,7 +40,7 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   return reconstructByLikelihood(forest, prepared.table, ctx, replay.reason);
 }
 
-async function estimateBootstrap(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> {
+export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> {
   const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   // Regression forests store one row count per node, no classes to certify by: not yet.
   if (forest.task !== 'classification') return skip(why);

@@ -84,6 +84,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const walk = boxForest(forest, table, estimated);
   const leafBox = leafBoxReader(walk, table);
   const groups = anchorGroups(walk, anchor, leafBox);
+  ctx.stats.anchorTree = anchor;
   ctx.progress('search', { done: 0, total: N });
   const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
@@ -108,9 +109,9 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     noised
       ? `nothing certified: noised counts prove no row (N = ${N}, ${input.rowsSource})`
       : certifiedRows > 0
-        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the single-class leaves of tree ${anchor} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
+        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the ${classes > 1 ? 'single-class ' : ''}leaves of tree ${anchor} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
         : `nothing certified: no leaf stores its distinct rows under a single class (N = ${N}, ${input.rowsSource})`,
-    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : 'distinct rows split by class weight'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
+    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };

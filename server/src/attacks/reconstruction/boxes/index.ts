@@ -40,6 +40,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     if (tree.nodes.length > table.trees[anchor].nodes.length) anchor = t;
   });
   const groups = anchorGroups(walk, anchor, leafBox);
+  ctx.stats.anchorTree = anchor;
   ctx.progress('propagation', { done: 0, total: rows });
   const started = Date.now();
   // The propagation gets a share of the budget; the completion needs the rest (at 10,000 rows one

@@ -1,0 +1,101 @@
+/**
+ * Targets for regression forests reconstructed by the box methods. Those methods run on the
+ * forest's count view (one class: "a row"), so their rows come back with boxes but no target.
+ *
+ * What the model proves: the box methods seed their row groups from the leaves of one anchor tree
+ * (`stats.anchorTree`), and a certified row lies inside its anchor leaf. A leaf that holds exactly
+ * one distinct training row (`n_node_samples` = 1 with bootstrap, a count of 1 without) stores that
+ * row's target as its value: the mean of one row's target, however often the tree drew it. A leaf
+ * whose stored variance (squared error's impurity) is zero holds rows that all have its value as
+ * target. A certified row in either kind of anchor leaf is certified with its target.
+ * scikit-learn's defaults grow regression trees until their leaves are pure, so most leaves hold
+ * one row; with max_depth or min_samples_leaf, integer or 0/1 targets leave many pure leaves.
+ *
+ * Everything else is an estimate: a row's target is the forest's prediction at its point (the mean
+ * over trees of the leaf values it reaches), and a certified row whose anchor leaf holds more than
+ * one row keeps its box as proven (`certifiedWithoutLabel`) with that estimated target.
+ */
+import type { Forest, Tree } from '../../forest/schema';
+import type { ReconstructedRow, ReconstructionResult } from './types';
+
+/**
+ * Whether every training row in this leaf has the leaf's value as its target:
+ *  - one distinct row (`n_node_samples`, also with bootstrap or sample weights; else the count,
+ *    which counts rows in a model without either);
+ *  - or zero variance over its draws. scikit-learn's variance of equal targets is not exactly 0
+ *    (E[y^2] - E[y]^2 in doubles), so the test is on the bound it gives: a draw with weight at
+ *    least 1 is at most sqrt(W * variance) from the mean (W the leaf's draws), and that bound must
+ *    be within PURE_TARGET of the mean's size. Only without sample weights (a weight below 1
+ *    loosens the bound without limit).
+ */
+function pureLeaf(tree: Tree, leaf: number, weighted: boolean): boolean {
+  if ((tree.distinctRows?.[leaf] ?? tree.classWeights[leaf]) === 1) return true;
+  const variance = tree.targetVariance?.[leaf];
+  if (weighted || variance === undefined) return false;
+  const mean = tree.targetMean![leaf];
+  return tree.classWeights[leaf] * Math.max(0, variance) <= PURE_TARGET * PURE_TARGET * mean * mean;
+}
+
+/** Relative distance from the leaf's value within which a pure leaf's targets are certified. */
+const PURE_TARGET = 1e-6;
+
+/**
+ * The leaf a reconstructed point reaches. Its values are points inside the forest's intervals
+ * (binary features 0/1, every split on them between 0 and 1), compared as the forest compares:
+ * scikit-learn's float32(x) <= threshold, XGBoost's x < threshold. A null value is a feature no
+ * split tests.
+ */
+function leafOfPoint(tree: Tree, values: readonly (number | null)[], less: boolean): number {
+  let node = 0;
+  while (tree.left[node] !== -1) {
+    const x = Math.fround(values[tree.feature[node]] ?? 0);
+    const threshold = tree.threshold[node];
+    node = (less ? x < threshold : x <= threshold) ? tree.left[node] : tree.right[node];
+  }
+  return node;
+}
+
+export function labelRegressionBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
+  const anchor = result.stats.anchorTree;
+  if (anchor === undefined || result.reconstruction.length === 0) return result;
+  const less = forest.splitRule === 'less';
+  const means = forest.trees.every((tree) => tree.targetMean !== undefined);
+  const fallback = forest.trees[0].targetMean?.[0] ?? 0;
+  let certified = 0;
+  let withoutLabel = 0;
+  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row) => {
+    let label = fallback;
+    let exact = false;
+    if (means) {
+      let sum = 0;
+      for (const tree of forest.trees) sum += tree.targetMean![leafOfPoint(tree, row.values, less)];
+      label = sum / forest.trees.length;
+      const leaf = leafOfPoint(forest.trees[anchor], row.values, less);
+      if (row.certified && pureLeaf(forest.trees[anchor], leaf, forest.training.weighted === true)) {
+        label = forest.trees[anchor].targetMean![leaf];
+        exact = true;
+      }
+    }
+    if (exact) {
+      certified++;
+      return { ...row, label };
+    }
+    if (!row.certified) return { ...row, label };
+    withoutLabel++;
+    // The box is proven, the target is not: the values count as proven where the box bounds them.
+    return { ...row, label, certified: false, certifiedValues: (row.intervals ?? row.values).map((bound) => bound !== null) };
+  });
+  const rows = reconstruction.length;
+  const targets = !means
+    ? 'the trees store no mean targets (criterion absolute_error stores medians): no target is certified and each row has the root\'s value'
+    : `${certified} rows certified with their target: each lies in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  const { certifiedWithoutLabel: _, ...rest } = result;
+  return {
+    ...rest,
+    status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
+    reason: [result.reason, targets].filter((x) => x).join('; '),
+    certifiedRows: certified,
+    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
+    reconstruction,
+  };
+}
