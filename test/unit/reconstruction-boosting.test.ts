@@ -136,6 +136,38 @@ describe('boosting-hessians reconstruction (XGBoost binary:logistic)', () => {
     assert.ok(BAND < 1e-3 && largest < 1e-3 / 10, `residual ${largest}`);
   });
 
+  it('subsample < 1: tree 0\'s drawn rows in its leaves with their labels, N estimated, never more per leaf than the true rows', async () => {
+    const sub = forestOf('bin_pima_subsample.json');
+    const result = await reconstruct(sub, { budgetMs: 5_000 });
+    const probe = probeFirstTrees(sub);
+    assert.equal(result.method, 'boosting-hessians');
+    assert.equal(result.status, 'bounded', result.reason);
+    assert.equal(result.certifiedRows, 0);
+    assert.equal(result.reconstructedRows, probe.rows);
+    const truthFile = JSON.parse(fs.readFileSync(path.join(DIR, 'bin_pima_subsample.truth.json'), 'utf8'));
+    // N estimated as the drawn rows over subsample=0.7: within 15% of the true 200.
+    assert.ok(Math.abs(result.rows! - truthFile.training.rows) <= 0.15 * truthFile.training.rows, `N ${result.rows}`);
+    assert.match(result.reason ?? '', /subsample=0\.7.*only tree 0 is read/);
+    // Each tree-0 leaf gets the probed rows and positives, which the true leaf (all 200 rows) bounds.
+    const tree = sub.trees[0];
+    const counts = new Map<number, [number, number]>();
+    for (const row of result.reconstruction) {
+      let node = 0;
+      while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]]!) < tree.threshold[node] ? tree.left[node] : tree.right[node];
+      const c = counts.get(node) ?? [0, 0];
+      c[0]++;
+      if (Number(row.label) === 1) c[1]++;
+      counts.set(node, c);
+    }
+    const leafTruth = truthFile.firstTrees[0].leaves as Record<string, { rows: number; positives: number }>;
+    for (const leaf of probe.trees[0].leaves) {
+      const [rows, positives] = counts.get(leaf.node) ?? [0, 0];
+      assert.deepEqual({ rows, positives }, { rows: leaf.rows, positives: leaf.positives });
+      const want = leafTruth[String(leaf.nativeId)];
+      assert.ok(rows <= want.rows && positives <= want.positives && rows - positives <= want.rows - want.positives, `leaf ${leaf.nativeId}`);
+    }
+  });
+
   it('an aborted run answers at once with status timeout and the rows found so far', async () => {
     const controller = new AbortController();
     controller.abort();

@@ -13,6 +13,12 @@
  * kept as equalities up to slack that the objective minimises (covers are float32 sums; a slack
  * above that tolerance means an earlier assignment was not the real one). The groups then split by leaf, their boxes shrink to the leaf's, their margins grow.
  *
+ * Subsample below 1: each tree was grown on its own draw of the rows, which the file does not
+ * record, so the later trees' sums are over unknown subsets and cannot be matched. Tree 0's exact
+ * counts still give the rows it drew, in its leaves' boxes with their labels; those rows are the
+ * answer (an estimate of that part of the training set), N is estimated as their number over
+ * `subsample`, and the reason says how many rows are left out.
+ *
  * What it is and is not: a reconstruction that fits every tree matched (the leaf-equation error
  * in `stats.leafEquationError` says how well), built greedily window after window, never proven
  * unique: status `bounded` and no certified rows. Trees left when the budget runs out are not used
@@ -69,13 +75,14 @@ const sigmoid = (m: number) => 1 / (1 + Math.exp(-m));
 /** Why this method does not apply, or what it needs: eta, lambda, and whether G is usable. */
 function applicability(
   forest: Forest,
-): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; mixed: Uint8Array; note?: string } {
+): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; mixed: Uint8Array; subsample?: number; note?: string } {
   const b = forest.boosting;
   if (!b) return { ok: false, reason: 'not a boosted model' };
   if (b.objective !== 'binary:logistic' || b.outputGroups !== 1) return { ok: false, reason: `the hessian reconstruction handles binary:logistic models; this one is ${b.objective}` };
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
-  const subsample = forest.hyperParameters.subsample;
-  if (typeof subsample === 'number' && subsample < 1) return { ok: false, reason: `subsample=${subsample}: each tree saw a different draw of the rows` };
+  const stated = forest.hyperParameters.subsample;
+  // Each tree saw its own draw: tree 0 alone is read (see the header).
+  const subsample = typeof stated === 'number' && stated > 0 && stated < 1 ? stated : undefined;
   if (forest.trees.some((t) => !t.boosting?.cover)) return { ok: false, reason: 'the file stores no hessian sums (cover) for every tree' };
   // Mixed features are modelled with a missing value of their own; uniform ones fold it into an end interval.
   const mixed = Uint8Array.from(missingValueRouting(forest).routes, (r) => (r === 'mixed' ? 1 : 0));
@@ -98,7 +105,7 @@ function applicability(
   if (eta === undefined || !(eta > 0)) return { ok: false, reason: 'the learning rate could not be read or inferred' };
   // L1 alpha and max_delta_step change the weight's relation to G: keep the hessian equations only.
   const gradients = !(probe.parameters.alpha && probe.parameters.alpha.value > 0) && !(probe.parameters.maxDeltaStep && probe.parameters.maxDeltaStep.value > 0);
-  return { ok: true, eta, lambda, gradients, probe, mixed, ...(notes.length ? { note: notes.join('; ') } : {}) };
+  return { ok: true, eta, lambda, gradients, probe, mixed, ...(subsample !== undefined ? { subsample } : {}), ...(notes.length ? { note: notes.join('; ') } : {}) };
 }
 
 function leavesOf(forest: Forest, t: number, axes: FeatureAxes, eta: number, lambda: number, gradients: boolean, mixed: Uint8Array): Map<number, BoostedLeaf> {
@@ -423,6 +430,23 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   const axes = cut.axes;
   const rows = app.probe.rows!;
   let groups = probedGroups(forest, axes, app.probe, app.eta, app.lambda, app.mixed);
+  if (app.subsample !== undefined) {
+    const drawn = rows;
+    const estimated = Math.round(drawn / app.subsample);
+    ctx.stats.cells = groups.length;
+    ctx.stats.mergedCells = groups.length;
+    ctx.stats.treesMatched = 1;
+    return ctx.answer({
+      status: 'bounded',
+      reason:
+        `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
+        `its exact counts give the ${drawn} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
+        `the other ~${Math.max(0, estimated - drawn)} rows are not reconstructed; an estimate, nothing certified${app.note ? `; ${app.note}` : ''}`,
+      rows: estimated,
+      certifiedRows: 0,
+      reconstruction: groupsToRows(forest, axes, groups, app.mixed),
+    });
+  }
   /** Trees 1.. matched to the groups window by window, then the answer. */
   const matchAndAnswer = async (highs: Highs): Promise<ReconstructionResult> => {
     const trees = forest.trees.length;
