@@ -30,6 +30,7 @@
  *    bench's seedless bootstrap models, it beat the mean share (Pima AUC 0.784 against 0.645):
  *    without seeds the signal is in how many trees hold the label at all, not in how few.
  *  - DP: the posterior under the Laplace noise (dp.ts).
+ *  - regression forests: the candidate's target against its leaves' mean targets (regression.ts).
  * Unproven candidates get `likely-member` at or above the threshold, `likely-non-member` below.
  */
 import type { Forest } from '../forest/schema';
@@ -43,6 +44,7 @@ import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
 import { MassScorer } from './row-count-mass';
+import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -86,6 +88,7 @@ export const DEFAULT_THRESHOLDS: Record<MembershipBasis, number> = {
   'dp-noise': 0.5,
   'boosted-first-tree': 0.5,
   weighted: 0.8,
+  'regression-targets': 0.5,
   unsupported: 0.5,
 };
 
@@ -98,7 +101,14 @@ interface Plan {
 }
 
 function plan(forest: Forest, deadline: number): Plan {
-  if (forest.task !== 'classification') return { basis: 'unsupported', reason: 'regression models have no label counts to test a candidate against' };
+  if (forest.task !== 'classification') {
+    if (forest.boosting) return { basis: 'unsupported', reason: 'boosted regression models have no leaf targets to test a candidate against' };
+    const unsupported = regressionUnsupported(forest);
+    if (unsupported) return { basis: 'unsupported', reason: unsupported };
+    return regressionProves(forest)
+      ? { basis: 'regression-targets', reason: "regression forest: each candidate's target against its leaves' mean targets; a pure leaf of another target proves a non-member" }
+      : { basis: 'regression-targets', reason: `regression forest: each candidate's target against its leaves' mean targets; likelihoods only (${forest.training.bootstrap ? 'bootstrap: a tree may not have drawn the candidate' : 'sample weights'})` };
+  }
   if (forest.privacy) return { basis: 'dp-noise', reason: 'the counts are noised (differential privacy): likelihoods only, nothing is proven' };
   if (forest.boosting) {
     const probe = probeFirstTrees(forest);
@@ -152,6 +162,16 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     const y = forest.classes.findIndex((c) => c === candidate.label);
     if (p.basis === 'unsupported') {
       verdicts.push({ score: NaN, verdict: 'unknown' });
+      continue;
+    }
+    if (p.basis === 'regression-targets') {
+      const target = Number(candidate.label);
+      if (!Number.isFinite(target)) {
+        verdicts.push({ score: NaN, verdict: 'unknown' });
+        continue;
+      }
+      const scored = scoreRegressionCandidate(forest, leavesOf(forest, candidate.values), target, regressionProves(forest));
+      verdicts.push({ score: scored.score, verdict: scored.nonMember ? 'non-member' : scored.score >= threshold ? 'likely-member' : 'likely-non-member' });
       continue;
     }
     if (y < 0) {

@@ -24,9 +24,12 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
  * - `dp-noise`: differentially private counts: the Laplace likelihood, no proven verdicts.
  * - `boosted-first-tree`: XGBoost binary:logistic, the first tree's probed row counts.
  * - `weighted`: sample or class weights: counts are weights; scores only.
- * - `unsupported`: nothing to score (regression, boosted models without probed counts).
+ * - `regression-targets`: regression forests: the candidate's target against its leaves' mean
+ *   targets (regression.ts); proven non-members without bootstrap and sample weights.
+ * - `unsupported`: nothing to score (regression trees without mean targets, boosted models
+ *   without probed counts).
  */
-export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'weighted' | 'unsupported';
+export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'weighted' | 'regression-targets' | 'unsupported';
 
 export interface Candidate {
   /** One value per model feature, in the model's order (already lined up, see cli/membership.ts). */

@@ -28,7 +28,7 @@ import type { ReconstructedRow, ReconstructionResult } from './types';
  *    be within PURE_TARGET of the mean's size. Only without sample weights (a weight below 1
  *    loosens the bound without limit).
  */
-function pureLeaf(tree: Tree, leaf: number, weighted: boolean): boolean {
+export function pureLeaf(tree: Tree, leaf: number, weighted: boolean): boolean {
   if ((tree.distinctRows?.[leaf] ?? tree.classWeights[leaf]) === 1) return true;
   const variance = tree.targetVariance?.[leaf];
   if (weighted || variance === undefined) return false;
@@ -37,7 +37,7 @@ function pureLeaf(tree: Tree, leaf: number, weighted: boolean): boolean {
 }
 
 /** Relative distance from the leaf's value within which a pure leaf's targets are certified. */
-const PURE_TARGET = 1e-6;
+export const PURE_TARGET = 1e-6;
 
 /**
  * The leaf a reconstructed point reaches. Its values are points inside the forest's intervals
