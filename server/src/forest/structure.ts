@@ -1,6 +1,7 @@
 /**
- * Walking a tree of the IR: leaves, the path conditions that lead to them, depths and node totals.
- * Shared by rules and analyses so that no one re-derives tree structure on their own.
+ * Walking a tree of the IR: leaves, the path conditions that lead to them, depths, node totals and
+ * the leaf a row reaches. Shared by rules and analyses so that no one re-derives tree structure on
+ * their own.
  */
 import type { Forest, Tree } from './schema';
 import { LEAF } from './schema';
@@ -24,6 +25,27 @@ export function nodeWeight(tree: Tree, node: number, classes: number): number {
 /** Weighted counts of one node, one entry per class. */
 export function nodeClassWeights(tree: Tree, node: number, classes: number): number[] {
   return tree.classWeights.slice(node * classes, node * classes + classes);
+}
+
+export type SplitRule = Forest['splitRule'];
+
+/** Whether `value` (already float32) goes left at a node with this threshold. */
+export function goesLeft(value: number, threshold: number, rule: SplitRule): boolean {
+  return rule === 'less' ? value < threshold : value <= threshold;
+}
+
+/**
+ * The leaf (node id) a row reaches in one tree. Values are cast to float32 first because both
+ * scikit-learn (`X` is converted to float32 before `apply`) and XGBoost compare float32 features
+ * against the stored thresholds; a float64 value just above a threshold can round onto it.
+ */
+export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): number {
+  let node = 0;
+  while (tree.left[node] !== LEAF) {
+    const v = Math.fround(values[tree.feature[node]]);
+    node = goesLeft(v, tree.threshold[node], rule) ? tree.left[node] : tree.right[node];
+  }
+  return node;
 }
 
 /** One step on the way from the root to a node: `x[feature] <= threshold` (goesLeft) or `>`. */

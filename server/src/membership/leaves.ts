@@ -1,28 +1,12 @@
 /**
- * Where a candidate row lands in each tree, and the region (box) of a leaf. Values are cast to
- * float32 first because both scikit-learn (`X` is converted to float32 before `apply`) and XGBoost
- * compare float32 features against the stored thresholds; a float64 value just above a threshold
- * can round onto it.
+ * Where a candidate row lands in each tree, and the region (box) of a leaf. The walk itself (float32
+ * values against the thresholds) is the IR's own, forest/structure.ts.
  */
 import type { Forest, Tree } from '../forest/schema';
 import { LEAF } from '../forest/schema';
+import { goesLeft, leafOf, type SplitRule } from '../forest/structure';
 
-export type SplitRule = Forest['splitRule'];
-
-/** Whether `value` (already float32) goes left at a node with this threshold. */
-export function goesLeft(value: number, threshold: number, rule: SplitRule): boolean {
-  return rule === 'less' ? value < threshold : value <= threshold;
-}
-
-/** The leaf (node id) a row reaches in one tree. */
-export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): number {
-  let node = 0;
-  while (tree.left[node] !== LEAF) {
-    const v = Math.fround(values[tree.feature[node]]);
-    node = goesLeft(v, tree.threshold[node], rule) ? tree.left[node] : tree.right[node];
-  }
-  return node;
-}
+export { goesLeft, leafOf, type SplitRule };
 
 /** The leaf per tree, in tree order. */
 export function leavesOf(forest: Forest, values: readonly number[]): Int32Array {

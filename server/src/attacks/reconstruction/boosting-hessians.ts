@@ -431,8 +431,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   const rows = app.probe.rows!;
   let groups = probedGroups(forest, axes, app.probe, app.eta, app.lambda, app.mixed);
   if (app.subsample !== undefined) {
-    const drawn = rows;
-    const estimated = Math.round(drawn / app.subsample);
+    const estimated = Math.round(rows / app.subsample);
     ctx.stats.cells = groups.length;
     ctx.stats.mergedCells = groups.length;
     ctx.stats.treesMatched = 1;
@@ -440,8 +439,8 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       status: 'bounded',
       reason:
         `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
-        `its exact counts give the ${drawn} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
-        `the other ~${Math.max(0, estimated - drawn)} rows are not reconstructed; an estimate, nothing certified${app.note ? `; ${app.note}` : ''}`,
+        `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
+        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed; an estimate, nothing certified${app.note ? `; ${app.note}` : ''}`,
       rows: estimated,
       certifiedRows: 0,
       reconstruction: groupsToRows(forest, axes, groups, app.mixed),

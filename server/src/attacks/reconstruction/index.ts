@@ -48,7 +48,7 @@
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructByBoxes } from './boxes';
-import { reconstructByEstimate } from './boxes/estimate';
+import { estimateFromCounts } from './boxes/estimate';
 import { reconstructBoosting } from './boosting';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
@@ -83,7 +83,7 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     const noised = await reconstructDp(forest, ctx);
     // The likelihood is written over binary features; numeric ones get the estimate.
     if (noised.status !== 'skipped') return noised;
-    return estimateInstead(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
+    return estimateFromCounts(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return forest.task === 'regression' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);
@@ -95,7 +95,7 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   if (!prepared.ok) {
     const skipped = ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
     // Weighted counts (sample weights, or class weights not divided back out): the estimate.
-    return forest.training.weighted || /not a whole number/.test(prepared.reason) ? (estimateInstead(forest, ctx, prepared.reason) ?? skipped) : skipped;
+    return forest.training.weighted || /not a whole number/.test(prepared.reason) ? (estimateFromCounts(forest, ctx, prepared.reason) ?? skipped) : skipped;
   }
   ctx.method = 'aggregated';
   // The exact enumeration gets a share of the budget and a cell limit; past either, the bounded
@@ -106,33 +106,6 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, limits);
   if (!('tooManyCells' in aggregated)) return aggregated;
   return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
-}
-
-/**
- * The estimate of boxes/estimate.ts for counts that are not row counts every tree shares, when
- * it applies (undefined otherwise). N: stated, else the first tree's distinct rows at its root,
- * else the trees' mean total (noised counts).
- */
-function estimateInstead(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> | undefined {
-  if (forest.task !== 'classification' || forest.boosting) return undefined;
-  const table = buildLeafTable(forest, { anyCounts: true });
-  if (!table.ok) return undefined;
-  // Noised counts over binary features stay with the likelihood's answer (it says why it skipped).
-  if (forest.privacy && !hasIntervalFeature(table.table.axes)) return undefined;
-  const rootDistinct = forest.trees[0].distinctRows?.[0];
-  const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanReleasedTotal(forest)));
-  const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
-  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
-}
-
-/** The trees' mean total of (non-negative) leaf counts: N's estimate from noised counts. */
-function meanReleasedTotal(forest: Forest): number {
-  const classes = forest.classes.length;
-  let sum = 0;
-  for (const tree of forest.trees) {
-    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] === -1) for (let c = 0; c < classes; c++) sum += Math.max(0, tree.classWeights[n * classes + c]);
-  }
-  return sum / forest.trees.length;
 }
 
 /**

@@ -119,8 +119,8 @@ export function buildLeafTable(
 
 /** Why the engine does not apply to this kind of model yet, if it does not. */
 function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefined {
-  // Regression forests without bootstrap are read as count trees (regression-forest.ts); the others are not.
-  if (forest.task !== 'classification') return 'regression forests trained with bootstrap are not reconstructed yet';
+  // Regression forests are read through their count view (regression-forest.ts), never directly.
+  if (forest.task !== 'classification') return 'a regression forest is read through its row counts (a one-class view), not as a classifier';
   if (forest.privacy) return 'differentially private forests (noised counts) are not reconstructed yet';
   if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
   if (forest.training.bootstrap && !bootstrap) return 'forests trained with bootstrap are not reconstructed yet';

@@ -16,6 +16,7 @@
  * one row keeps its box as proven (`certifiedWithoutLabel`) with that estimated target.
  */
 import type { Forest, Tree } from '../../forest/schema';
+import { leafOf } from '../../forest/structure';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /**
@@ -39,26 +40,9 @@ export function pureLeaf(tree: Tree, leaf: number, weighted: boolean): boolean {
 /** Relative distance from the leaf's value within which a pure leaf's targets are certified. */
 export const PURE_TARGET = 1e-6;
 
-/**
- * The leaf a reconstructed point reaches. Its values are points inside the forest's intervals
- * (binary features 0/1, every split on them between 0 and 1), compared as the forest compares:
- * scikit-learn's float32(x) <= threshold, XGBoost's x < threshold. A null value is a feature no
- * split tests.
- */
-function leafOfPoint(tree: Tree, values: readonly (number | null)[], less: boolean): number {
-  let node = 0;
-  while (tree.left[node] !== -1) {
-    const x = Math.fround(values[tree.feature[node]] ?? 0);
-    const threshold = tree.threshold[node];
-    node = (less ? x < threshold : x <= threshold) ? tree.left[node] : tree.right[node];
-  }
-  return node;
-}
-
 export function labelRegressionBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
   const anchor = result.stats.anchorTree;
   if (anchor === undefined || result.reconstruction.length === 0) return result;
-  const less = forest.splitRule === 'less';
   const means = forest.trees.every((tree) => tree.targetMean !== undefined);
   const fallback = forest.trees[0].targetMean?.[0] ?? 0;
   let certified = 0;
@@ -67,12 +51,18 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
     let label = fallback;
     let exact = false;
     if (means) {
+      // Points inside the forest's intervals; a null value is a feature no split tests.
+      const point = row.values.map((v) => v ?? 0);
       let sum = 0;
-      for (const tree of forest.trees) sum += tree.targetMean![leafOfPoint(tree, row.values, less)];
+      let anchorLeaf = -1;
+      forest.trees.forEach((tree, t) => {
+        const leaf = leafOf(tree, point, forest.splitRule);
+        if (t === anchor) anchorLeaf = leaf;
+        sum += tree.targetMean![leaf];
+      });
       label = sum / forest.trees.length;
-      const leaf = leafOfPoint(forest.trees[anchor], row.values, less);
-      if (row.certified && pureLeaf(forest.trees[anchor], leaf, forest.training.weighted === true)) {
-        label = forest.trees[anchor].targetMean![leaf];
+      if (row.certified && pureLeaf(forest.trees[anchor], anchorLeaf, forest.training.weighted === true)) {
+        label = forest.trees[anchor].targetMean![anchorLeaf];
         exact = true;
       }
     }

@@ -20,7 +20,7 @@ import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { estimateBootstrap } from './bootstrap';
 import { reconstructByBoxes } from './boxes';
-import { reconstructByEstimate } from './boxes/estimate';
+import { estimateFromCounts } from './boxes/estimate';
 import { labelRegressionRows, type LabelSource } from './boosting-counts';
 import type { RunContext } from './context';
 import { buildLeafTable } from './leaves';
@@ -30,21 +30,15 @@ import type { ReconstructionResult } from './types';
 
 export async function reconstructRegressionForest(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
-  // One count column per node (the schema's regression layout); classes would mean class counts.
-  if (forest.classes.length > 1) return skip(`a regression forest stores one row count per node, but this one names ${forest.classes.length} classes`);
+  const counted = countView(forest);
+  if ('reason' in counted) return skip(counted.reason);
+  const view = counted.view;
   const means = forest.trees.every((tree) => tree.targetMean !== undefined);
-  // The count view: the one column of classWeights holds each node's rows.
-  const view: Forest = { ...forest, task: 'classification', classes: ['row'] };
   const built = buildLeafTable(view);
   if (!built.ok) {
     // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
-    if (!forest.training.weighted && !/not a whole number/.test(built.reason)) return skip(built.reason);
-    const anyCounts = buildLeafTable(view, { anyCounts: true });
-    if (!anyCounts.ok) return skip(anyCounts.reason);
-    const rows = forest.training.rows ?? forest.trees[0].distinctRows?.[0];
-    if (rows === undefined) return skip(built.reason);
-    const estimated = await reconstructByEstimate(view, anyCounts.table, ctx, { rows, rowsSource: forest.training.rows !== undefined ? 'stated by the model' : 'the rows at the first root', why: built.reason });
-    return labelRegressionBoxes(forest, estimated);
+    const estimated = forest.training.weighted || /not a whole number/.test(built.reason) ? estimateFromCounts(view, ctx, built.reason) : undefined;
+    return estimated ? labelRegressionBoxes(forest, await estimated) : skip(built.reason);
   }
   const table = built.table;
   ctx.method = 'aggregated';
@@ -76,8 +70,14 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
  * replayed from the stored seeds where they replay), then the targets.
  */
 export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
-  if (forest.classes.length > 1) return ctx.answer({ status: 'skipped', reason: `a regression forest stores one row count per node, but this one names ${forest.classes.length} classes`, rows: forest.training.rows ?? null, certifiedRows: 0 });
-  const view: Forest = { ...forest, task: 'classification', classes: ['row'] };
-  const estimated = await estimateBootstrap(view, ctx, 'regression forest trained with bootstrap');
-  return labelRegressionBoxes(forest, estimated);
+  const counted = countView(forest);
+  if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, 'regression forest trained with bootstrap'));
+}
+
+/** The count view: a classifier of one class ("a row") whose one column of classWeights holds each node's rows. */
+function countView(forest: Forest): { view: Forest } | { reason: string } {
+  // One count column per node (the schema's regression layout); classes would mean class counts.
+  if (forest.classes.length > 1) return { reason: `a regression forest stores one row count per node, but this one names ${forest.classes.length} classes` };
+  return { view: { ...forest, task: 'classification', classes: ['row'] } };
 }

@@ -42,7 +42,7 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
 
 export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> {
   const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
-  // Regression forests store one row count per node, no classes to certify by: not yet.
+  // Regression forests come here through their count view (regression-forest.ts).
   if (forest.task !== 'classification') return skip(why);
   const table = buildLeafTable(forest, { anyCounts: true });
   if (!table.ok) return skip(table.reason);

@@ -12,8 +12,8 @@
 import type { Forest } from '../../../forest/schema';
 import { classCount } from '../../../forest/structure';
 import type { RunContext } from '../context';
-import type { LeafTable } from '../leaves';
-import { boxToRow } from '../rows';
+import { buildLeafTable, type LeafTable } from '../leaves';
+import { boxToRow, hasIntervalFeature } from '../rows';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
 import { boxForest, leafBoxReader } from './box-forest';
 import { completeRows } from './complete';
@@ -115,6 +115,33 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };
+}
+
+/**
+ * This estimate for a model whose counts are not row counts every tree shares (sample or class
+ * weights, noised counts), when it applies (undefined otherwise). N: stated, else the first tree's
+ * distinct rows at its root, else the trees' mean total (noised counts).
+ */
+export function estimateFromCounts(forest: Forest, ctx: RunContext, why: string): Promise<ReconstructionResult> | undefined {
+  if (forest.task !== 'classification' || forest.boosting) return undefined;
+  const table = buildLeafTable(forest, { anyCounts: true });
+  if (!table.ok) return undefined;
+  // Noised counts over binary features stay with the likelihood's answer (it says why it skipped).
+  if (forest.privacy && !hasIntervalFeature(table.table.axes)) return undefined;
+  const rootDistinct = forest.trees[0].distinctRows?.[0];
+  const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanReleasedTotal(forest)));
+  const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
+  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+}
+
+/** The trees' mean total of (non-negative) leaf counts: N's estimate from noised counts. */
+function meanReleasedTotal(forest: Forest): number {
+  const classes = forest.classes.length;
+  let sum = 0;
+  for (const tree of forest.trees) {
+    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] === -1) for (let c = 0; c < classes; c++) sum += Math.max(0, tree.classWeights[n * classes + c]);
+  }
+  return sum / forest.trees.length;
 }
 
 /**
