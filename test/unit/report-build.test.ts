@@ -232,6 +232,10 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     assert.ok(!report.headline.summary.includes(forest.result.reason!), 'the reason is shown once, on its own line, not again in the summary');
     assert.match(report.headline.summary, /skipped/);
     assert.deepEqual(report.features, []);
+    // subsample=0.7: the first tree counted the rows it drew (84), not N; the header claims no N.
+    assert.equal(forest.file.model?.trainingRowsSource, null);
+    assert.ok(forest.file.findings.some((f) => f.rule === 'first-tree-exposes-counts' && f.data?.rows === 84));
+    assert.equal(report.headline.rows, null);
   });
 
   it('not run and running: claim none, no figures', async () => {

@@ -137,10 +137,11 @@ function sortBySeverity(findings: readonly Finding[]): Finding[] {
  */
 export function trainingRows(file: Pick<FileReport, 'model' | 'findings'>, recoverability: Pick<Recoverability, 'rows'> | undefined): { rows: number | null; rowsSource?: RowsSource } {
   // The linter's summary says how it knows N (linter.ts trainingRowsOf); the probe's finding is a
-  // fallback for summaries made before that field existed.
+  // fallback for summaries made before that field existed. A summary that has it and says null
+  // decided N is unknown (subsample < 1: the first tree counts a draw), so the probe is not used.
   const stated = file.model?.trainingRows ?? null;
   const statedSource: RowsSource = file.model?.trainingRowsSource === 'probe' ? 'first-tree-probe' : file.model?.trainingRowsSource === 'replay' ? 'bootstrap-replay' : 'file';
-  const probed = probedRows(file.findings);
+  const probed = file.model?.trainingRowsSource === null ? null : probedRows(file.findings);
   const rows = recoverability?.rows ?? stated ?? probed;
   if (rows === null) return { rows };
   return { rows, rowsSource: rows === stated ? statedSource : rows === probed ? 'first-tree-probe' : 'reconstruction' };
