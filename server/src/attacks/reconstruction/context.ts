@@ -21,7 +21,10 @@ export type AnswerFields = Omit<ReconstructionResult, 'seconds' | 'stats' | 'rec
 
 export class RunContext {
   readonly started = Date.now();
-  readonly deadline: number;
+  /** When the budget ends. */
+  private readonly budgetEnd: number;
+  /** Milliseconds kept back from the methods for work after them (`reserve`). */
+  private reserved = 0;
   readonly stats: ReconstructionStats = {
     cells: 0,
     searchNodes: 0,
@@ -39,7 +42,20 @@ export class RunContext {
   method: ReconstructionMethod = 'none';
 
   constructor(readonly options: ReconstructionOptions) {
-    this.deadline = this.started + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+    this.budgetEnd = this.started + (options.budgetMs ?? DEFAULT_BUDGET_MS);
+  }
+
+  /** When the methods must stop: the budget's end, less what was reserved for work after them. */
+  get deadline(): number {
+    return this.budgetEnd - this.reserved;
+  }
+
+  /**
+   * Keeps `ms` of the budget (at most half of what is left) for work done after the method returns,
+   * so that the whole answer still ends within the budget (regression targets after a box method).
+   */
+  reserve(ms: number): void {
+    this.reserved = Math.max(0, Math.min(ms, (this.budgetEnd - Date.now()) / 2));
   }
 
   get aborted(): boolean {
@@ -54,7 +70,7 @@ export class RunContext {
   /** Why the work stopped, in words (for `reason`); `early`: stopped before the deadline, since the next step would have ended past it. */
   stopReason(early = false): string {
     if (this.aborted) return 'cancelled';
-    const budget = `the time budget of ${((this.deadline - this.started) / 1000).toFixed(1)} s`;
+    const budget = `the time budget of ${((this.budgetEnd - this.started) / 1000).toFixed(1)} s`;
     return early && Date.now() < this.deadline ? `${budget} was nearly spent` : `${budget} ran out`;
   }
 

@@ -53,6 +53,7 @@ import { reconstructBoosting } from './boosting';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
+import type { FeatureAxes } from './feature-axes';
 import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
@@ -90,7 +91,7 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   // Boosted models store hessian sums, not counts: their own methods (they say when they do not apply).
   if (forest.boosting) return reconstructBoosting(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
   // Regression forests: rows certified through the counts, labels from the leaf means.
-  if (forest.task === 'regression') return reconstructRegressionForest(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
+  if (forest.task === 'regression') return reconstructRegressionForest(forest, ctx, expose, (axes) => enumerationLimits(ctx, axes));
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) {
     const skipped = ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
@@ -98,14 +99,19 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     return forest.training.weighted || /not a whole number/.test(prepared.reason) ? (estimateFromCounts(forest, ctx, prepared.reason) ?? skipped) : skipped;
   }
   ctx.method = 'aggregated';
-  // The exact enumeration gets a share of the budget and a cell limit; past either, the bounded
-  // search answers with the rest of the budget.
-  // Numeric features multiply the cells: the enumeration gets a smaller share before the boxes take over.
-  const share = hasIntervalFeature(prepared.table.axes) ? NUMERIC_ENUMERATION_SHARE : ENUMERATION_SHARE;
-  const limits = { cells: CELL_LIMIT, deadline: ctx.started + (ctx.deadline - ctx.started) * share };
-  const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, limits);
+  const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, enumerationLimits(ctx, prepared.table.axes));
   if (!('tooManyCells' in aggregated)) return aggregated;
   return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
+}
+
+/**
+ * The exact enumeration gets a share of the budget and a cell limit; past either, the box methods
+ * answer with the rest of the budget. Numeric features multiply the cells: the enumeration gets a
+ * smaller share before the boxes take over.
+ */
+function enumerationLimits(ctx: RunContext, axes: FeatureAxes): { cells: number; deadline: number } {
+  const share = hasIntervalFeature(axes) ? NUMERIC_ENUMERATION_SHARE : ENUMERATION_SHARE;
+  return { cells: CELL_LIMIT, deadline: ctx.started + (ctx.deadline - ctx.started) * share };
 }
 
 /**

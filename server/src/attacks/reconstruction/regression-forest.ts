@@ -23,12 +23,19 @@ import { reconstructByBoxes } from './boxes';
 import { estimateFromCounts } from './boxes/estimate';
 import { labelRegressionRows, type LabelSource } from './boosting-counts';
 import type { RunContext } from './context';
+import type { FeatureAxes } from './feature-axes';
 import { buildLeafTable } from './leaves';
-import { labelRegressionBoxes } from './regression-box-labels';
+import { labellingMs, labelRegressionBoxes } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
 import type { ReconstructionResult } from './types';
 
-export async function reconstructRegressionForest(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
+export async function reconstructRegressionForest(
+  forest: Forest,
+  ctx: RunContext,
+  expose: (details: ReconstructionDetails) => void,
+  /** The enumeration's cell limit and deadline for these axes (the classifiers' own, index.ts). */
+  limits: (axes: FeatureAxes) => { cells: number; deadline: number },
+): Promise<ReconstructionResult> {
   const skip = (reason: string) => ctx.answer({ status: 'skipped', reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   const counted = countView(forest);
   if ('reason' in counted) return skip(counted.reason);
@@ -37,6 +44,7 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
   const built = buildLeafTable(view);
   if (!built.ok) {
     // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
+    ctx.reserve(labellingMs(forest, rowsAbout(forest)));
     const estimated = forest.training.weighted || /not a whole number/.test(built.reason) ? estimateFromCounts(view, ctx, built.reason) : undefined;
     return estimated ? labelRegressionBoxes(forest, await estimated) : skip(built.reason);
   }
@@ -48,11 +56,13 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
     expose(d);
   };
   const meanLabel = forest.trees[0].targetMean?.[0] ?? 0;
-  const deadline = ctx.started + (ctx.deadline - ctx.started) * limits.share;
-  const answer = await reconstructAggregated(view, table, ctx, keep, { cells: limits.cells, deadline });
+  const answer = await reconstructAggregated(view, table, ctx, keep, limits(table.axes));
   const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
-  if ('tooManyCells' in answer) return labelRegressionBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
+  if ('tooManyCells' in answer) {
+    ctx.reserve(labellingMs(forest, table.rows));
+    return labelRegressionBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
+  }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
     table,
@@ -72,7 +82,13 @@ export async function reconstructRegressionForest(forest: Forest, ctx: RunContex
 export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const counted = countView(forest);
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, 'regression forest trained with bootstrap'));
+}
+
+/** N for the labelling's reserve: stated, else the first root's distinct rows. */
+function rowsAbout(forest: Forest): number {
+  return forest.training.rows ?? forest.trees[0].distinctRows?.[0] ?? 0;
 }
 
 /** The count view: a classifier of one class ("a row") whose one column of classWeights holds each node's rows. */
