@@ -38,6 +38,12 @@ export const BoostingSchema = z.object({
   source: z.enum(['model', 'dump']),
   /** Version of the library that wrote the file, when stated (`[2, 0, 3]`). */
   libraryVersion: z.array(z.number().int()).optional(),
+  /**
+   * `dart` when the trees were fitted with dropout (XGBoost's dart booster): each later tree was fitted
+   * to predictions with some trees dropped, so only the first tree's gradients follow from the file.
+   * Absent: gbtree (every tree fitted to the sum of the trees before it).
+   */
+  booster: z.enum(['gbtree', 'dart']).optional(),
 });
 
 export type BoostedTree = z.infer<typeof BoostedTreeSchema>;

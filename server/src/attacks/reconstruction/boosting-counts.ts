@@ -3,7 +3,9 @@
  * (aggregated.ts) and so certified like a forest without bootstrap:
  *  - reg:squarederror: every row's hessian is 1 in every tree, so every tree's leaf covers are row
  *    counts (../boosted-covers.ts): the trees are read as single-class count trees. The labels then
- *    come from the gradient sums, tree by tree (regression-labels.ts).
+ *    come from the gradient sums, tree by tree (regression-labels.ts). Past the cell limit (deep
+ *    trees on numeric features) row-boxes proves every row's box, and one-row leaves prove the
+ *    targets of the rows whose boxes fix their leaves (boosted-box-labels.ts).
  *  - multi:softprob / multi:softmax with K classes: in the first round every row has the same
  *    hessian 2p(1 - p), p = 1/K (XGBoost's softmax hessian), so the first K trees' covers are row
  *    counts and their gradient sums give each leaf's rows of the tree's class (first-tree-probe.ts);
@@ -17,7 +19,8 @@ import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
-import { reconstructBySearch } from './bounded-search';
+import { boostedLabellingMs, labelBoostedBoxes } from './boosted-box-labels';
+import { reconstructByBoxes } from './boxes';
 import type { RunContext } from './context';
 import { buildLeafTable, type LeafTable } from './leaves';
 import { oneVsRestFormulation } from './multiclass-formulation';
@@ -96,17 +99,23 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
   const withNote = (reason: string | undefined) => [reason, note].filter((x) => x).join('; ') || undefined;
   if ('tooManyCells' in answer) {
     if (classOfTree) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; the multi-class count reconstruction has no bounded search yet`, rows: table.rows, certifiedRows: 0 });
-    const searched = await reconstructBySearch(view, table, ctx, answer.tooManyCells);
+    // Too many cells (deep trees, numeric features): every row as a proven box, then the targets
+    // that one-row leaves prove (boosted-box-labels.ts).
+    ctx.reserve(boostedLabellingMs(forest, table.rows));
+    const boxes = await reconstructByBoxes(view, table, ctx, answer.tooManyCells, 0);
     ctx.method = 'boosting-counts';
-    return { ...searched, reason: withNote(`${searched.reason ?? ''}; labels are not estimated after a bounded search`), reconstruction: searched.reconstruction.map((r) => ({ ...r, label: prepared.meanLabel })) };
+    const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: forest.boosting!.booster === 'dart' ? 1 : forest.trees.length } : undefined;
+    const labelled = labelBoostedBoxes(forest, boxes, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');
+    return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
   }
   if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };
   const { eta, lambda, meanLabel } = prepared;
   const labels: LabelSource = {
     table,
     meanLabel,
-    solve: prepared.gradients && eta !== undefined ? (cells, counts, deadline) => regressionLabels(forest, table, cells, counts, eta, lambda, meanLabel, deadline) : undefined,
-    unsolvable: 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label',
+    // dart fitted each later tree to predictions with trees dropped: their gradient sums are not these.
+    solve: prepared.gradients && eta !== undefined && forest.boosting!.booster !== 'dart' ? (cells, counts, deadline) => regressionLabels(forest, table, cells, counts, eta, lambda, meanLabel, deadline) : undefined,
+    unsolvable: forest.boosting!.booster === 'dart' ? 'labels not determined (dart: the later trees were fitted with trees dropped); each row has the mean label' : 'labels not determined (the gradient sums are not readable: L1 alpha, max_delta_step or an unknown learning rate); each row has the mean label',
     source: 'the gradient sums',
   };
   return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);

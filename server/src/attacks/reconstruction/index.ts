@@ -21,8 +21,8 @@
  *                   or sample weights, noised numeric counts): single-class leaves certify boxes
  *   boxes/          too many cells (numeric forests): rows in groups with proven boxes, narrowed by
  *                   sound propagation over every tree's counts, then completed to one training set
- *   bounded-search.ts  the earlier answer to too many cells, kept as the benchmark's baseline (and
- *                   for XGBoost reg:squarederror): the best reconstruction a sampled search finds
+ *   bounded-search.ts  the earlier answer to too many cells, kept as the benchmark's baseline: the
+ *                   best reconstruction a sampled search finds
  *     row-walk.ts      rows as one leaf box per tree, intersected (per-row propagation)
  *   feature-axes.ts numeric and ordinal features as intervals between the forest's thresholds
  *   regression-forest.ts  regression forests as count trees of one class: without bootstrap the
@@ -34,7 +34,8 @@
  *   boosting-hessians.ts  XGBoost binary:logistic: tree 0's probed counts, then each later tree's
  *                   hessian and gradient sums matched tree by tree (an estimate, never certified)
  *   boosting-counts.ts  XGBoost reg:squarederror (every tree's covers count rows; labels from the
- *                   gradient sums, regression-labels.ts) and multi-class (the first K trees,
+ *                   gradient sums, regression-labels.ts; past the cell limit row-boxes, targets
+ *                   from one-row leaves, boosted-box-labels.ts) and multi-class (the first K trees,
  *                   multiclass-formulation.ts): the aggregated formulation, certified
  *   bootstrap/      forests trained with bootstrap: replayed draws (certified), or a likelihood estimate
  *   highs/          the only code that touches HiGHS (WebAssembly): loading (withHighs), one sparse

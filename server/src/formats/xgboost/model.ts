@@ -227,6 +227,7 @@ function build(root: unknown): ModelBuild {
       outputGroups,
       source: 'model',
       ...(version ? { libraryVersion: version } : {}),
+      ...(boosterName === 'dart' ? { booster: 'dart' as const } : {}),
     },
   };
   notes.push(`objective: ${objective}`, `base_score: ${baseScore.join(', ')}`);

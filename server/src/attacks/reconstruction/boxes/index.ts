@@ -30,7 +30,12 @@ import { boxTightness } from './tightness';
 /** Share of the budget (from the start of this method) the propagation may take before the completion. */
 const PROPAGATION_SHARE = 0.5;
 
-export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string): Promise<ReconstructionResult> {
+/**
+ * `anchorTree`: the tree whose leaves seed the groups; by default the one with most leaves (the
+ * finest first partition). Boosted regressors anchor on tree 0, whose one-row leaves prove targets
+ * (boosted-box-labels.ts) only for rows whose boxes lie inside them.
+ */
+export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string, anchorTree?: number): Promise<ReconstructionResult> {
   ctx.method = 'row-boxes';
   const rows = table.rows;
   const walk = boxForest(forest, table);
@@ -39,6 +44,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   table.trees.forEach((tree, t) => {
     if (tree.nodes.length > table.trees[anchor].nodes.length) anchor = t;
   });
+  if (anchorTree !== undefined && anchorTree >= 0 && anchorTree < table.trees.length) anchor = anchorTree;
   const groups = anchorGroups(walk, anchor, leafBox);
   ctx.stats.anchorTree = anchor;
   ctx.progress('propagation', { done: 0, total: rows });

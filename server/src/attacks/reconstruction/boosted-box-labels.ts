@@ -1,0 +1,114 @@
+/**
+ * Targets for squared-error boosted regressors reconstructed by row-boxes (XGBoost
+ * reg:squarederror, scikit-learn's GradientBoostingRegressor and HistGradientBoostingRegressor read
+ * as it). row-boxes runs on the count view (every tree's covers count rows), so its rows come back
+ * with proven boxes but no target.
+ *
+ * What the model proves: with squared error every row's hessian is 1 and its gradient is
+ * F - y, F the margin before the tree (base score plus the earlier trees' leaf values). A leaf that
+ * holds one row (cover 1) has weight w = (y - F) / (1 + lambda), so y = F + (1 + lambda) w, with
+ * w = leaf value / learning rate. A row whose proven box lies inside one leaf of every tree up to
+ * such a leaf has a known F there, so its target is certified. Several such leaves must agree
+ * (float32 rounding apart); a row whose leaves disagree is not certified.
+ *
+ * Not readable (no target certified): sample weights or an L1 term or max_delta_step (the weight
+ * is no longer (y - F) / (1 + lambda)), an unknown learning rate. dart: only the first tree, since
+ * later trees were fitted to predictions with some trees dropped.
+ *
+ * Every other row's target is the model's prediction at its point (an estimate).
+ */
+import type { Forest, Tree } from '../../forest/schema';
+import { LEAF } from '../../forest/schema';
+import { leafOf } from '../../forest/structure';
+import type { ReconstructedRow, ReconstructionResult } from './types';
+
+/** What the leaf weights need, or undefined when they do not give targets (see the module comment). */
+export interface BoostedWeights {
+  eta: number;
+  lambda: number;
+  /** Trees whose gradients came from the plain sum of the trees before them (dart: only tree 0). */
+  trees: number;
+}
+
+/** Relative agreement required between two one-row leaves' targets for the same row (float32 sums). */
+const AGREEMENT = 1e-4;
+
+/**
+ * The leaf of `tree` that every point of the box reaches, or -1 when the box straddles a split.
+ * `intervals` as in ReconstructedRow: null where the box spans the feature's whole axis. Whatever
+ * the split rule, a box lies left of a threshold when its upper end is at most the threshold, and
+ * right of it when its lower end is at least the threshold (the ends are the forest's thresholds).
+ */
+export function leafOfBox(tree: Tree, intervals: readonly ([number, number] | null)[]): number {
+  let node = 0;
+  while (tree.left[node] !== LEAF) {
+    const bounds = intervals[tree.feature[node]];
+    if (!bounds) return -1;
+    const threshold = tree.threshold[node];
+    if (bounds[1] <= threshold) node = tree.left[node];
+    else if (bounds[0] >= threshold) node = tree.right[node];
+    else return -1;
+  }
+  return node;
+}
+
+/** The target a box proves (see the module comment), or undefined. */
+export function certifiedTarget(forest: Forest, intervals: readonly ([number, number] | null)[], weights: BoostedWeights): number | undefined {
+  let margin = forest.boosting!.baseScore[0];
+  let target: number | undefined;
+  for (let t = 0; t < forest.trees.length; t++) {
+    const tree = forest.trees[t];
+    const b = tree.boosting!;
+    const leaf = leafOfBox(tree, intervals);
+    if (leaf < 0) break;
+    if (t < weights.trees && Math.round(b.cover![leaf]) === 1) {
+      const y = margin + ((1 + weights.lambda) * b.leafValue[leaf]) / weights.eta;
+      if (target === undefined) target = y;
+      else if (Math.abs(y - target) > AGREEMENT * Math.max(1, Math.abs(target))) return undefined;
+    }
+    margin += b.leafValue[leaf];
+  }
+  return target;
+}
+
+/** The model's prediction at a point: base score plus every tree's leaf value. */
+function prediction(forest: Forest, point: readonly number[]): number {
+  let sum = forest.boosting!.baseScore[0];
+  for (const tree of forest.trees) sum += tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)];
+  return sum;
+}
+
+export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string): ReconstructionResult {
+  let certified = 0;
+  let withoutLabel = 0;
+  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row) => {
+    const target = row.certified && weights && row.intervals ? certifiedTarget(forest, row.intervals, weights) : undefined;
+    if (target !== undefined) {
+      certified++;
+      return { ...row, label: target };
+    }
+    const label = prediction(forest, row.values.map((v) => v ?? 0));
+    if (!row.certified) return { ...row, label };
+    withoutLabel++;
+    // The box is proven, the target is not: the values count as proven where the box bounds them.
+    return { ...row, label, certified: false, certifiedValues: (row.intervals ?? row.values).map((bound) => bound !== null) };
+  });
+  const rows = reconstruction.length;
+  const targets = !weights
+    ? `${unreadable}; each row's target is the model's prediction at its point`
+    : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ' (dart: tree 0 only)' : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  const { certifiedWithoutLabel: _, ...rest } = result;
+  return {
+    ...rest,
+    status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
+    reason: [result.reason, targets].filter((x) => x).join('; '),
+    certifiedRows: certified,
+    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
+    reconstruction,
+  };
+}
+
+/** What labelling takes (a walk through every tree per row), reserved from row-boxes' budget. */
+export function boostedLabellingMs(forest: Forest, rows: number): number {
+  return rows * forest.trees.length * 4e-3;
+}
