@@ -4,6 +4,7 @@
  * w = -G / (H + lambda). While the first tree grows, every row has the same prediction (the base
  * score), hence the same hessian h:
  *   binary:logistic   h = p (1 - p), p = base_score;  g = p - y
+ *                     (reg:logistic the same; binary:logitraw with p = sigmoid(base_score))
  *   multi:softprob    h = 2 p (1 - p), p = 1 / K (XGBoost's softmax hessian); g = p - [y = c]
  *   reg:squarederror  h = 1 (every tree, not only the first); g = prediction - y
  * so a leaf's rows are H / h, and its positives (class-c rows, label sum) follow from G:
@@ -20,7 +21,7 @@
  * weight, and lambda (and alpha) follow from G being additive: G(node) = G(left) + G(right).
  */
 import type { Forest, Tree } from '../forest/schema';
-import { nativeNodeId } from '../forest/boosting';
+import { baseMargin, isLogistic, nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
 import { missingValueReading, missingValueRouting, mixedMissingFeatures } from './missing-values';
 
@@ -134,9 +135,11 @@ function hypotheses(forest: Forest): Hypothesis[] | string {
   const b = forest.boosting!;
   const base = b.baseScore[0];
   const objective = b.objective;
-  if (objective === 'binary:logistic' || objective === 'binary:logitraw' || objective === 'reg:logistic') {
-    if (!(base > 0 && base < 1)) return `the base score ${base} is not a probability`;
-    return [{ objective, assumed: false, kind: 'binary', p: base, h: base * (1 - base), groups: 1 }];
+  if (isLogistic(objective)) {
+    // logitraw stores the starting margin itself, the others its probability (baseMargin).
+    if (objective !== 'binary:logitraw' && !(base > 0 && base < 1)) return `the base score ${base} is not a probability`;
+    const p = 1 / (1 + Math.exp(-baseMargin(b)));
+    return [{ objective, assumed: false, kind: 'binary', p, h: p * (1 - p), groups: 1 }];
   }
   if (objective === 'multi:softprob' || objective === 'multi:softmax') {
     const k = b.outputGroups;

@@ -62,3 +62,22 @@ export function boostedTreeProblem(boosting: { cover?: ArrayLike<number>; baseWe
 export function nativeNodeId(tree: { boosting?: { nodeId?: readonly number[] } }, node: number): number {
   return tree.boosting?.nodeId?.[node] ?? node;
 }
+
+/** Objectives whose trees are fitted with the logistic loss (hessian p (1 - p), gradient p - y on 0/1 labels). */
+export const LOGISTIC_OBJECTIVES = ['binary:logistic', 'binary:logitraw', 'reg:logistic'] as const;
+
+export function isLogistic(objective: string): boolean {
+  return (LOGISTIC_OBJECTIVES as readonly string[]).includes(objective);
+}
+
+/**
+ * The margin every row starts from, as XGBoost derives it from the stored base score (the
+ * objective's ProbToMargin): binary:logistic and reg:logistic store a probability (the margin is its
+ * logit); binary:logitraw stores the margin itself (measured: its first tree's root cover is
+ * N sigmoid(0.5) (1 - sigmoid(0.5)) for base_score 0.5, not N / 4); squared error the margin itself.
+ */
+export function baseMargin(boosting: { objective: string; baseScore: readonly number[] }, group = 0): number {
+  const base = boosting.baseScore[group] ?? boosting.baseScore[0];
+  if (boosting.objective === 'binary:logistic' || boosting.objective === 'reg:logistic') return Math.log(base / (1 - base));
+  return base;
+}

@@ -37,6 +37,7 @@
  */
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
+import { baseMargin, isLogistic } from '../../forest/boosting';
 import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
@@ -78,7 +79,7 @@ function applicability(
 ): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; mixed: Uint8Array; subsample?: number; note?: string } {
   const b = forest.boosting;
   if (!b) return { ok: false, reason: 'not a boosted model' };
-  if (b.objective !== 'binary:logistic' || b.outputGroups !== 1) return { ok: false, reason: `the hessian reconstruction handles binary:logistic models; this one is ${b.objective}` };
+  if (!isLogistic(b.objective) || b.outputGroups !== 1) return { ok: false, reason: `the hessian reconstruction handles the logistic objectives (binary:logistic, binary:logitraw, reg:logistic); this one is ${b.objective}` };
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
   const stated = forest.hyperParameters.subsample;
   // Each tree saw its own draw: tree 0 alone is read (see the header).
@@ -358,12 +359,11 @@ function add(into: Map<string, RowGroup>, g: RowGroup, path: Path, count: number
 /** Tree 0's probed leaves as groups: exact rows and positives per leaf. */
 export function probedGroups(forest: Forest, axes: FeatureAxes, probe: ReturnType<typeof probeFirstTrees>, eta: number, lambda: number, mixed: Uint8Array): RowGroup[] {
   const leaves = leavesOf(forest, 0, axes, eta, lambda, false, mixed);
-  const base = forest.boosting!.baseScore[0];
-  const baseMargin = Math.log(base / (1 - base));
+  const startMargin = baseMargin(forest.boosting!);
   const groups: RowGroup[] = [];
   for (const probed of probe.trees[0].leaves) {
     const leaf = leaves.get(probed.node)!;
-    const margin = baseMargin + leaf.value;
+    const margin = startMargin + leaf.value;
     // Tree 0's box, its empty ranges written [1, 0] as the matching writes them.
     const { low, high, missing } = intersection(leaf.low, leaf.high, leaf.missing, leaf);
     const positives = probed.positives!;
@@ -395,7 +395,8 @@ export function groupsToRows(forest: Forest, axes: FeatureAxes, groups: RowGroup
       rows.push({
         values: [...values],
         intervals: intervals.map((x) => (x ? [x[0], x[1]] : null)),
-        label: forest.classes[g.label],
+        // reg:logistic has no classes: its 0/1 targets are the labels.
+        label: forest.classes[g.label] ?? g.label,
         certified: false,
         ...(modelled ? { missing: [...absent] } : {}),
       });
@@ -417,8 +418,7 @@ export function boostedLeafEquations(forest: Forest): { trees: { nodes: number[]
     const leaves = leavesOf(forest, t, cut.axes, app.eta, app.lambda, app.gradients, app.mixed);
     return { nodes: [...leaves.keys()], leaves: [...leaves.values()] };
   });
-  const base = forest.boosting!.baseScore[0];
-  return { trees, baseMargin: Math.log(base / (1 - base)) };
+  return { trees, baseMargin: baseMargin(forest.boosting!) };
 }
 
 export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {

@@ -1,0 +1,93 @@
+/**
+ * The logistic objectives besides binary:logistic (binary:logitraw, reg:logistic) through the
+ * first-tree probe and the hessian reconstruction, and objectives the engine does not reconstruct,
+ * against the 150 true Pima rows XGBoost 1.7.4 trained them on
+ * (test/fixtures/xgboost-objectives/generate.py).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { baseMargin } from '../../server/src/forest/boosting';
+import type { Forest } from '../../server/src/forest/schema';
+import { leafOf } from '../../server/src/forest/structure';
+import { FIXTURES } from '../support/paths';
+import { readFixtureForest } from '../support/model-files';
+
+const DIR = path.join(FIXTURES, 'xgboost-objectives');
+const truth = fs
+  .readFileSync(path.join(DIR, 'pima150.train.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((l) => l.split(',').map(Number));
+const F = truth[0].length - 1;
+
+/** Rows and positives per leaf of tree 0, from the true rows routed as XGBoost routes them. */
+function trueLeaves(forest: Forest): Map<number, { rows: number; positives: number }> {
+  const leaves = new Map<number, { rows: number; positives: number }>();
+  for (const row of truth) {
+    const leaf = leafOf(forest.trees[0], row.slice(0, F), forest.splitRule);
+    const entry = leaves.get(leaf) ?? { rows: 0, positives: 0 };
+    entry.rows++;
+    entry.positives += row[F];
+    leaves.set(leaf, entry);
+  }
+  return leaves;
+}
+
+describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => {
+  for (const name of ['logitraw_pima', 'reg_logistic_pima']) {
+    it(`${name}: the probe's rows and positives per leaf of tree 0 are the true rows'`, () => {
+      const forest = readFixtureForest(DIR, `${name}.json`);
+      const probe = probeFirstTrees(forest);
+      assert.equal(probe.status, 'exact', probe.reason);
+      assert.equal(probe.rows, truth.length);
+      const expected = trueLeaves(forest);
+      assert.equal(probe.trees[0].leaves.length, expected.size);
+      for (const leaf of probe.trees[0].leaves) {
+        assert.deepEqual({ rows: leaf.rows, positives: leaf.positives }, expected.get(leaf.node), `leaf ${leaf.node}`);
+      }
+    });
+
+    it(`${name}: reconstructed by the hessians, N rows with the true label balance, each in the tree-0 leaf its label came from`, async () => {
+      const forest = readFixtureForest(DIR, `${name}.json`);
+      const result = await reconstruct(forest, { budgetMs: 10_000 });
+      assert.equal(result.method, 'boosting-hessians', result.reason);
+      assert.equal(result.status, 'bounded', result.reason);
+      assert.equal(result.reconstructedRows, truth.length);
+      assert.equal(result.certifiedRows, 0);
+      const positives = result.reconstruction.filter((r) => Number(r.label) === 1).length;
+      assert.equal(positives, truth.filter((r) => r[F] === 1).length);
+      const expected = trueLeaves(forest);
+      const found = new Map<number, number>();
+      for (const row of result.reconstruction) {
+        const leaf = leafOf(forest.trees[0], row.values.map((v) => v ?? 0), forest.splitRule);
+        found.set(leaf, (found.get(leaf) ?? 0) + Number(row.label));
+      }
+      for (const [leaf, { positives: p }] of expected) assert.equal(found.get(leaf) ?? 0, p, `positives in tree 0 leaf ${leaf}`);
+    });
+  }
+
+  it('the starting margin: logitraw stores it, binary:logistic and reg:logistic store its probability', () => {
+    assert.equal(baseMargin({ objective: 'binary:logitraw', baseScore: [0.5] }), 0.5);
+    assert.equal(baseMargin({ objective: 'reg:logistic', baseScore: [0.5] }), 0);
+    assert.ok(Math.abs(baseMargin({ objective: 'binary:logistic', baseScore: [0.25] }) - Math.log(1 / 3)) < 1e-12);
+    // The stored covers agree: tree 0's root holds N rows of hessian p (1 - p) at p = sigmoid(margin).
+    for (const name of ['logitraw_pima', 'reg_logistic_pima']) {
+      const forest = readFixtureForest(DIR, `${name}.json`);
+      const p = 1 / (1 + Math.exp(-baseMargin(forest.boosting!)));
+      assert.ok(Math.abs(forest.trees[0].boosting!.cover![0] - truth.length * p * (1 - p)) < 1e-3, name);
+    }
+  });
+
+  it('binary:hinge and count:poisson are not reconstructed, and say so', async () => {
+    for (const [name, objective] of [['hinge_pima', 'binary:hinge'], ['poisson_pima', 'count:poisson']]) {
+      const result = await reconstruct(readFixtureForest(DIR, `${name}.json`), { budgetMs: 5_000 });
+      assert.equal(result.status, 'skipped');
+      assert.match(result.reason ?? '', new RegExp(objective));
+    }
+  });
+});
