@@ -1,5 +1,6 @@
 /**
- * The logistic objectives besides binary:logistic (binary:logitraw, reg:logistic) through the
+ * The logistic objectives besides binary:logistic (binary:logitraw, reg:logistic) and XGBoost's
+ * random-forest mode (XGBRFClassifier) through the
  * first-tree probe and the hessian reconstruction, and objectives the engine does not reconstruct,
  * against the 150 true Pima rows XGBoost 1.7.4 trained them on
  * (test/fixtures/xgboost-objectives/generate.py).
@@ -81,6 +82,29 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
       const p = 1 / (1 + Math.exp(-baseMargin(forest.boosting!)));
       assert.ok(Math.abs(forest.trees[0].boosting!.cover![0] - truth.length * p * (1 - p)) < 1e-3, name);
     }
+  });
+
+  it('XGBRFClassifier (num_parallel_tree 10, subsample 0.8): leaf values are weight x learning rate / 10, and tree 0 gives the rows it drew', async () => {
+    const forest = readFixtureForest(DIR, 'xgbrf_pima.json');
+    assert.equal(forest.hyperParameters.num_parallel_tree, 10);
+    assert.equal(forest.hyperParameters.eta, 1);
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'exact', probe.reason);
+    assert.ok(Math.abs(probe.parameters.eta!.value - 0.1) < 1e-9);
+    // Tree 0 drew about 80% of the rows: per leaf never more rows or positives than the true rows there.
+    const expected = trueLeaves(forest);
+    for (const leaf of probe.trees[0].leaves) {
+      const t = expected.get(leaf.node) ?? { rows: 0, positives: 0 };
+      assert.ok(leaf.rows <= t.rows && leaf.positives! <= t.positives, `leaf ${leaf.node}: ${leaf.rows}/${leaf.positives} of ${t.rows}/${t.positives}`);
+    }
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.method, 'boosting-hessians');
+    assert.equal(result.reconstructedRows, probe.rows);
+    assert.ok(Math.abs(result.rows! - truth.length) <= 0.15 * truth.length, `N estimated ${result.rows}`);
+    // Without subsample the trees of the round saw every row side by side: not matched tree by tree.
+    const full = await reconstruct(readFixtureForest(DIR, 'xgbrf_full_pima.json'), { budgetMs: 5_000 });
+    assert.equal(full.status, 'skipped');
+    assert.match(full.reason ?? '', /num_parallel_tree=10/);
   });
 
   it('binary:hinge and count:poisson are not reconstructed, and say so', async () => {

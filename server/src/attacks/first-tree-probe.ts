@@ -102,6 +102,12 @@ function numberParam(forest: Forest, name: string): number | undefined {
   return typeof v === 'number' && Number.isFinite(v) ? v : undefined;
 }
 
+/** The stated learning rate over the trees grown per round (num_parallel_tree), the factor a leaf's weight is scaled by. */
+function perParallelTree(forest: Forest, eta: number | undefined): number | undefined {
+  const parallel = numberParam(forest, 'num_parallel_tree') ?? 1;
+  return eta === undefined || parallel <= 1 ? eta : eta / parallel;
+}
+
 /** The first tree of each output group (boosting round 1), in group order. */
 function firstTrees(forest: Forest, groups: number, interleaved: boolean): number[] | undefined {
   // A dump does not say which class a tree scores; XGBoost writes round r's K trees in class order.
@@ -523,7 +529,9 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
   const hyps = hypotheses(forest);
   if (typeof hyps === 'string') return notApplicable(forest, hyps);
   const stated = {
-    eta: numberParam(forest, 'eta'),
+    // The factor between a leaf's weight and its value: XGBoost divides the learning rate over the
+    // trees a round grows in parallel (random-forest mode).
+    eta: perParallelTree(forest, numberParam(forest, 'eta')),
     lambda: numberParam(forest, 'lambda'),
     alpha: numberParam(forest, 'alpha'),
     // save_model itself never records max_delta_step (checked with 1.7.4); the scikit-learn

@@ -84,6 +84,12 @@ function applicability(
   const stated = forest.hyperParameters.subsample;
   // Each tree saw its own draw: tree 0 alone is read (see the header).
   const subsample = typeof stated === 'number' && stated > 0 && stated < 1 ? stated : undefined;
+  // Random-forest mode: the trees of a round were grown from the same margins, not one after the
+  // other, which the tree-by-tree matching assumes.
+  const parallel = forest.hyperParameters.num_parallel_tree;
+  if (typeof parallel === 'number' && parallel > 1 && subsample === undefined) {
+    return { ok: false, reason: `num_parallel_tree=${parallel} without subsample: the trees of a round were grown side by side from the same predictions, which the tree-by-tree matching does not model yet` };
+  }
   if (forest.trees.some((t) => !t.boosting?.cover)) return { ok: false, reason: 'the file stores no hessian sums (cover) for every tree' };
   // Mixed features are modelled with a missing value of their own; uniform ones fold it into an end interval.
   const mixed = Uint8Array.from(missingValueRouting(forest).routes, (r) => (r === 'mixed' ? 1 : 0));

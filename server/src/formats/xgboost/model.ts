@@ -141,6 +141,16 @@ function build(root: unknown): ModelBuild {
     }
   }
 
+  // Random-forest mode (XGBRF*, num_parallel_tree): each round grows that many trees from the same
+  // margins, and XGBoost divides their leaf values by their number (measured with 1.7.4: an
+  // XGBRFClassifier with learning_rate 1 stores leaf values of weight / 20 for 20 trees).
+  const gbtreeParam = isObj(model.gbtree_model_param) ? model.gbtree_model_param : {};
+  const parallel = intParam(gbtreeParam.num_parallel_tree) ?? 1;
+  if (parallel > 1) {
+    hyperParameters.num_parallel_tree = parallel;
+    notes.push(`num_parallel_tree: ${parallel} (each boosting round grows ${parallel} trees from the same predictions)`);
+  }
+
   const isMulti = objective.startsWith('multi:');
   const isBinary = objective.startsWith('binary:');
   let classes: (string | number | boolean)[] = [];
