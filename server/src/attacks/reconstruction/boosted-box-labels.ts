@@ -20,7 +20,8 @@
 import type { Forest, Tree } from '../../forest/schema';
 import { LEAF } from '../../forest/schema';
 import { leafOf } from '../../forest/structure';
-import type { ReconstructedRow, ReconstructionResult } from './types';
+import { withTargets } from './regression-box-labels';
+import type { ReconstructionResult } from './types';
 
 /** What the leaf weights need, or undefined when they do not give targets (see the module comment). */
 export interface BoostedWeights {
@@ -79,33 +80,17 @@ function prediction(forest: Forest, point: readonly number[]): number {
 }
 
 export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string): ReconstructionResult {
-  let certified = 0;
-  let withoutLabel = 0;
-  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row) => {
-    const target = row.certified && weights && row.intervals ? certifiedTarget(forest, row.intervals, weights) : undefined;
-    if (target !== undefined) {
-      certified++;
-      return { ...row, label: target };
-    }
-    const label = prediction(forest, row.values.map((v) => v ?? 0));
-    if (!row.certified) return { ...row, label };
-    withoutLabel++;
-    // The box is proven, the target is not: the values count as proven where the box bounds them.
-    return { ...row, label, certified: false, certifiedValues: (row.intervals ?? row.values).map((bound) => bound !== null) };
-  });
-  const rows = reconstruction.length;
-  const targets = !weights
-    ? `${unreadable}; each row's target is the model's prediction at its point`
-    : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ' (dart: tree 0 only)' : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
-  const { certifiedWithoutLabel: _, ...rest } = result;
-  return {
-    ...rest,
-    status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
-    reason: [result.reason, targets].filter((x) => x).join('; '),
-    certifiedRows: certified,
-    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
-    reconstruction,
-  };
+  return withTargets(
+    result,
+    (row) => {
+      const target = row.certified && weights && row.intervals ? certifiedTarget(forest, row.intervals, weights) : undefined;
+      return target !== undefined ? { target } : { estimate: prediction(forest, row.values.map((v) => v ?? 0)) };
+    },
+    (certified, withoutLabel, rows) =>
+      !weights
+        ? `${unreadable}; each row's target is the model's prediction at its point`
+        : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ' (dart: tree 0 only)' : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+  );
 }
 
 /** What labelling takes (a walk through every tree per row), reserved from row-boxes' budget. */

@@ -54,12 +54,10 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
   if (anchor === undefined || result.reconstruction.length === 0) return result;
   const means = forest.trees.every((tree) => tree.targetMean !== undefined);
   const fallback = forest.trees[0].targetMean?.[0] ?? 0;
-  let certified = 0;
-  let withoutLabel = 0;
-  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row) => {
-    let label = fallback;
-    let exact = false;
-    if (means) {
+  return withTargets(
+    result,
+    (row) => {
+      if (!means) return { estimate: fallback };
       // Points inside the forest's intervals; a null value is a feature no split tests.
       const point = row.values.map((v) => v ?? 0);
       let sum = 0;
@@ -69,30 +67,46 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
         if (t === anchor) anchorLeaf = leaf;
         sum += tree.targetMean![leaf];
       });
-      label = sum / forest.trees.length;
-      if (row.certified && pureLeaf(forest.trees[anchor], anchorLeaf, forest.training.weighted === true)) {
-        label = forest.trees[anchor].targetMean![anchorLeaf];
-        exact = true;
-      }
-    }
-    if (exact) {
+      const proven = row.certified && pureLeaf(forest.trees[anchor], anchorLeaf, forest.training.weighted === true);
+      return proven ? { target: forest.trees[anchor].targetMean![anchorLeaf] } : { estimate: sum / forest.trees.length };
+    },
+    (certified, withoutLabel, rows) =>
+      !means
+        ? 'the trees store no mean targets (criterion absolute_error stores medians): no target is certified and each row has the root\'s value'
+        : `${certified} rows certified with their target: each lies in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+  );
+}
+
+/**
+ * A box method's result (run on a count view: rows with boxes, no target) with targets: per row
+ * either a certified target or an estimated one. A certified row without a certified target keeps
+ * its box as proven (`certifiedWithoutLabel`). `describe` says how the targets were found.
+ */
+export function withTargets(
+  result: ReconstructionResult,
+  targetOf: (row: ReconstructedRow) => { target: number } | { estimate: number },
+  describe: (certified: number, withoutLabel: number, rows: number) => string,
+): ReconstructionResult {
+  let certified = 0;
+  let withoutLabel = 0;
+  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row) => {
+    const found = targetOf(row);
+    if ('target' in found) {
       certified++;
-      return { ...row, label };
+      return { ...row, label: found.target };
     }
+    const label = found.estimate;
     if (!row.certified) return { ...row, label };
     withoutLabel++;
     // The box is proven, the target is not: the values count as proven where the box bounds them.
     return { ...row, label, certified: false, certifiedValues: (row.intervals ?? row.values).map((bound) => bound !== null) };
   });
   const rows = reconstruction.length;
-  const targets = !means
-    ? 'the trees store no mean targets (criterion absolute_error stores medians): no target is certified and each row has the root\'s value'
-    : `${certified} rows certified with their target: each lies in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   const { certifiedWithoutLabel: _, ...rest } = result;
   return {
     ...rest,
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
-    reason: [result.reason, targets].filter((x) => x).join('; '),
+    reason: [result.reason, describe(certified, withoutLabel, rows)].filter((x) => x).join('; '),
     certifiedRows: certified,
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction,
