@@ -12,6 +12,7 @@
  */
 import type { ForestInput } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
+import { float32Decimal } from './float32';
 import { buildForest } from './model';
 import { decodeUbjson } from './ubjson';
 
@@ -91,19 +92,4 @@ function trainParams(config: Obj): Record<string, number> {
     if (value !== undefined) out[name] = value;
   }
   return out;
-}
-
-/**
- * XGBoost keeps these parameters as float32 and writes them with nine digits ("0.300000012");
- * the shortest decimal with the same float32 value (0.3) is what the user passed.
- */
-function float32Decimal(v: unknown): number | undefined {
-  const x = typeof v === 'string' && v.trim() !== '' ? Number(v) : typeof v === 'number' ? v : NaN;
-  if (!Number.isFinite(x)) return undefined;
-  const f = Math.fround(x);
-  for (let digits = 1; digits <= 9; digits++) {
-    const shorter = Number(x.toPrecision(digits));
-    if (Math.fround(shorter) === f) return shorter;
-  }
-  return x;
 }
