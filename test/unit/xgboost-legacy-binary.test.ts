@@ -8,6 +8,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { completeForest } from '../../server/src/forest/complete';
@@ -16,6 +17,7 @@ import { readModel } from '../../server/src/formats';
 import type { ModelRead } from '../../server/src/formats/types';
 import { readXgboost } from '../../server/src/formats/xgboost';
 import { decodeLegacyBinary } from '../../server/src/formats/xgboost/legacy-binary';
+import { collectModelFiles } from '../../server/src/linter/model-files';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
 
 const DIR = path.join(FIXTURES, 'xgboost');
@@ -282,4 +284,22 @@ describe('XGBoost legacy binary: the CLI', () => {
     assert.equal(counts(binary), renamed);
   });
 
+  it('the directory walk picks up *xgb*.model, *xgb*.bin and *.xgb, not every .model or .bin', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-legacy-'));
+    try {
+      const model = load('bin_pima_xgb.model');
+      const picked = ['bin_pima_xgb.model', 'XGB-booster.bin', 'churn.xgb', 'my_xgboost_model.bin'];
+      const left = ['tokenizer.model', 'pytorch_model.bin', 'word2vec.model'];
+      for (const name of [...picked, ...left]) fs.writeFileSync(path.join(dir, name), model);
+      const { files } = await collectModelFiles([dir]);
+      assert.deepEqual(files.map((f) => path.basename(f)).sort(), [...picked].sort());
+      const linted = lint('1', dir);
+      assert.equal(linted.length, picked.length);
+      for (const f of linted) assert.equal(f.format, 'xgboost-binary', f.path);
+      // Named on the command line, a file is read whatever its name.
+      assert.equal(lint('1', path.join(dir, 'tokenizer.model'))[0].format, 'xgboost-binary');
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
 });
