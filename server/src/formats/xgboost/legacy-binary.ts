@@ -208,7 +208,7 @@ function decode(bytes: Uint8Array): LegacyDecode {
   if (booster === 'gblinear') throw new Stop('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
   if (booster !== 'gbtree' && booster !== 'dart') throw corrupt(`the booster is named ${JSON.stringify(booster.slice(0, 40))}, not gbtree, dart or gblinear`);
 
-  const gbtree = readGbtree(cursor, numClass);
+  const gbtree = readGbtree(cursor);
   let weightDrop: number[] | undefined;
   if (booster === 'dart' && gbtree.trees.length > 0) {
     const n = cursor.u64("dart's weight_drop count");
@@ -326,7 +326,7 @@ interface Gbtree {
   treeInfo: number[];
 }
 
-function readGbtree(cursor: Cursor, numClass: number): Gbtree {
+function readGbtree(cursor: Cursor): Gbtree {
   cursor.need(GBTREE_PARAM_BYTES, "the gradient booster's parameters");
   const start = cursor.pos;
   const numTrees = cursor.i32();
@@ -339,8 +339,6 @@ function readGbtree(cursor: Cursor, numClass: number): Gbtree {
   if (numTrees > Math.floor(cursor.remaining / MIN_TREE_BYTES)) {
     throw new Stop('truncated', `the model declares ${numTrees} trees; the ${cursor.remaining} bytes that remain hold at most ${Math.floor(cursor.remaining / MIN_TREE_BYTES)}`);
   }
-  // One tree per class and round: a model with trees has at least as many as classes.
-  if (numTrees > 0 && numClass > numTrees) throw corrupt(`num_class is ${numClass}, more than the model's ${numTrees} trees`);
   const trees: Obj[] = [];
   for (let t = 0; t < numTrees; t++) trees.push(readTree(cursor, t));
   const treeInfo: number[] = [];
