@@ -1,6 +1,7 @@
 /**
- * The custom editor of binary model files (`*.joblib`, `*.pkl`, `*.pickle`, `*.ubj`): opening one
- * shows its privacy report instead of unreadable bytes. Read-only: the model is never changed, and
+ * The custom editor of binary model files (`*.joblib`, `*.pkl`, `*.pickle`, `*.ubj`, and XGBoost's
+ * legacy binary `*.xgb`, `*xgb*.model`, `*xgb*.bin`): opening one shows its privacy report instead
+ * of unreadable bytes. Read-only: the model is never changed, and
  * never loaded in Python (unpickling runs code); the language server reads it without executing it.
  */
 import * as vscode from 'vscode';

@@ -36,7 +36,8 @@ const USAGE = `Usage: model-privacy-lint [paths...] [options]
 Reads scikit-learn model files (joblib, pickle), XGBoost models and dumps, and *.forest.json
 files without executing them and reports what they give away about their training data.
 Directories are searched for *.joblib, *.pkl, *.pickle, *.sav (also compressed: *.pkl.gz, ...),
-*.forest.json, *.ubj, *xgb*.json and *.dump.txt files. Default path: the current directory.
+*.forest.json, *.ubj, *xgb*.json, *.dump.txt and XGBoost's legacy binary *.xgb, *xgb*.model
+and *xgb*.bin files. Default path: the current directory.
 
 Options:
   --format text|json|sarif|html

@@ -5,7 +5,7 @@
  * (a throw, no finding, time or memory over the limit) instead of throwing itself.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { basename, join, sep } from 'node:path';
 import { deflateSync, gunzipSync, gzipSync, inflateSync } from 'node:zlib';
 import fc from 'fast-check';
 import { lintBytes, type FileReport } from '../../server/src/linter/linter';
@@ -20,7 +20,7 @@ export const MAX_RSS_BYTES = 1_536 * 1024 * 1024;
 /** What bootstrap replay may spend per file, so one mutant cannot hold the suite. */
 export const BUDGET_MS = 1_000;
 
-export type Family = 'pickle' | 'joblib' | 'joblib-compressed' | 'xgboost-json' | 'xgboost-ubj' | 'xgboost-dump' | 'forest-json' | 'sidecar';
+export type Family = 'pickle' | 'joblib' | 'joblib-compressed' | 'xgboost-json' | 'xgboost-ubj' | 'xgboost-binary' | 'xgboost-dump' | 'forest-json' | 'sidecar';
 
 export interface Seed {
   family: Family;
@@ -36,6 +36,8 @@ function familyOf(file: string): Family | undefined {
   if (name.endsWith('.forest.json')) return 'forest-json';
   if (/\.dump\.(json|txt)$/.test(name)) return 'xgboost-dump';
   if (name.endsWith('.ubj')) return 'xgboost-ubj';
+  // XGBoost's legacy binary models (elsewhere a .bin is not one: test/fixtures/sklearn/random.bin)
+  if (/\.(xgb|model|bin)$/.test(name) && file.includes(`${join('fixtures', 'xgboost')}${sep}`)) return 'xgboost-binary';
   if (name.endsWith('.json') && file.includes(`${join('fixtures', 'xgboost')}`) && !/truth|manifest/.test(name)) return 'xgboost-json';
   if (/\.(zlib|gzip|bz2|lzma|xz|lz4|xz-bcj)(\.truncated)?\.joblib$/.test(name) || name.startsWith('bomb-')) return 'joblib-compressed';
   if (name.endsWith('.joblib')) return 'joblib';

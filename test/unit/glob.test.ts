@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { globToRegExp, matchesAny } from '../../server/src/linter/glob';
 import { DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/linter/model-files';
+import { REPO_ROOT } from '../support/paths';
 
 test('workspace globs match like VS Code\'s', () => {
   const model = globToRegExp('**/*.joblib');
@@ -22,12 +25,28 @@ test('workspace globs match like VS Code\'s', () => {
 test('the names people give model files are picked up, by the CLI walk and the default globs alike', () => {
   const globs = DEFAULT_MODEL_GLOBS.map(globToRegExp);
   // .sav is scikit-learn's documented example; joblib picks its compression by the extra ending.
-  for (const name of ['m.joblib', 'm.pkl', 'm.pickle', 'finalized_model.sav', 'model.pkl.gz', 'rf.joblib.xz', 'rf.joblib.bz2', 'rf.pkl.lzma', 'rf.joblib.z', 'rf.pkl.lz4', 'm.forest.json', 'm.ubj', 'model_xgb.json']) {
+  // XGBoost's legacy binary models: save_model("xgb.model"), "model_xgb.bin", "churn.xgb".
+  for (const name of ['m.joblib', 'm.pkl', 'm.pickle', 'finalized_model.sav', 'model.pkl.gz', 'rf.joblib.xz', 'rf.joblib.bz2', 'rf.pkl.lzma', 'rf.joblib.z', 'rf.pkl.lz4', 'm.forest.json', 'm.ubj', 'model_xgb.json', 'xgb.model', 'model_xgb.bin', 'churn.xgb']) {
     assert.ok(isModelFileName(`dir/${name}`), `walk: ${name}`);
     assert.ok(matchesAny(`dir/${name}`, globs), `globs: ${name}`);
   }
-  for (const name of ['data.csv.gz', 'config.json', 'notes.txt', 'm.pkl.bak']) {
+  // .model / .bin without `xgb`: gensim, sentencepiece and PyTorch name their files so.
+  for (const name of ['data.csv.gz', 'config.json', 'notes.txt', 'm.pkl.bak', 'word2vec.model', 'tokenizer.model', 'pytorch_model.bin', 'xgb.model.bak', 'model.xgboost']) {
     assert.ok(!isModelFileName(`dir/${name}`), `walk: ${name}`);
     assert.ok(!matchesAny(`dir/${name}`, globs), `globs: ${name}`);
+  }
+});
+
+test('package.json states the same default globs as the server, and activates on them', () => {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8'));
+  assert.deepEqual(pkg.contributes.configuration.properties['modelPrivacyLint.files'].default, DEFAULT_MODEL_GLOBS);
+  const activation = (pkg.activationEvents as string[]).filter((e) => e.startsWith('workspaceContains:')).map((e) => e.slice('workspaceContains:'.length));
+  for (const glob of activation) assert.ok(DEFAULT_MODEL_GLOBS.includes(glob), `activation on ${glob}, which is not a default glob`);
+  for (const glob of ['**/*.ubj', '**/*xgb*.json', '**/*xgb*.model', '**/*xgb*.bin', '**/*.xgb']) assert.ok(activation.includes(glob), `no activation on ${glob}`);
+  // The binary ones open in the report editor and have the explorer's commands.
+  const selectors = (pkg.contributes.customEditors[0].selector as { filenamePattern: string }[]).map((s) => s.filenamePattern);
+  for (const pattern of ['*.ubj', '*.xgb', '*xgb*.model', '*xgb*.bin']) assert.ok(selectors.includes(pattern), pattern);
+  for (const menu of pkg.contributes.menus['explorer/context'] as { when: string }[]) {
+    assert.ok(menu.when.includes('ubj|xgb)$') && menu.when.includes('xgb.*\\.(json|model|bin)$'), menu.when);
   }
 });

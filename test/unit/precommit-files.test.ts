@@ -24,10 +24,11 @@ test("the hook's files pattern selects exactly the CLI's model file names", () =
   const pattern = hookPattern();
   const names = [
     ...MODEL_FILE_SUFFIXES.flatMap((suffix) => [`model${suffix}`, `models/deep/Model${suffix.toUpperCase()}`]),
-    'xgb_model.json', 'models/my-XGB-booster.json', 'dump.raw.txt', 'out/dump.nice.txt',
+    'xgb_model.json', 'models/my-XGB-booster.json', 'dump.raw.txt', 'out/dump.nice.txt', 'xgb.model', 'models/churn_XGB.bin',
     // not models
     'package.json', 'settings.json', 'xgb/config.json', 'model.privacy.json', 'notes.txt', 'dump.raw.txt.orig',
     'model.joblib.bak', 'model.pkl.zip', 'forest.json', 'model.ubjson', 'train.py', 'model.gz', 'xgb.json.txt',
+    'word2vec.model', 'pytorch_model.bin', 'xgb/model.bin', 'xgb.model.bak',
   ];
   for (const name of names) assert.equal(pattern.test(name), isModelFileName(name), name);
   assert.ok(names.filter((name) => pattern.test(name)).length >= MODEL_FILE_SUFFIXES.length * 2 + 4);

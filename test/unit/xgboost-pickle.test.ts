@@ -18,13 +18,22 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
 import { PyBytes, PyDict, PyGlobal, PyObject, unpickle } from '../../server/src/formats/pickle';
+import { asRawBytes } from '../../server/src/formats/pickle/numpy';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { DecodeError, decodeModel, type LocatedModel } from '../../server/src/formats/sklearn/decode';
 import { FIXTURES } from '../support/paths';
 import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost-pickle');
-type Entry = { file: string; model?: string; json?: string; estimator: string; location?: string; handmade?: boolean; unread?: string };
+/**
+ * Hand-made snapshots of older XGBoost: `snapshot` is the format the reader must name,
+ * `xgboostVersion` the version it must find (null: the file has none, before 1.0), `config: false`
+ * when the snapshot holds no Config (its training parameters are then not stated).
+ */
+type Entry = {
+  file: string; model?: string; json?: string; estimator: string; location?: string; handmade?: boolean; unread?: string;
+  snapshot?: string; xgboostVersion?: string | null; config?: boolean;
+};
 const manifest: Entry[] = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 const bytesOf = (file: string) => new Uint8Array(fs.readFileSync(path.join(DIR, file)));
 const truthOf = (model: string) => JSON.parse(fs.readFileSync(path.join(DIR, `${model}.truth.json`), 'utf8'));
@@ -47,12 +56,18 @@ const float32 = (x: number) => Math.fround(x);
 /**
  * The IR without the hyper-parameters (the pickle states more of them than the JSON), every
  * number rounded to float32: the snapshot is UBJSON, which holds XGBoost's float32 bits, where the
- * JSON holds their shortest decimal.
+ * JSON holds their shortest decimal. The legacy binary format holds the major and minor version
+ * only (none before 1.0): with `withoutVersion` the library version is left out.
  */
-function comparable(forest: Forest): unknown {
+function comparable(forest: Forest, withoutVersion = false): unknown {
   const { hyperParameters, ...rest } = forest;
   void hyperParameters;
-  return asFloat32(rest);
+  if (!withoutVersion) return asFloat32(rest);
+  const { version, ...library } = rest.library;
+  void version;
+  const { libraryVersion, ...boosting } = rest.boosting!;
+  void libraryVersion;
+  return asFloat32({ ...rest, library, boosting });
 }
 
 function asFloat32(value: unknown): unknown {
@@ -73,24 +88,28 @@ describe('XGBoost pickles: the decoder gives the IR of the model saved as JSON',
       const [model] = decoded.models;
       assert.equal(model.location, entry.location ?? 'model');
       assert.equal(model.estimator, entry.estimator);
-      const format = entry.handmade ? 'JSON memory snapshot' : 'UBJSON memory snapshot';
-      assert.ok(model.notes.includes(`XGBoost booster inside the pickle (format: ${format}, XGBoost 1.7.4)`), model.notes.join('\n'));
+      const format = entry.snapshot ?? (entry.handmade ? 'JSON memory snapshot' : 'UBJSON memory snapshot');
+      const version = entry.xgboostVersion === undefined ? '1.7.4' : entry.xgboostVersion;
+      assert.ok(model.notes.includes(`XGBoost booster inside the pickle (format: ${format}${version ? `, XGBoost ${version}` : ''})`), model.notes.join('\n'));
 
       const fromPickle = complete(model);
       const fromJson = readFixtureForest(DIR, entry.json!);
       assert.ok(fromPickle.trees.length > 0);
       // Trees (structure, thresholds, covers, leaf values, groups), features, base score, objective, classes.
-      assert.deepEqual(comparable(fromPickle), comparable(fromJson));
+      assert.deepEqual(comparable(fromPickle, entry.xgboostVersion !== undefined), comparable(fromJson, entry.xgboostVersion !== undefined));
+      if (version) assert.equal(fromPickle.library.version, version);
 
-      // Every hyper-parameter the JSON states, the pickle states alike ...
+      // Every hyper-parameter the JSON states, the pickle states alike (before 1.0 the file held no
+      // objective configuration, where scale_pos_weight is) ...
       for (const [name, value] of Object.entries(fromJson.hyperParameters)) {
-        if (value !== null) assert.deepEqual(fromPickle.hyperParameters[name], value, name);
+        if (value !== null && !(version === null && name === 'scale_pos_weight')) assert.deepEqual(fromPickle.hyperParameters[name], value, name);
       }
       // ... and the snapshot's Config states the training parameters save_model leaves out.
       const truth = truthOf(entry.model!);
-      for (const name of ['eta', 'lambda', 'alpha', 'max_delta_step', 'subsample', 'min_child_weight']) {
+      for (const name of entry.config === false ? [] : ['eta', 'lambda', 'alpha', 'max_delta_step', 'subsample', 'min_child_weight']) {
         assert.equal(float32(fromPickle.hyperParameters[name] as number), float32(truth.trainParams[name]), name);
       }
+      if (entry.config === false) assert.ok(model.notes.some((n) => n.startsWith('the snapshot has no Config')), model.notes.join('\n'));
       if (truth.wrapper) {
         assert.equal(fromPickle.hyperParameters.n_estimators, truth.wrapper.n_estimators);
         assert.equal(fromPickle.hyperParameters.max_depth, truth.wrapper.max_depth);
@@ -148,13 +167,6 @@ describe('XGBoost pickles that cannot be read say why', () => {
     assert.deepEqual(decoded.unread, [{ location: 'model', estimator: 'XGBClassifier', reason: 'the XGBClassifier was never fitted (it holds no booster)' }]);
   });
 
-  it('a Booster holding the legacy binary format (hand-made) is refused as unsupported-format', () => {
-    assert.throws(
-      () => decodeFile('booster_legacy_binary.pkl'),
-      (e: unknown) => e instanceof DecodeError && e.reason === 'unsupported-format' && /legacy binary format/.test(e.message) && /save_model/.test(e.message),
-    );
-  });
-
   const booster = (handle: PyBytes | number | null) => {
     const value = new PyObject(new PyGlobal('xgboost.core', 'Booster'), []);
     const state = new PyDict();
@@ -172,6 +184,43 @@ describe('XGBoost pickles that cannot be read say why', () => {
     assert.throws(() => decodeModel(booster(42)), (e: unknown) => e instanceof DecodeError && e.reason === 'corrupt');
     const none = decodeModel(booster(null));
     assert.equal(none.unread[0].reason, 'the Booster holds no model (its handle is None)');
+  });
+
+  /** The handle's bytes of a hand-made pickle (the only bytearray in it, protocol 4: BINBYTES8 inside bytearray(...)). */
+  const handleOf = (file: string): Uint8Array => {
+    const result = unpickle(bytesOf(file), { joblib: true });
+    const state = (result.value as PyObject).state as PyDict;
+    return asRawBytes(state.get('handle')!)!;
+  };
+
+  it('a legacy binary snapshot cut short or damaged is refused with its reason; bytes of no known form are unsupported-format', () => {
+    for (const file of ['booster_legacy_binary.pkl', 'booster_pre1_binary.pkl', 'booster_config_offset.pkl']) {
+      const handle = handleOf(file);
+      // CONFIG-offset: the 14-byte header, the model's int64 length, the model, then the Config.
+      const end = file === 'booster_config_offset.pkl' ? 22 + Number(Buffer.from(handle).readBigInt64LE(14)) : handle.length;
+      for (const n of [1, 10, 30, 150, 400, Math.floor(end / 2), end - 1]) {
+        const cut = new PyBytes(handle.slice(0, n), true);
+        assert.throws(
+          () => decodeModel(booster(cut)),
+          (e: unknown) => e instanceof DecodeError && ['truncated', 'unsupported-format', 'corrupt'].includes(e.reason) && e.message.length > 20,
+          `${file} cut at ${n}`,
+        );
+      }
+    }
+    // The CONFIG-offset layout with its model cut: the declared length runs past the end. Its
+    // Config cut: the model is whole and read, without the training parameters, and said so.
+    const offset = handleOf('booster_config_offset.pkl');
+    assert.throws(() => decodeModel(booster(new PyBytes(offset.slice(0, 200), true))), (e: unknown) => e instanceof DecodeError && e.reason === 'truncated' && /declares a \d+-byte model/.test(e.message));
+    const [configCut] = decodeModel(booster(new PyBytes(offset.slice(0, offset.length - 10), true))).models;
+    assert.ok(configCut.notes.some((n) => n.startsWith("the snapshot's Config does not parse")), configCut.notes.join('\n'));
+    assert.equal(configCut.forest.hyperParameters?.eta, undefined);
+    // A damaged tree structure (tree 0's num_roots) is corrupt, with what was found.
+    const binf = handleOf('booster_legacy_binary.pkl').slice();
+    const treeParam = 4 + 136 + 8 + 'binary:logistic'.length + 8 + 'gbtree'.length + 160;
+    binf[treeParam] = 7;
+    assert.throws(() => decodeModel(booster(new PyBytes(binf, true))), (e: unknown) => e instanceof DecodeError && e.reason === 'corrupt' && /legacy binary format/.test(e.message) && /7 roots/.test(e.message));
+    const unknown = new PyBytes(Uint8Array.from(Buffer.from('not a model of any kind, not even close to one')), true);
+    assert.throws(() => decodeModel(booster(unknown)), (e: unknown) => e instanceof DecodeError && e.reason === 'unsupported-format' && /save_model/.test(e.message));
   });
 });
 

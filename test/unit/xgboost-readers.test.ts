@@ -17,7 +17,8 @@ import { LONG_LINE } from '../../server/src/formats/xgboost';
 import { FIXTURES } from '../support/paths';
 
 const DIR = path.join(FIXTURES, 'xgboost');
-interface Entry { file: string; model?: string; objective?: string; classes?: number; unreadable?: string; hyper?: Record<string, number>; derived?: string }
+/** `features`: the model's feature names, for files that do not store them (the legacy binary format: f0, f1, ...). */
+interface Entry { file: string; model?: string; objective?: string; classes?: number; unreadable?: string; hyper?: Record<string, number>; derived?: string; features?: string[] }
 const MANIFEST: { files: Entry[] } = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 const models = MANIFEST.files.filter((e) => e.model);
 
@@ -82,7 +83,8 @@ describe('XGBoost readers match the library, node by node', () => {
           assert.equal(nativeNodeId(tree, tree.left[i]), node.yes, `tree ${t} node ${id}: yes`);
           assert.equal(nativeNodeId(tree, tree.right[i]), node.no, `tree ${t} node ${id}: no`);
           assert.equal(tree.defaultLeft?.[i], node.missing === node.yes, `tree ${t} node ${id}: missing`);
-          assert.equal(forest.features[tree.feature[i]].name, node.split, `tree ${t} node ${id}: feature`);
+          const feature = entry.features ? `f${entry.features.indexOf(node.split!)}` : node.split;
+          assert.equal(forest.features[tree.feature[i]].name, feature, `tree ${t} node ${id}: feature`);
           assert.ok(sameFloat(tree.threshold[i], node.split_condition!), `tree ${t} node ${id}: threshold ${tree.threshold[i]} vs ${node.split_condition}`);
           assert.ok(b.gain && sameFloat(b.gain[i], node.gain!), `tree ${t} node ${id}: gain`);
         }

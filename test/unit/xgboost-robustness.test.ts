@@ -100,4 +100,14 @@ describe('XGBoost readers: damaged files', () => {
       assert.equal(r.kind, 'unreadable', Buffer.from(bytes).toString('latin1'));
     }
   });
+
+  it('a damaged num_class (more classes than trees) is corrupt, at once', () => {
+    const model = JSON.parse(fs.readFileSync(path.join(DIR, 'multi_iris.json'), 'utf8'));
+    model.learner.learner_model_param.num_class = '200000000';
+    const start = performance.now();
+    const r = readModel(new Uint8Array(Buffer.from(JSON.stringify(model))), 'multi_iris.json');
+    assert.ok(performance.now() - start < 500, 'sized nothing by the count');
+    assert.equal(r.kind === 'unreadable' && r.reason, 'corrupt');
+    if (r.kind === 'unreadable') assert.match(r.detail, /num_class is 200000000, more than the model's 9 trees/);
+  });
 });

@@ -14,14 +14,17 @@ export const MODEL_FILE_SUFFIXES = [
   ...PICKLE_ENDINGS.flatMap((ending) => COMPRESSION_ENDINGS.map((compression) => `${ending}${compression}`)),
   '.forest.json',
   '.ubj',
+  '.xgb',
   '.dump.txt',
 ] as const;
 
 /**
- * XGBoost JSON models and dumps have no suffix of their own: only JSON files with `xgb` in their
- * name, and the dump names of XGBoost's own demos, are picked up by name (the content decides).
+ * XGBoost JSON models, legacy binary models and dumps have no suffix of their own: only JSON,
+ * `.model` and `.bin` files with `xgb` in their name, and the dump names of XGBoost's own demos,
+ * are picked up by name (the content decides). Every `.model` / `.bin` would take in gensim,
+ * sentencepiece and PyTorch files, each reported as an unreadable model.
  */
-const MODEL_FILE_NAMES = /(?:^|[\\/])(?:[^\\/]*xgb[^\\/]*\.json|dump\.(?:raw|nice)\.txt)$/i;
+const MODEL_FILE_NAMES = /(?:^|[\\/])(?:[^\\/]*xgb[^\\/]*\.(?:json|model|bin)|dump\.(?:raw|nice)\.txt)$/i;
 
 /** The default `modelPrivacyLint.files` setting: the same endings as workspace globs. */
 export const DEFAULT_MODEL_GLOBS = [
@@ -30,6 +33,9 @@ export const DEFAULT_MODEL_GLOBS = [
   '**/*.forest.json',
   '**/*.ubj',
   '**/*xgb*.json',
+  '**/*xgb*.model',
+  '**/*xgb*.bin',
+  '**/*.xgb',
   '**/*.dump.txt',
   '**/dump.raw.txt',
   '**/dump.nice.txt',

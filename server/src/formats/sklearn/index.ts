@@ -15,6 +15,7 @@ import {
   type PickleLimits,
 } from '../pickle';
 import type { ModelReader, ReadResult, UnreadableReason } from '../types';
+import { looksLikeLegacyBinary } from '../xgboost/legacy-binary';
 import { DecodeError, ROOT, decodeModel } from './decode';
 
 export { decodeModel, DecodeError } from './decode';
@@ -34,8 +35,13 @@ function isPickleStart(b: Uint8Array): boolean {
   return b.length >= 2 && b[0] === 0x80 && b[1] >= 2 && b[1] <= 5;
 }
 
+/**
+ * A protocol 0/1 pickle is told by its first byte and its name. XGBoost's legacy binary models
+ * share the `.model` / `.bin` names, and before 1.1 they start with a float32 whose first byte can
+ * be one of those: the XGBoost reader's stricter signature claims them.
+ */
 function looksLikeOldPickle(b: Uint8Array, fileName: string): boolean {
-  return b.length >= 2 && PROTO01_START.has(b[0]) && PICKLE_EXTENSIONS.test(fileName);
+  return b.length >= 2 && PROTO01_START.has(b[0]) && PICKLE_EXTENSIONS.test(fileName) && !looksLikeLegacyBinary(b);
 }
 
 function sniff(bytes: Uint8Array, fileName: string): boolean {

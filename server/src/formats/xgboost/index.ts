@@ -4,14 +4,16 @@
  *   xgboost-ubj        save_model("m.ubj") (2.1+ default) UBJSON, binary: findings are per file
  *   xgboost-dump       dump_model("d.txt")             text dump, findings point at node lines
  *   xgboost-dump-json  dump_model(..., dump_format="json")
+ *   xgboost-binary     save_model("m.model"), save_raw()  legacy binary (`binf`, or before 1.1 no magic): per file
  */
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { ModelPath, ModelReader, ReadResult, SourceRange } from '../types';
 import { positionOf, readJsonDump, readTextDump, TEXT_LINES } from './dumps';
+import { decodeLegacyBinary, looksLikeLegacyBinary } from './legacy-binary';
 import { buildForest } from './model';
 import { decodeUbjson } from './ubjson';
 
-type Kind = 'xgboost-json' | 'xgboost-ubj' | 'xgboost-dump' | 'xgboost-dump-json';
+type Kind = 'xgboost-json' | 'xgboost-ubj' | 'xgboost-dump' | 'xgboost-dump-json' | 'xgboost-binary';
 
 const HEAD = 4096;
 
@@ -22,6 +24,9 @@ function headText(bytes: Uint8Array): string {
 /** What kind of XGBoost file the bytes are, from their first few kilobytes. */
 export function detectXgboost(bytes: Uint8Array): Kind | undefined {
   if (bytes.length < 2) return undefined;
+  // First: its signature is strict (a magic, or names at fixed offsets), and a file before 1.1
+  // starts with a float32 whose first byte could be anything, `{` included.
+  if (looksLikeLegacyBinary(bytes)) return 'xgboost-binary';
   // UBJSON object: `{` then a key length marker (or an optimised-container header).
   if (bytes[0] === 0x7b && 'iUIlL$#'.includes(String.fromCharCode(bytes[1]))) {
     const head = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 256)).toString('latin1');
@@ -110,6 +115,16 @@ export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
     const decoded = decodeUbjson(bytes);
     if (!decoded.ok) return { kind: 'unreadable', format: kind, reason: decoded.reason, detail: sentence(`the UBJSON is ${decoded.reason}: ${decoded.detail}`) };
     return finish(undefined, kind, decoded.value);
+  }
+  if (kind === 'xgboost-binary') {
+    const decoded = decodeLegacyBinary(bytes);
+    if (!decoded.ok) {
+      const what = bytes[0] === 0x62 ? "the file starts with `binf`, the mark of XGBoost's legacy binary format" : "the file is laid out as XGBoost's legacy binary format";
+      const detail = decoded.reason === 'unsupported-estimator' ? decoded.detail : `${what}, but is ${decoded.reason}: ${decoded.detail}`;
+      return { kind: 'unreadable', format: kind, reason: decoded.reason, detail: sentence(detail) };
+    }
+    const read = finish(undefined, kind, decoded.model);
+    return read.kind === 'model' ? { ...read, notes: [...decoded.notes, ...read.notes] } : read;
   }
   const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
   if (kind === 'xgboost-json') {

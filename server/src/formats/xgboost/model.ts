@@ -123,6 +123,9 @@ function build(root: unknown): ModelBuild {
   if (param.base_score === undefined) notes.push('base_score not stated; using 0.5');
   const objective = isObj(learner.objective) && typeof learner.objective.name === 'string' ? learner.objective.name : 'unknown';
   const numClass = intParam(param.num_class) ?? 0;
+  // One tree per class and round: a trained model has at least as many trees as classes. A damaged
+  // num_class (2e8) would otherwise size the class list: 7 s, then a failed allocation.
+  if (numClass > rawTrees.length) throw corrupt(`num_class is ${numClass}, more than the model's ${rawTrees.length} trees`);
   const outputGroups = Math.max(1, numClass, intParam(param.num_target) ?? 1);
 
   const meta = wrapperMeta(learner);

@@ -2,9 +2,12 @@
  * An XGBoost "memory snapshot": the bytes `Booster.__getstate__` pickles in place of its native
  * handle (`XGBoosterSerializeToBuffer`, learner.cc `Learner::Save`). Read without XGBoost:
  *   - 1.6 and later (1.7.4 checked here): UBJSON `{"Config": ..., "Model": ...}`;
- *   - 1.0 to 1.5 with JSON serialisation: the same object as JSON text;
- *   - older pickles, and 1.0 to 1.5 by default: the legacy binary format (starting `binf`, or the
- *     learner's parameter struct), which is refused with a clear reason rather than guessed at.
+ *   - 1.3 to 1.5 (and 1.0 to 1.2 with enable_experimental_json_serialization): the same object as
+ *     JSON text;
+ *   - 1.0 to 1.2 by default: `CONFIG-offset:`, an int64 n, n bytes of the legacy binary model
+ *     (learner.cc `LearnerIO::Save` of those versions), then the Config as JSON text;
+ *   - before 1.0: the legacy binary model alone (`save_raw()`, no `binf` magic before 1.1).
+ * The legacy binary model is decoded by ./legacy-binary.ts into what `save_model` writes as JSON.
  * `Model` is what `save_model` writes, so ./model.ts builds the forest from it. `Config` states
  * the training parameters that were in effect (eta, lambda, alpha, max_delta_step, subsample...),
  * which `save_model` leaves out; they are added to the IR's hyper-parameters, so analyses that
@@ -12,6 +15,8 @@
  */
 import type { ForestInput } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
+import { float32Decimal } from './float32';
+import { decodeLegacyBinary, looksLikeLegacyBinary } from './legacy-binary';
 import { buildForest } from './model';
 import { decodeUbjson } from './ubjson';
 
@@ -37,7 +42,7 @@ export function readSnapshot(bytes: Uint8Array): SnapshotBuild {
   const built = buildForest(model);
   if (!built.ok) return built;
   const forest = built.forest;
-  const notes = built.notes.filter((note) => !note.startsWith('hyper-parameters: not stored'));
+  const notes = [...(parsed.notes ?? []), ...built.notes.filter((note) => !note.startsWith('hyper-parameters: not stored'))];
   const config = isObj(root) && isObj(root.Config) ? root.Config : undefined;
   const stated = config ? trainParams(config) : {};
   const names = Object.keys(stated);
@@ -49,13 +54,19 @@ export function readSnapshot(bytes: Uint8Array): SnapshotBuild {
   return { ok: true, forest, notes, format: parsed.format };
 }
 
-function parse(bytes: Uint8Array): { ok: true; value: unknown; format: string } | { ok: false; reason: UnreadableReason; detail: string } {
+type Parsed = { ok: true; value: unknown; format: string; notes?: string[] } | { ok: false; reason: UnreadableReason; detail: string };
+
+/** What XGBoost 1.0 to 1.2 write first when they pickle a booster in the binary form (learner.cc serialisation_header_). */
+const CONFIG_OFFSET = 'CONFIG-offset:';
+
+/** XGBoost's JSON writer prints NaN bare (categorical splits); ./model.ts refuses those splits. */
+const parseJsonWithNaN = (text: string): unknown => JSON.parse(text.replace(/([:,[]\s*)(-?)NaN\b/g, (_, before: string, minus: string) => `${before}"${minus}N"`));
+
+function parse(bytes: Uint8Array): Parsed {
   if (bytes.length === 0) return { ok: false, reason: 'corrupt', detail: 'the booster holds no bytes' };
   if (bytes[0] === 0x7b && bytes.length > 1 && bytes[1] === 0x22) {
     try {
-      const text = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8');
-      // XGBoost's JSON writer prints NaN bare (categorical splits); ./model.ts refuses those splits.
-      return { ok: true, value: JSON.parse(text.replace(/([:,[]\s*)(-?)NaN\b/g, (_, before: string, minus: string) => `${before}"${minus}N"`)), format: 'JSON memory snapshot' };
+      return { ok: true, value: parseJsonWithNaN(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length).toString('utf8')), format: 'JSON memory snapshot' };
     } catch (error) {
       return { ok: false, reason: 'corrupt', detail: `the booster's JSON snapshot does not parse (${(error as Error).message})` };
     }
@@ -65,16 +76,41 @@ function parse(bytes: Uint8Array): { ok: true; value: unknown; format: string } 
     if (!decoded.ok) return { ok: false, reason: decoded.reason, detail: `the booster's UBJSON snapshot is ${decoded.reason}: ${decoded.detail}` };
     return { ok: true, value: decoded.value, format: 'UBJSON memory snapshot' };
   }
-  // Pickles of XGBoost before 1.0 hold the bare legacy binary model (no magic); 1.0 to 1.5 by
-  // default `binf`-prefixed binary followed by the JSON config.
-  const binf = Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, 4)).toString('latin1') === 'binf';
+  if (Buffer.from(bytes.buffer, bytes.byteOffset, Math.min(bytes.length, CONFIG_OFFSET.length)).toString('latin1') === CONFIG_OFFSET) return configOffset(bytes);
+  if (looksLikeLegacyBinary(bytes)) return legacyModel(bytes, undefined, 'legacy binary memory snapshot');
   return {
     ok: false,
     reason: 'unsupported-format',
     detail:
-      `the booster is ${binf ? "in XGBoost's legacy binary format" : "not a JSON or UBJSON snapshot (XGBoost 1.6 and later write those), so presumably in XGBoost's legacy binary format"}, ` +
-      'which pickles of XGBoost before 1.6 hold and which is not read yet; load the model with the XGBoost that wrote it and save it with save_model("model.json")',
+      "the booster is neither a JSON or UBJSON snapshot (XGBoost 1.3 and later) nor XGBoost's legacy binary format (earlier versions); " +
+      'load the model with the XGBoost that wrote it and save it with save_model("model.json")',
   };
+}
+
+/** `CONFIG-offset:`, int64 n (little-endian), n bytes of legacy binary model, the Config as JSON text. */
+function configOffset(bytes: Uint8Array): Parsed {
+  const start = CONFIG_OFFSET.length + 8;
+  if (bytes.length < start) return { ok: false, reason: 'truncated', detail: 'the booster\'s snapshot ends inside its CONFIG-offset header' };
+  const n = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength).getBigInt64(CONFIG_OFFSET.length, true);
+  if (n <= 0n) return { ok: false, reason: 'corrupt', detail: `the booster's snapshot puts its Config at offset ${n}` };
+  if (n > BigInt(bytes.length - start)) return { ok: false, reason: 'truncated', detail: `the booster's snapshot declares a ${n}-byte model; ${bytes.length - start} bytes follow the header` };
+  const end = start + Number(n);
+  const text = Buffer.from(bytes.buffer, bytes.byteOffset + end, bytes.length - end).toString('utf8');
+  let config: unknown;
+  const notes: string[] = [];
+  try {
+    config = parseJsonWithNaN(text);
+  } catch (error) {
+    // The model is whole without it; only the stated training parameters are lost.
+    notes.push(`the snapshot's Config does not parse (${(error as Error).message}); training parameters are not stated`);
+  }
+  return legacyModel(bytes.subarray(start, end), isObj(config) ? config : undefined, 'legacy binary memory snapshot with a JSON Config', notes);
+}
+
+function legacyModel(bytes: Uint8Array, config: Obj | undefined, format: string, notes: string[] = []): Parsed {
+  const decoded = decodeLegacyBinary(bytes);
+  if (!decoded.ok) return { ok: false, reason: decoded.reason, detail: `the booster's snapshot is in XGBoost's legacy binary format and ${decoded.reason === 'unsupported-estimator' ? 'not read' : decoded.reason}: ${decoded.detail}` };
+  return { ok: true, value: { Model: decoded.model, ...(config ? { Config: config } : {}) }, format, notes: [...notes, ...decoded.notes] };
 }
 
 /** The first `train_param` object under the gradient booster's updaters (each updater holds a copy). */
@@ -91,19 +127,4 @@ function trainParams(config: Obj): Record<string, number> {
     if (value !== undefined) out[name] = value;
   }
   return out;
-}
-
-/**
- * XGBoost keeps these parameters as float32 and writes them with nine digits ("0.300000012");
- * the shortest decimal with the same float32 value (0.3) is what the user passed.
- */
-function float32Decimal(v: unknown): number | undefined {
-  const x = typeof v === 'string' && v.trim() !== '' ? Number(v) : typeof v === 'number' ? v : NaN;
-  if (!Number.isFinite(x)) return undefined;
-  const f = Math.fround(x);
-  for (let digits = 1; digits <= 9; digits++) {
-    const shorter = Number(x.toPrecision(digits));
-    if (Math.fround(shorter) === f) return shorter;
-  }
-  return x;
 }
