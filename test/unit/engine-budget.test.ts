@@ -6,7 +6,7 @@
  * hold about 166M entries, so a phase that ignores the deadline or the memory cap fails here by
  * far, not by a margin.
  *
- *  - a 2 s budget, with and without the one-hot groups: status `timeout`, within the brief's
+ *  - a 1 s budget, with and without the one-hot groups: status `timeout`, within the brief's
  *    tolerance (10% + 1 s) plus one second for a loaded 2-core CI machine; the rows answered so
  *    far come back, and whatever they certify (rows, values) is the true row's at that index;
  *  - a longer budget crosses the formulation's memory cap: the reason says so, the process does
@@ -76,18 +76,19 @@ describe('the default bagged forest on 7,206 COMPAS rows', () => {
   });
 
   for (const grouped of [true, false]) {
-    it(`a 2 s budget ${grouped ? 'with' : 'without'} the one-hot groups: timeout in time, what it answers is true`, async () => {
-      const budgetMs = 2_000;
+    // 1 s, not 2: the whole run takes about 2.3 s on this machine unloaded, so 2 s was not always short of it.
+    it(`a 1 s budget ${grouped ? 'with' : 'without'} the one-hot groups: timeout in time, what it answers is true`, async () => {
+      const budgetMs = 1_000;
       const started = Date.now();
       const result = await reconstruct(forest, { budgetMs, ...(grouped ? { groups: truth.groups } : {}) });
       const seconds = (Date.now() - started) / 1000;
       assert.equal(result.method, 'replayed-bootstrap');
       assert.equal(result.status, 'timeout', result.reason);
-      assert.match(result.reason ?? '', /time budget of 2\.0 s ran out/);
-      assert.ok(seconds <= allowedSeconds(budgetMs), `took ${seconds.toFixed(1)} s on a 2 s budget`);
+      assert.match(result.reason ?? '', /time budget of 1\.0 s ran out/);
+      assert.ok(seconds <= allowedSeconds(budgetMs), `took ${seconds.toFixed(1)} s on a 1 s budget`);
       assert.equal(result.rows, 7206);
       // The rows enumerated before the deadline are answered, not thrown away. (Without groups the
-      // table of 16,384 points can take the whole 2 s on a loaded machine before the first row.)
+      // table of 16,384 points can take the whole budget on a loaded machine before the first row.)
       if (grouped) assert.ok(result.reconstruction.length > 0, 'no row answered');
       assert.ok(result.reconstruction.length < 7206);
       assertSound(result);
