@@ -76,8 +76,8 @@ export function isLogistic(objective: string): boolean {
  * logit); binary:logitraw stores the margin itself (measured: its first tree's root cover is
  * N sigmoid(0.5) (1 - sigmoid(0.5)) for base_score 0.5, not N / 4); squared error the margin itself.
  */
-export function baseMargin(boosting: { objective: string; baseScore: readonly number[] }, group = 0): number {
-  const base = boosting.baseScore[group] ?? boosting.baseScore[0];
+export function baseMargin(boosting: { objective: string; baseScore: readonly number[] }): number {
+  const base = boosting.baseScore[0];
   if (boosting.objective === 'binary:logistic' || boosting.objective === 'reg:logistic') return Math.log(base / (1 - base));
   return base;
 }

@@ -92,8 +92,3 @@ export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, 
         : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ' (dart: tree 0 only)' : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
   );
 }
-
-/** What labelling takes (a walk through every tree per row), reserved from row-boxes' budget. */
-export function boostedLabellingMs(forest: Forest, rows: number): number {
-  return rows * forest.trees.length * 4e-3;
-}

@@ -19,12 +19,13 @@ import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
-import { boostedLabellingMs, labelBoostedBoxes } from './boosted-box-labels';
+import { labelBoostedBoxes } from './boosted-box-labels';
 import { reconstructByBoxes } from './boxes';
 import type { RunContext } from './context';
 import { buildLeafTable, type LeafTable } from './leaves';
 import { oneVsRestFormulation } from './multiclass-formulation';
 import type { MergedCell } from './merge';
+import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
@@ -101,7 +102,8 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
     if (classOfTree) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; the multi-class count reconstruction has no bounded search yet`, rows: table.rows, certifiedRows: 0 });
     // Too many cells (deep trees, numeric features): every row as a proven box, then the targets
     // that one-row leaves prove (boosted-box-labels.ts).
-    ctx.reserve(boostedLabellingMs(forest, table.rows));
+    // Two walks per row (the certified target through the box, the prediction at the point).
+    ctx.reserve(2 * labellingMs(forest, table.rows));
     const boxes = await reconstructByBoxes(view, table, ctx, answer.tooManyCells, 0);
     ctx.method = 'boosting-counts';
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: forest.boosting!.booster === 'dart' ? 1 : forest.trees.length } : undefined;
