@@ -282,6 +282,38 @@ export async function runCommand(page: Page, label: string): Promise<void> {
   await input.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
 }
 
+/**
+ * Chooses a colour theme as a user does (Preferences: Color Theme, which writes
+ * `workbench.colorTheme` to the user settings). The Ctrl+K Ctrl+T chord is tried first; when
+ * it does not take (focus inside a webview can swallow the chord), the command palette opens
+ * the picker. Waiting on the picker's own placeholder matters: the quick-input widget of the
+ * previous pick lingers hidden in the page, and waiting on any input can resolve to it.
+ */
+export async function selectColorTheme(page: Page, theme: string): Promise<void> {
+  const picker = page.locator('.quick-input-widget input[placeholder^="Select Color Theme"]');
+  await page.locator('.quick-input-widget input').first().waitFor({ state: 'hidden', timeout: 5000 }).catch(() => undefined);
+  await page.locator('.part.editor .tab.active').click().catch(() => undefined);
+  await page.keyboard.press('Control+K');
+  await page.keyboard.press('Control+T');
+  try {
+    await picker.waitFor({ state: 'visible', timeout: 5000 });
+  } catch {
+    log('Ctrl+K Ctrl+T did not open the theme picker; using the command palette');
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('F1');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible', timeout: 10_000 });
+    await input.fill('>Preferences: Color Theme');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'Preferences: Color Theme' }).first().waitFor({ state: 'visible', timeout: 10_000 });
+    await page.keyboard.press('Enter');
+    await picker.waitFor({ state: 'visible', timeout: 10_000 });
+  }
+  // Filter first: a theme's row can be scrolled out of the unfiltered list.
+  await picker.fill(theme);
+  await page.locator('.quick-input-widget .monaco-list-row', { hasText: theme }).first().click({ timeout: 10_000 });
+  await picker.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+}
+
 /** Opens the Problems panel (Control+Shift+M, the command palette if that did not take). */
 export async function openProblemsPanel(page: Page): Promise<void> {
   const panel = page.locator('.markers-panel');

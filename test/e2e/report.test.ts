@@ -22,6 +22,7 @@ import {
   quickOpen,
   reportFrame,
   screenshot,
+  selectColorTheme,
   EditorSession,
 } from './code-server';
 import { lintFile } from '../../server/src/linter/linter';
@@ -126,26 +127,14 @@ test('opening a binary model shows its privacy report; reveal after confirmation
 
     // Dark theme, chosen as a user would (it writes `workbench.colorTheme` to the user settings):
     // the report follows without reopening.
-    await p.locator('.part.editor .tab.active').click();
-    await p.keyboard.press('Control+K');
-    await p.keyboard.press('Control+T');
-    // Wait for the picker, then filter: a theme's row can be scrolled out of the unfiltered list.
-    await p.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
-    await p.locator('.quick-input-widget input').fill('Default Dark Modern');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Default Dark Modern' }).first().click({ timeout: 10_000 });
+    await selectColorTheme(p, 'Default Dark Modern');
     await pollUntil('the dark theme in the report', async () => (/vscode-dark/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'still light'), 30_000);
     await shown.first().waitFor({ state: 'visible', timeout: 5000 });
     await frame.locator('#headline').scrollIntoViewIfNeeded();
     await screenshot(p, 'report-dark');
 
     // High contrast: the page's own high-contrast rules (borders instead of mixed colours) apply.
-    await p.locator('.part.editor .tab.active').click();
-    await p.keyboard.press('Control+K');
-    await p.keyboard.press('Control+T');
-    // Wait for the picker, then filter: a theme's row can be scrolled out of the unfiltered list.
-    await p.locator('.quick-input-widget input').waitFor({ state: 'visible', timeout: 10_000 });
-    await p.locator('.quick-input-widget input').fill('Dark High Contrast');
-    await p.locator('.quick-input-widget .monaco-list-row', { hasText: 'Dark High Contrast' }).first().click({ timeout: 10_000 });
+    await selectColorTheme(p, 'Dark High Contrast');
     await pollUntil('the high-contrast theme in the report', async () => (/vscode-high-contrast/.test((await frame.locator('body').getAttribute('class')) ?? '') ? undefined : 'not high contrast yet'), 30_000);
     // Cards are not set off by a mixed colour there: their background is the page's, borders carry the structure.
     const [card, body] = await frame.locator('#headline').evaluate((el) => [getComputedStyle(el).backgroundColor, getComputedStyle(document.body).backgroundColor]);
