@@ -139,8 +139,8 @@ describe('the HTML report in Chromium', () => {
   }
 
   for (const scheme of ['light', 'dark'] as const) {
-    it(`a skipped reconstruction (gradient boosting with subsample, ${scheme}): the headline is warning-coloured, never green`, async () => {
-      const path = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'gb_reg_sub.joblib');
+    it(`a skipped reconstruction (XGBoost random-forest mode without subsample, ${scheme}): the headline is warning-coloured, never green`, async () => {
+      const path = join(REPO_ROOT, 'test', 'fixtures', 'xgboost-objectives', 'xgbrf_full_pima.json');
       const lint = await lintFile(path, { keepForest: true });
       const forest = lint.forest!;
       delete lint.forest;

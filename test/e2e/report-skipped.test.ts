@@ -1,7 +1,7 @@
 // Editor-level test of the report of a model whose reconstruction was skipped
-// (test/fixtures/estimators/gb_reg_sub.joblib: gradient boosting with subsample=0.7, whose trees
-// each saw an unrecorded draw of the rows, which the engine does not reconstruct yet, with a
-// first-tree-exposes-counts warning), in the packaged extension in code-server:
+// (test/fixtures/xgboost-objectives/xgbrf_full_pima.ubj: XGBoost's random-forest mode without
+// subsample, ten trees grown side by side in one round, which the engine does not reconstruct yet,
+// with a first-tree-exposes-counts warning), in the packaged extension in code-server:
 // nothing reads "safe" when nothing was measured. The headline says "Not measured" once, is
 // warning-coloured (never the green of a model that gives nothing away), names the warnings that
 // still stand, and the page announces no advisor section that will not come.
@@ -20,7 +20,7 @@ import type { Page } from 'playwright-core';
 import { REPO_ROOT, log, pollUntil, quickOpen, reportFrame, screenshot, EditorSession } from './code-server';
 
 const VSIX = path.resolve(process.env.E2E_VSIX ?? path.join(REPO_ROOT, 'model-privacy-lint.vsix'));
-const MODEL = 'gb_reg_sub.joblib';
+const MODEL = 'xgbrf_full_pima.ubj';
 
 let session: EditorSession | undefined;
 let page: Page | undefined;
@@ -29,7 +29,7 @@ let failed = false;
 
 before(async () => {
   const workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-e2e-skipped-'));
-  fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'estimators', MODEL), path.join(workspace, MODEL));
+  fs.copyFileSync(path.join(REPO_ROOT, 'test', 'fixtures', 'xgboost-objectives', MODEL), path.join(workspace, MODEL));
   session = new EditorSession('report-skipped', workspace);
   // The advisor off, as a user may set it: its section must then not be announced at all.
   page = await session.open(VSIX, { 'workbench.colorTheme': 'Default Light Modern', 'modelPrivacyLint.advisor.enabled': false });

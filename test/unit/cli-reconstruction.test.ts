@@ -148,15 +148,15 @@ describe('recoverability in the JSON report', () => {
   });
 
   it('a model the engine does not handle is skipped with the engine\'s reason; unreadable files get no block', async () => {
-    // Gradient boosting with subsample < 1: each tree saw its own unrecorded draw of the rows.
-    const et = join(FIXTURES, 'estimators', 'gb_reg_sub.joblib');
+    // XGBoost's random-forest mode without subsample: trees grown side by side, not modelled.
+    const et = join(FIXTURES, 'xgboost-objectives', 'xgbrf_full_pima.json');
     const direct = await reconstruct(await forestOf(et));
     assert.equal(direct.status, 'skipped');
     const junk = join(temp, 'junk.pkl');
     writeFileSync(junk, 'not a pickle');
     const files = jsonFor([et, junk]);
     const extraTrees = files.find((f) => f.path === et)!;
-    assertSameSummary(extraTrees, direct, 'gradient boosting with subsample');
+    assertSameSummary(extraTrees, direct, 'XGBoost random-forest mode');
     assert.equal(extraTrees.recoverability?.reason, direct.reason);
     assert.equal(files.find((f) => f.path === junk)!.recoverability, undefined);
   });

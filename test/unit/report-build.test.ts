@@ -21,8 +21,9 @@ import { EXAMPLES, FIXTURES } from '../support/paths';
 
 const COMPAS = join(EXAMPLES, 'models', 'compas_no_bagging.joblib');
 const DIABETES_NO_BAGGING = join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib');
-// Skipped by the engine: gradient boosting with subsample < 1 (each tree's draw of the rows is not stored).
-const SKIPPED_MODEL = join(FIXTURES, 'estimators', 'gb_reg_sub.joblib');
+// Skipped by the engine: XGBoost's random-forest mode without subsample (num_parallel_tree trees
+// grown side by side in one round, which the hessian matching does not model).
+const SKIPPED_MODEL = join(FIXTURES, 'xgboost-objectives', 'xgbrf_full_pima.json');
 const DIABETES_XGB = join(EXAMPLES, 'models', 'diabetes_xgb.json');
 
 interface Run {
@@ -218,7 +219,7 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     }
   });
 
-  it('skipped (gradient boosting with subsample): not measured, warning-coloured by its warnings, the reason once', async () => {
+  it('skipped (XGBoost random-forest mode without subsample): not measured, warning-coloured by its warnings, the reason once', async () => {
     const forest = await run(SKIPPED_MODEL, 5000);
     const report = buildReport({ file: forest.file, reconstruction: forest.result });
     assert.equal(report.headline.status, 'skipped');
@@ -232,10 +233,11 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     assert.ok(!report.headline.summary.includes(forest.result.reason!), 'the reason is shown once, on its own line, not again in the summary');
     assert.match(report.headline.summary, /skipped/);
     assert.deepEqual(report.features, []);
-    // subsample=0.7: the first tree counted the rows it drew (84), not N; the header claims no N.
-    assert.equal(forest.file.model?.trainingRowsSource, null);
-    assert.ok(forest.file.findings.some((f) => f.rule === 'first-tree-exposes-counts' && f.data?.rows === 84));
-    assert.equal(report.headline.rows, null);
+    // The first tree's covers count all 150 rows: N from the probe, said so in the header.
+    assert.equal(forest.file.model?.trainingRowsSource, 'probe');
+    assert.ok(forest.file.findings.some((f) => f.rule === 'first-tree-exposes-counts' && f.data?.rows === 150));
+    assert.equal(report.headline.rows, 150);
+    assert.equal(report.headline.rowsSource, 'first-tree-probe');
   });
 
   it('not run and running: claim none, no figures', async () => {

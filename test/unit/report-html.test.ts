@@ -272,8 +272,8 @@ function visible(html: string): string {
 }
 
 describe('renderReportHtml: states that measured nothing never read as safe', () => {
-  // Still skipped by the engine: gradient boosting with subsample < 1.
-  const FOREST = join(REPO_ROOT, 'test', 'fixtures', 'estimators', 'gb_reg_sub.joblib');
+  // Still skipped by the engine: XGBoost's random-forest mode without subsample.
+  const FOREST = join(REPO_ROOT, 'test', 'fixtures', 'xgboost-objectives', 'xgbrf_full_pima.json');
   const none = (status: Recoverability['status'], reason: string): Recoverability => ({ status, method: 'none', rows: 200, certifiedRows: 0, reconstructedRows: 0, seconds: 0.5, reason, determinedFeatures: {}, groups: { declared: 0, sources: [], problems: [] } });
   let lint: FileReport;
   let skipped: Recoverability;
@@ -281,7 +281,7 @@ describe('renderReportHtml: states that measured nothing never read as safe', ()
     lint = await lintFile(FOREST, { keepForest: true });
     const forest = lint.forest!;
     delete lint.forest;
-    // The real skipped run of the fixture (subsample).
+    // The real skipped run of the fixture (num_parallel_tree without subsample).
     skipped = (await assessRecoverability(FOREST, forest, { budgetMs: 5000 })).recoverability;
     assert.equal(skipped.status, 'skipped');
   });

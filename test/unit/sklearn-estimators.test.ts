@@ -359,15 +359,26 @@ describe('sklearn gradient boosting', () => {
     assert.ok(proven > 0, r.reason);
     assert.equal(assertSound(r.reconstruction, truth), proven);
   });
-  it('gb_reg_sub (subsample 0.7): no N, and the reconstruction says why it does not apply', async () => {
+  it('gb_reg_sub (subsample 0.7): no N stated; stage 0\'s draw certified as boxes (targets where a leaf holds one row), N estimated, every claim in the training data', async () => {
     const { forest, notes } = readFixture('gb_reg_sub');
     assert.equal(forest.training.rows, undefined);
     assert.ok(notes.some((n) => /subsample=0\.7/.test(n)));
     const truth = truthOf('gb_reg_sub');
     forest.trees.forEach((tree, t) => assert.deepEqual(tree.boosting?.cover, truth.stages![t][0].weighted_n_node_samples));
+    const rows = readTrainingRows(path.join(DIR, 'gb_reg_sub.train.csv')).rows;
     const r = await reconstruct(forest, { budgetMs: 5_000 });
-    assert.equal(r.status, 'skipped');
-    assert.match(r.reason ?? '', /subsample/);
+    assert.equal(r.method, 'box-estimate');
+    assert.equal(r.status, 'bounded', r.reason);
+    // scikit-learn draws int(0.7 N) rows per stage: N estimated as the draw over the rate.
+    const drawn = forest.trees[0].boosting!.cover![0];
+    assert.equal(drawn, Math.floor(0.7 * rows.length));
+    assert.equal(r.rows, Math.round(drawn / 0.7));
+    assert.match(r.reason ?? '', /N estimated/);
+    // Stage 0's leaves: its whole draw, each row in its leaf's box; a one-row leaf gives the target.
+    assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), drawn);
+    const oneRowLeaves = forest.trees[0].left.filter((l, node) => l === -1 && forest.trees[0].boosting!.cover![node] === 1).length;
+    assert.equal(r.certifiedRows, oneRowLeaves);
+    assert.equal(assertSound(r.reconstruction, rows), drawn);
   });
   it('gb_clf (binary log-loss): stage 0\'s values and the prior give each leaf\'s positives exactly', async () => {
     const truth = truthOf('gb_clf');

@@ -18,8 +18,12 @@ export function isSquaredError(forest: Forest): boolean {
   return objective === 'reg:squarederror' || objective === 'reg:linear';
 }
 
-/** Whether every tree's covers are whole row counts over the same N rows, or why not. */
-export function everyTreeRowCounts(forest: Forest): CoverCounts {
+/**
+ * Whether every tree's covers are whole row counts over the same N rows, or why not.
+ * `sameRows: false` (subsample < 1, each tree grown on its own draw): whole counts whose roots may
+ * differ; `rows` is then tree 0's.
+ */
+export function everyTreeRowCounts(forest: Forest, options: { sameRows?: boolean } = {}): CoverCounts {
   if (!forest.boosting || !isSquaredError(forest)) return { ok: false, reason: 'not a reg:squarederror model' };
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so covers are weight sums' };
   let rows: number | undefined;
@@ -32,7 +36,7 @@ export function everyTreeRowCounts(forest: Forest): CoverCounts {
     if (Math.abs(root - Math.round(root)) > TOLERANCE) return { ok: false, reason: `tree ${t}'s root cover ${root} is not a whole number of rows (sample weights)` };
     rows ??= Math.round(root);
     // subsample < 1: each tree saw another draw, and the roots disagree.
-    if (Math.round(root) !== rows) return { ok: false, reason: `tree ${t} was grown on ${Math.round(root)} rows and tree 0 on ${rows}: each tree saw a different draw (subsample below 1)` };
+    if (options.sameRows !== false && Math.round(root) !== rows) return { ok: false, reason: `tree ${t} was grown on ${Math.round(root)} rows and tree 0 on ${rows}: each tree saw a different draw (subsample below 1)` };
     let problem: string | undefined;
     forEachLeaf(tree, (node) => {
       leaves++;

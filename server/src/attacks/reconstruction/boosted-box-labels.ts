@@ -13,7 +13,9 @@
  *
  * Not readable (no target certified): sample weights or an L1 term or max_delta_step (the weight
  * is no longer (y - F) / (1 + lambda)), an unknown learning rate. dart: only the first tree, since
- * later trees were fitted to predictions with some trees dropped.
+ * later trees were fitted to predictions with some trees dropped. subsample < 1: only the first
+ * tree, whose drawn rows are the rows certified (boosted-subsample.ts); a later tree's one-row
+ * leaf may hold another row of the box than the one certified.
  *
  * Every other row's target is the model's prediction at its point (an estimate).
  */
@@ -27,8 +29,13 @@ import type { ReconstructionResult } from './types';
 export interface BoostedWeights {
   eta: number;
   lambda: number;
-  /** Trees whose gradients came from the plain sum of the trees before them (dart: only tree 0). */
+  /**
+   * Trees whose one-row leaves prove targets: their gradients came from the plain sum of the trees
+   * before them and their one row is the row of the box (dart, subsample: only tree 0).
+   */
   trees: number;
+  /** Why only the first `trees` trees prove targets, for the reason ('dart', 'subsample=0.8'). */
+  treesWhy?: string;
 }
 
 /** Relative agreement required between two one-row leaves' targets for the same row (float32 sums). */
@@ -89,6 +96,6 @@ export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, 
     (certified, withoutLabel, rows) =>
       !weights
         ? `${unreadable}; each row's target is the model's prediction at its point`
-        : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ' (dart: tree 0 only)' : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+        : `${certified} rows certified with their target: each lies, in every tree up to one, inside one leaf, and that tree's leaf holding only it gives its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ` (${weights.treesWhy ?? 'the method'}: tree 0 only)` : ''}; ${rows - certified} rows' targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
   );
 }

@@ -16,13 +16,15 @@
  */
 import type { Forest } from '../../forest/schema';
 import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
-import { probeFirstTrees } from '../first-tree-probe';
+import { probeFirstTrees, type ProbedTree } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { labelBoostedBoxes } from './boosted-box-labels';
+import { reconstructSubsampled, subsampledRows, type SubsampledRows } from './boosted-subsample';
 import { reconstructByBoxes } from './boxes';
 import type { RunContext } from './context';
 import { buildLeafTable, type LeafTable } from './leaves';
+import { labelMulticlassBoxes } from './multiclass-box-labels';
 import { oneVsRestFormulation } from './multiclass-formulation';
 import type { MergedCell } from './merge';
 import { labellingMs } from './regression-box-labels';
@@ -33,11 +35,11 @@ import type { ReconstructedRow, ReconstructionResult } from './types';
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 
 /** What the count view needs, or why it does not apply. */
-function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string } {
+function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; classTrees?: ProbedTree[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string; subsample?: SubsampledRows } {
   const b = forest.boosting!;
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
-  const subsample = forest.hyperParameters.subsample;
-  if (typeof subsample === 'number' && subsample < 1) return { ok: false, reason: `subsample=${subsample}: each tree saw a different draw of the rows` };
+  const stated = forest.hyperParameters.subsample;
+  if (typeof stated === 'number' && stated < 1 && !isSquaredError(forest)) return { ok: false, reason: `subsample=${stated}: each tree saw a different draw of the rows` };
   const missing = missingValueReading(forest);
   if (!missing.ok) return missing;
   const probe = probeFirstTrees(forest);
@@ -47,8 +49,30 @@ function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; vi
   const gradients = probe.status === 'exact' && !(p.alpha && p.alpha.value > 0) && !(p.maxDeltaStep && p.maxDeltaStep.value > 0) && p.eta !== undefined;
   const rows = probe.rows;
   if (isSquaredError(forest)) {
-    const covers = everyTreeRowCounts(forest);
+    const wholeCovers = everyTreeRowCounts(forest, { sameRows: false });
+    if (!wholeCovers.ok) return wholeCovers;
+    const subsample = subsampledRows(forest.trees.map((tree) => Math.round(tree.boosting!.cover![0])), stated);
+    const covers = subsample ? wholeCovers : everyTreeRowCounts(forest);
     if (!covers.ok) return covers;
+    const common = { eta: p.eta?.value, lambda, gradients, meanLabel: (probe.labelSum ?? 0) / Math.max(1, rows), ...(missing.note ? { note: missing.note } : {}) };
+    if (subsample) {
+      // Each tree's covers count the distinct rows of its own draw: a view with bootstrap, whose
+      // leaves state their distinct rows, for box-estimate (boosted-subsample.ts). N is estimated.
+      const view: Forest = {
+        ...forest,
+        task: 'classification',
+        classes: ['row'],
+        boosting: undefined,
+        training: { ...forest.training, rows: subsample.rows, bootstrap: true },
+        trees: forest.trees.map((tree) => {
+          const counts = tree.boosting!.cover!.map((h) => Math.round(h));
+          return { ...tree, classWeights: counts, distinctRows: counts };
+        }),
+      };
+      const built = buildLeafTable(view, { anyCounts: true });
+      if (!built.ok) return built;
+      return { ok: true, view, table: built.table, ...common, subsample };
+    }
     // Every tree as a count tree with one class: its covers.
     const view: Forest = {
       ...forest,
@@ -60,7 +84,7 @@ function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; vi
     };
     const built = buildLeafTable(view);
     if (!built.ok) return built;
-    return { ok: true, view, table: built.table, eta: p.eta?.value, lambda, gradients, meanLabel: (probe.labelSum ?? 0) / Math.max(1, rows), ...(missing.note ? { note: missing.note } : {}) };
+    return { ok: true, view, table: built.table, ...common };
   }
   if (!isMultiClass(forest)) return { ok: false, reason: `the count reconstruction handles reg:squarederror and multi:softprob/softmax; this model is ${b.objective}` };
   if (probe.status !== 'exact') return { ok: false, reason: `first-tree probing did not give every leaf's class count (${probe.status}${probe.caveats.length ? `: ${probe.caveats.join(' ')}` : ''})` };
@@ -80,13 +104,34 @@ function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; vi
   const built = buildLeafTable(view, { released: true });
   if (!built.ok) return built;
   built.table.rows = rows;
-  return { ok: true, view, table: built.table, classOfTree, lambda, gradients: false, meanLabel: 0, ...(missing.note ? { note: missing.note } : {}) };
+  return { ok: true, view, table: built.table, classOfTree, classTrees: probe.trees, lambda, gradients: false, meanLabel: 0, ...(missing.note ? { note: missing.note } : {}) };
+}
+
+/** The first round's trees (`view`, K classes) as count trees of one class: each leaf's rows. */
+function asRowCounts(view: Forest, classTrees: readonly ProbedTree[]): Forest {
+  return {
+    ...view,
+    classes: ['row'],
+    trees: classTrees.map((pt, t) => {
+      const tree = view.trees[t];
+      const rows = new Array<number>(tree.left.length).fill(0);
+      for (const leaf of pt.leaves) rows[leaf.node] = leaf.rows;
+      // Every node holds its leaves' rows (children come after their parent in the arrays).
+      for (let n = tree.left.length - 1; n >= 0; n--) if (tree.left[n] !== -1) rows[n] = rows[tree.left[n]] + rows[tree.right[n]];
+      return { ...tree, classWeights: rows };
+    }),
+  };
 }
 
 /** Undefined when the model is not one this method reads (the caller then says why). */
 export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const prepared = prepare(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  if (prepared.subsample) {
+    const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: 1, treesWhy: 'subsample' } : undefined;
+    const labelled = await reconstructSubsampled(forest, prepared.view, prepared.table, ctx, prepared.subsample, weights);
+    return prepared.note ? { ...labelled, reason: `${labelled.reason}; ${prepared.note}` } : labelled;
+  }
   ctx.method = 'boosting-counts';
   const { view, table, classOfTree, note } = prepared;
   let details: ReconstructionDetails | undefined;
@@ -99,14 +144,25 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
   const what = classOfTree ? `the first ${classOfTree.length} trees (one per class) read as class counts; later rounds are not used` : `all ${forest.trees.length} trees' covers read as row counts`;
   const withNote = (reason: string | undefined) => [reason, note].filter((x) => x).join('; ') || undefined;
   if ('tooManyCells' in answer) {
-    if (classOfTree) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; the multi-class count reconstruction has no bounded search yet`, rows: table.rows, certifiedRows: 0 });
+    if (classOfTree) {
+      // The first round's trees as row counts: every row a proven box, then the classes the
+      // leaves prove (multiclass-box-labels.ts).
+      const rowsView = asRowCounts(view, prepared.classTrees!);
+      const built = buildLeafTable(rowsView);
+      if (!built.ok) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; ${built.reason}`, rows: table.rows, certifiedRows: 0 });
+      ctx.reserve(2 * labellingMs(forest, table.rows));
+      const boxes = await reconstructByBoxes(rowsView, built.table, ctx, answer.tooManyCells);
+      const labelled = labelMulticlassBoxes(forest, prepared.classTrees!, boxes);
+      return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
+    }
     // Too many cells (deep trees, numeric features): every row as a proven box, then the targets
     // that one-row leaves prove (boosted-box-labels.ts).
     // Two walks per row (the certified target through the box, the prediction at the point).
     ctx.reserve(2 * labellingMs(forest, table.rows));
     const boxes = await reconstructByBoxes(view, table, ctx, answer.tooManyCells, 0);
     ctx.method = 'boosting-counts';
-    const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: forest.boosting!.booster === 'dart' ? 1 : forest.trees.length } : undefined;
+    const dart = forest.boosting!.booster === 'dart';
+    const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: dart ? 1 : forest.trees.length, ...(dart ? { treesWhy: 'dart' } : {}) } : undefined;
     const labelled = labelBoostedBoxes(forest, boxes, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');
     return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
   }

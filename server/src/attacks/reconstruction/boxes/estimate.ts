@@ -27,6 +27,11 @@ export interface EstimateInput {
   rowsSource: string;
   /** Why this model gets an estimate, first words of the reason. */
   why: string;
+  /**
+   * The tree whose leaves certify, when the caller needs one (boosted subsamples: tree 0, whose
+   * one-row leaves prove targets); by default the tree whose leaves prove the most rows.
+   */
+  anchorTree?: number;
 }
 
 export async function reconstructByEstimate(forest: Forest, table: LeafTable, ctx: RunContext, input: EstimateInput): Promise<ReconstructionResult> {
@@ -80,6 +85,8 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
       anchorProven = sum;
     }
   });
+
+  if (input.anchorTree !== undefined && input.anchorTree >= 0 && input.anchorTree < forest.trees.length) anchor = input.anchorTree;
 
   const walk = boxForest(forest, table, estimated);
   const leafBox = leafBoxReader(walk, table);

@@ -1,0 +1,77 @@
+/**
+ * Squared-error boosted regressors grown on row subsamples (XGBoost's `subsample` below 1,
+ * scikit-learn's GradientBoostingRegressor(subsample < 1)). Each tree saw its own draw of the
+ * rows, which the file does not record, so the trees' covers are no constraints on one set of N
+ * rows (boosting-counts.ts reads them so without subsampling). What still holds:
+ *  - every tree's covers count the distinct rows of its draw (each row's hessian is 1), so tree 0's
+ *    leaves hold that many distinct training rows inside their boxes, and the boxes are disjoint:
+ *    box-estimate (boxes/estimate.ts) certifies them, anchored on tree 0, and estimates the rest
+ *    (every tree's covers scaled to N);
+ *  - before tree 0 every row's margin is the base score, so a tree-0 leaf holding one row proves
+ *    its target (boosted-box-labels.ts, tree 0 only: a later tree's one-row leaf may hold another
+ *    row of the box, one that tree 0 did not draw).
+ * N is estimated from the roots: the trees' mean draw over the subsample rate when the file states
+ * it (scikit-learn, XGBoost's scikit-learn wrapper); otherwise (a Booster's JSON states no training
+ * parameters) from the roots' spread, since XGBoost draws each row with probability `rate`, so a
+ * root is binomial with mean N x rate and variance N x rate x (1 - rate).
+ */
+import type { Forest } from '../../forest/schema';
+import { labelBoostedBoxes, type BoostedWeights } from './boosted-box-labels';
+import { reconstructByEstimate } from './boxes/estimate';
+import type { RunContext } from './context';
+import type { LeafTable } from './leaves';
+import { labellingMs } from './regression-box-labels';
+import type { ReconstructionResult } from './types';
+
+/** The subsample and the N it suggests. */
+export interface SubsampledRows {
+  rate: number;
+  /** N estimated: the trees' mean root over the rate. */
+  rows: number;
+  rowsSource: string;
+}
+
+/** Fewest trees for the rate to be estimated from the roots' spread. */
+const MIN_TREES_FOR_SPREAD = 10;
+
+/**
+ * The subsample of a squared-error boosted model whose trees' roots (whole covers) are given, or
+ * undefined when it was not subsampled: the rate stated (`stated`, below 1), else inferred when
+ * the roots differ and the file states no rate.
+ */
+export function subsampledRows(roots: readonly number[], stated: unknown): SubsampledRows | undefined {
+  const rate = typeof stated === 'number' && stated > 0 && stated <= 1 ? stated : undefined;
+  const differ = roots.some((r) => r !== roots[0]);
+  if (rate === 1 || (rate === undefined && (!differ || stated !== undefined))) return undefined;
+  const mean = roots.reduce((a, b) => a + b, 0) / roots.length;
+  const largest = Math.max(...roots);
+  if (rate !== undefined) {
+    return { rate, rows: Math.max(largest, Math.round(mean / rate)), rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
+  }
+  const variance = roots.reduce((a, r) => a + (r - mean) ** 2, 0) / (roots.length - 1);
+  const inferred = 1 - variance / mean;
+  if (roots.length >= MIN_TREES_FOR_SPREAD && inferred > 0.05 && inferred < 1) {
+    return {
+      rate: Number(inferred.toFixed(2)),
+      rows: Math.max(largest, Math.round(mean / inferred)),
+      rowsSource: `a rough estimate: the file states no subsample; the ${roots.length} trees' roots (mean ${mean.toFixed(1)}, variance ${variance.toFixed(1)}) fit binomial draws at a rate of about ${inferred.toFixed(2)}`,
+    };
+  }
+  return { rate: Number((mean / largest).toFixed(2)), rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
+}
+
+/**
+ * `view`: the model as count trees with one class and bootstrap (each leaf's covers as its
+ * distinct rows); `weights` undefined when the leaf weights give no targets.
+ */
+export async function reconstructSubsampled(forest: Forest, view: Forest, table: LeafTable, ctx: RunContext, subsample: SubsampledRows, weights: BoostedWeights | undefined): Promise<ReconstructionResult> {
+  // Two walks per row (the certified target through the box, the prediction at the point).
+  ctx.reserve(2 * labellingMs(forest, subsample.rows));
+  const estimate = await reconstructByEstimate(view, table, ctx, {
+    rows: subsample.rows,
+    rowsSource: subsample.rowsSource,
+    why: `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
+    anchorTree: 0,
+  });
+  return labelBoostedBoxes(forest, estimate, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');
+}

@@ -1,0 +1,133 @@
+/**
+ * Squared-error boosted regressors grown on row subsamples (boosted-subsample.ts): tree 0's draw
+ * certified as boxes, targets from tree 0's one-row leaves, the rest an estimate, N estimated;
+ * checked against the true training rows of XGBoost 1.7.4 models
+ * (test/fixtures/xgboost-counts/generate.py: reg_pima_sub, XGBRegressor(subsample=0.7) on the 150
+ * rows of reg_pima_deep.train.csv, which states subsample; reg_pima_sub_booster, xgb.train with
+ * subsample=0.7, which states no training parameter).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { certifiedTarget } from '../../server/src/attacks/reconstruction/boosted-box-labels';
+import { subsampledRows } from '../../server/src/attacks/reconstruction/boosted-subsample';
+import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
+import { completeForest } from '../../server/src/forest/complete';
+import type { Forest } from '../../server/src/forest/schema';
+import { leafOf } from '../../server/src/forest/structure';
+import { readModel } from '../../server/src/formats';
+import { FIXTURES } from '../support/paths';
+
+const DIR = path.join(FIXTURES, 'xgboost-counts');
+
+function forestOf(file: string): Forest {
+  const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
+  assert.equal(result.kind, 'model', JSON.stringify(result));
+  const completed = completeForest((result as { forest: Forest }).forest);
+  assert.ok(completed.ok);
+  return completed.forest;
+}
+
+const truth = fs
+  .readFileSync(path.join(DIR, 'reg_pima_deep.train.csv'), 'utf8')
+  .trim()
+  .split('\n')
+  .slice(1)
+  .map((line) => {
+    const cells = line.split(',').map(Number);
+    return { x: cells.slice(0, -1), y: cells[cells.length - 1] };
+  });
+
+/** XGBoost: an interval [low, high] holds low <= x < high (x as float32). */
+const inside = (intervals: readonly ([number, number] | null)[], x: number[]) =>
+  intervals.every((b, f) => !b || (Math.fround(x[f]) >= (b[0] ?? -Infinity) && Math.fround(x[f]) < (b[1] ?? Infinity)));
+const close = (a: number, b: number) => Math.abs(a - b) <= 1e-3 * Math.max(1, Math.abs(b));
+const roots = (forest: Forest) => forest.trees.map((tree) => Math.round(tree.boosting!.cover![0]));
+
+describe('squared-error boosting on row subsamples: tree 0\'s draw certified, the rest an estimate', () => {
+  it('subsampledRows: the stated rate, else the roots\' spread; none when the trees saw the same rows', () => {
+    assert.equal(subsampledRows([100, 100, 100], undefined), undefined);
+    assert.equal(subsampledRows([100, 100, 100], 1), undefined);
+    // A stated rate of 1 with differing roots is no subsample (the caller's count check says why).
+    assert.equal(subsampledRows([100, 90, 110], 1), undefined);
+    const stated = subsampledRows([70, 70, 70], 0.7)!;
+    assert.deepEqual([stated.rate, stated.rows], [0.7, 100]);
+    // Binomial draws of N = 1000 rows at 0.5: mean 500, variance 250.
+    const spread = subsampledRows([484, 516, 484, 516, 484, 516, 484, 516, 484, 516, 484, 516], undefined)!;
+    assert.ok(spread.rows > 516 && spread.rate < 1, JSON.stringify(spread));
+    assert.match(spread.rowsSource, /rough estimate/);
+    // Too few trees to read a spread: N is at least the largest draw.
+    const few = subsampledRows([80, 90], undefined)!;
+    assert.equal(few.rows, 90);
+    assert.match(few.rowsSource, /at least/);
+  });
+
+  it('reg_pima_sub (subsample stated): tree 0\'s draw as proven boxes, targets exactly for its one-row leaves, every claim holding true rows', async () => {
+    const forest = forestOf('reg_pima_sub.json');
+    assert.equal(forest.hyperParameters.subsample, 0.7);
+    const r = roots(forest);
+    assert.ok(new Set(r).size > 1, 'each tree drew its own rows');
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(result.method, 'box-estimate');
+    assert.equal(result.status, 'bounded', result.reason);
+    assert.equal(result.rows, Math.max(...r, Math.round(r.reduce((a, b) => a + b, 0) / r.length / 0.7)));
+    assert.ok(Math.abs(result.rows! - truth.length) <= 0.1 * truth.length, `N ${result.rows} against ${truth.length}`);
+    assert.equal(result.reconstructedRows, result.rows);
+    assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), r[0]);
+    const tree0 = forest.trees[0];
+    const oneRow = tree0.left.filter((l, node) => l === -1 && Math.round(tree0.boosting!.cover![node]) === 1).length;
+    assert.ok(oneRow >= 1);
+    assert.equal(result.certifiedRows, oneRow);
+    // Per distinct proven box, the true rows inside are at least the rows claimed there.
+    const claims = new Map<string, number>();
+    for (const row of result.reconstruction.filter((row) => row.certified || row.certifiedValues)) claims.set(JSON.stringify(row.intervals), (claims.get(JSON.stringify(row.intervals)) ?? 0) + 1);
+    for (const [key, n] of claims) assert.ok(truth.filter((t) => inside(JSON.parse(key), t.x)).length >= n, key);
+    for (const row of result.reconstruction.filter((row) => row.certified)) {
+      assert.ok(truth.some((t) => inside(row.intervals!, t.x) && close(t.y, Number(row.label))), `certified target ${row.label}: no true row in the box has it`);
+    }
+    assert.match(result.reason ?? '', /subsample: tree 0 only/);
+  });
+
+  it('why tree 0 only: a later tree\'s one-row leaf may hold a row its box shares with rows that tree did not draw', () => {
+    const forest = forestOf('reg_pima_sub.json');
+    const probe = probeFirstTrees(forest);
+    const eta = probe.parameters.eta!.value;
+    const lambda = probe.parameters.lambda?.value ?? 1;
+    let wrongIfAllTrees = 0;
+    for (const row of truth) {
+      // The row's own leaf in every tree, as the narrowest box: the leaves' boxes cut by its values.
+      const cell = forest.features.map((_, f) => {
+        let low = -Infinity;
+        let high = Infinity;
+        for (const tree of forest.trees) {
+          tree.left.forEach((l, node) => {
+            if (l === -1 || tree.feature[node] !== f) return;
+            if (tree.threshold[node] <= Math.fround(row.x[f])) low = Math.max(low, tree.threshold[node]);
+            else high = Math.min(high, tree.threshold[node]);
+          });
+        }
+        return [low, high] as [number, number];
+      });
+      forest.trees.forEach((tree) => assert.ok(leafOf(tree, row.x, forest.splitRule) >= 0));
+      const first = certifiedTarget(forest, cell, { eta, lambda, trees: 1 });
+      const all = certifiedTarget(forest, cell, { eta, lambda, trees: forest.trees.length });
+      if (first === undefined && all !== undefined && !close(all, row.y)) wrongIfAllTrees++;
+    }
+    assert.ok(wrongIfAllTrees > 0, 'reading every tree\'s one-row leaves would certify wrong targets');
+  });
+
+  it('reg_pima_sub_booster (no parameter stated): the subsample is read from the roots, N labelled a rough estimate', async () => {
+    const forest = forestOf('reg_pima_sub_booster.json');
+    assert.equal(forest.hyperParameters.subsample, undefined);
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(result.method, 'box-estimate');
+    assert.match(result.reason ?? '', /rough estimate/);
+    assert.ok(result.rows! >= Math.max(...roots(forest)));
+    assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), roots(forest)[0]);
+    for (const row of result.reconstruction.filter((row) => row.certified)) {
+      assert.ok(truth.some((t) => inside(row.intervals!, t.x) && close(t.y, Number(row.label))), `certified target ${row.label}`);
+    }
+  });
+});
