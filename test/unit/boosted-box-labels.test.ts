@@ -5,41 +5,18 @@
  * 6 on 150 Pima rows; reg_pima_dart, the same rows with the dart booster).
  */
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { certifiedTarget, leafOfBox } from '../../server/src/attacks/reconstruction/boosted-box-labels';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
-import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
-import { readModel } from '../../server/src/formats';
-import { FIXTURES } from '../support/paths';
+import { countsForest, countsTruth, insideXgb } from '../support/xgboost-counts';
 
-const DIR = path.join(FIXTURES, 'xgboost-counts');
+const forestOf = countsForest;
+const truth = countsTruth('reg_pima_deep');
 
-function forestOf(file: string): Forest {
-  const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(result.kind, 'model', JSON.stringify(result));
-  const completed = completeForest((result as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
-
-const truth = fs
-  .readFileSync(path.join(DIR, 'reg_pima_deep.train.csv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((line) => {
-    const cells = line.split(',').map(Number);
-    return { x: cells.slice(0, -1), y: cells[cells.length - 1] };
-  });
-
-/** XGBoost: an interval [low, high] holds low <= x < high (x as float32). */
-const inside = (intervals: readonly ([number, number] | null)[], x: number[]) =>
-  intervals.every((b, f) => !b || (Math.fround(x[f]) >= (b[0] ?? -Infinity) && Math.fround(x[f]) < (b[1] ?? Infinity)));
+const inside = insideXgb;
 
 /** The narrowest box the forest's thresholds draw around a point (its cell): [largest threshold <= v, smallest > v). */
 function cellOf(forest: Forest, x: number[]): ([number, number] | null)[] {

@@ -6,39 +6,16 @@
  * 2 rounds of depth 5 on 300 digits rows).
  */
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { predictedClass } from '../../server/src/attacks/reconstruction/multiclass-box-labels';
-import { completeForest } from '../../server/src/forest/complete';
-import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
-import { readModel } from '../../server/src/formats';
-import { FIXTURES } from '../support/paths';
+import { countsForest, countsTruth, insideXgb } from '../support/xgboost-counts';
 
-const DIR = path.join(FIXTURES, 'xgboost-counts');
+const forestOf = countsForest;
+const truth = countsTruth('multi_digits_deep');
 
-function forestOf(file: string): Forest {
-  const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
-  assert.equal(result.kind, 'model', JSON.stringify(result));
-  const completed = completeForest((result as { forest: Forest }).forest);
-  assert.ok(completed.ok);
-  return completed.forest;
-}
-
-const truth = fs
-  .readFileSync(path.join(DIR, 'multi_digits_deep.train.csv'), 'utf8')
-  .trim()
-  .split('\n')
-  .slice(1)
-  .map((line) => {
-    const cells = line.split(',').map(Number);
-    return { x: cells.slice(0, -1), y: cells[cells.length - 1] };
-  });
-
-/** XGBoost: an interval [low, high] holds low <= x < high (x as float32). */
-const inside = (intervals: readonly ([number, number] | null)[], x: readonly number[]) => intervals.every((b, f) => !b || (Math.fround(x[f]) >= b[0] && Math.fround(x[f]) < b[1]));
+const inside = insideXgb;
 /** A box as a map key (JSON would write both infinities as null). */
 const boxKey = (intervals: readonly ([number, number] | null)[]) => intervals.map((b) => (b ? `${b[0]}..${b[1]}` : '*')).join('|');
 
