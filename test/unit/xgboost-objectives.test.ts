@@ -87,6 +87,9 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
   it('XGBRFClassifier (num_parallel_tree 10, subsample 0.8): leaf values are weight x learning rate / 10, and tree 0 gives the rows it drew', async () => {
     const forest = readFixtureForest(DIR, 'xgbrf_pima.json');
     assert.equal(forest.hyperParameters.num_parallel_tree, 10);
+    // Named as the wrapper that wrote it (one round of 10 trees), not as a boosted XGBClassifier.
+    assert.equal(forest.estimator, 'XGBRFClassifier');
+    assert.equal(readFixtureForest(DIR, 'logitraw_pima.json').estimator, 'Booster');
     assert.equal(forest.hyperParameters.eta, 1);
     const probe = probeFirstTrees(forest);
     assert.equal(probe.status, 'exact', probe.reason);

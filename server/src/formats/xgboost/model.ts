@@ -222,7 +222,11 @@ function build(root: unknown): ModelBuild {
     name: names[f] ?? `f${f}`,
     kind: kindOf(types[f]),
   }));
-  const estimator = meta?._estimator_type === 'classifier' ? 'XGBClassifier' : meta?._estimator_type === 'regressor' ? 'XGBRegressor' : 'Booster';
+  // XGBRFClassifier / XGBRFRegressor: one round of num_parallel_tree trees (per class). An
+  // XGBClassifier with num_parallel_tree set grows several rounds of them, so keeps its name.
+  const randomForestMode = parallel > 1 && trees.length === parallel * outputGroups;
+  const wrapper = randomForestMode ? 'XGBRF' : 'XGB';
+  const estimator = meta?._estimator_type === 'classifier' ? `${wrapper}Classifier` : meta?._estimator_type === 'regressor' ? `${wrapper}Regressor` : 'Booster';
   const forest: ForestInput = {
     library: { name: 'xgboost', ...(version ? { version: version.join('.') } : {}) },
     estimator,
