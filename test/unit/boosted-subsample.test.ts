@@ -14,6 +14,10 @@ import { subsampledRows } from '../../server/src/attacks/reconstruction/boosted-
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
+import { summarizeReconstruction } from '../../server/src/recoverability/summary';
+import { reconstructionFindings } from '../../server/src/rules';
+import { detailOf, SUMMARY_LIMIT, summaryOf } from '../../server/src/rules/message';
+import { DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';
 import { countsForest, countsTruth, insideXgb } from '../support/xgboost-counts';
 
 const forestOf = countsForest;
@@ -65,6 +69,12 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
       assert.ok(truth.some((t) => inside(row.intervals!, t.x) && close(t.y, Number(row.label))), `certified target ${row.label}: no true row in the box has it`);
     }
     assert.match(result.reason ?? '', /subsample: tree 0 only/);
+    // The finding counts both: the rows proven with their target and the boxes whose target is estimated.
+    const [finding] = reconstructionFindings(forest, summarizeReconstruction(forest, result, { declared: 0, sources: [], problems: [] }), DEFAULT_THRESHOLDS, {});
+    const summary = summaryOf(finding.message);
+    assert.ok(summary.length <= SUMMARY_LIMIT, summary);
+    assert.equal(summary, `${r[0]} of ${result.rows} rows proven as boxes, ${result.certifiedRows} with labels: see the report.`);
+    assert.match(detailOf(finding.message), new RegExp(`${result.certifiedWithoutLabel} more rows are proven to be in the training data with their feature intervals, their labels only estimated`));
   });
 
   it('why tree 0 only: a later tree\'s one-row leaf may hold a row its box shares with rows that tree did not draw', () => {

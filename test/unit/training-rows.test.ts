@@ -49,6 +49,18 @@ describe('trainingRows and trainingRowsSource', () => {
     assert.equal(report.model?.trainingRowsSource, null);
   });
 
+  it('squared error, subsample not stated but the trees\' roots differ: a draw, so N is not claimed, and the finding says why', async () => {
+    const report = await lintFile(path.join(FIXTURES, 'xgboost-counts', 'reg_pima_sub_booster.json'));
+    const finding = report.findings.find((f) => f.rule === 'first-tree-exposes-counts');
+    assert.ok(finding);
+    assert.match(finding.message, /grown on different numbers of rows \(tree 0 on \d+\), so the model was trained with subsample below 1/);
+    assert.equal(report.model?.trainingRows, null);
+    // The same rows without subsample (every root 150): N claimed from the probe.
+    const full = await lintFile(path.join(FIXTURES, 'xgboost-counts', 'reg_pima_deep.json'));
+    assert.equal(full.model?.trainingRows, 150);
+    assert.equal(full.model?.trainingRowsSource, 'probe');
+  });
+
   it('a forest without bootstrap, and a forest.json, state N themselves (source file)', async () => {
     const forest = await lintFile(path.join(EXAMPLES, 'models', 'diabetes_no_bagging.joblib'));
     assert.equal(forest.model?.bootstrap, false);

@@ -19,6 +19,16 @@ export function isSquaredError(forest: Forest): boolean {
 }
 
 /**
+ * Squared error: every tree's root cover counts the rows it was grown on, so roots that differ mean
+ * each tree drew its own subsample, even when the file does not state `subsample` (a Booster's JSON).
+ */
+export function squaredErrorRootsDiffer(forest: Forest): boolean {
+  if (!isSquaredError(forest) || forest.training.weighted) return false;
+  const root = (t: number) => Math.round(forest.trees[t].boosting?.cover?.[0] ?? 0);
+  return forest.trees.some((_, t) => root(t) !== root(0));
+}
+
+/**
  * Whether every tree's covers are whole row counts over the same N rows, or why not.
  * `sameRows: false` (subsample < 1, each tree grown on its own draw): whole counts whose roots may
  * differ; `rows` is then tree 0's.

@@ -23,6 +23,7 @@
 import type { Forest, Tree } from '../forest/schema';
 import { baseMargin, isLogistic, nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
+import { squaredErrorRootsDiffer } from './boosted-covers';
 import { missingValueReading, missingValueRouting, mixedMissingFeatures } from './missing-values';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
@@ -620,7 +621,11 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
         `(N is about ${Math.round(probe.rows! / subsample)}); they are still exact for those rows.`,
     );
   } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
-    caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');
+    if (squaredErrorRootsDiffer(forest)) {
+      caveats.push(`the trees were grown on different numbers of rows (tree 0 on ${probe.rows}), so the model was trained with subsample below 1 (the file does not record it): these are the rows drawn for the first tree, not the whole training set.`);
+    } else {
+      caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');
+    }
   }
   const missing = mixedMissingFeatures(forest);
   if (missing.length > 0) {

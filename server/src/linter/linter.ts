@@ -10,6 +10,7 @@ import { completeForest } from '../forest/complete';
 import type { Forest } from '../forest/schema';
 import { treeDepth } from '../forest/structure';
 import { checkReplay, type ReplayCheck } from '../attacks/bootstrap-replay';
+import { squaredErrorRootsDiffer } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import { noModelFindings, runModelRules, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from '../rules';
 import type { EmbeddedModel, ModelRead } from '../formats/types';
@@ -91,9 +92,10 @@ export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: First
   if (replay.status === 'replayed' && replay.rowsAtMost === undefined) return { rows: replay.rows, source: 'replay' };
   // The first tree was grown on every row unless subsample < 1 drew some (then it counts the draw).
   const subsample = forest.hyperParameters.subsample;
-  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1)) return { rows: probe.rows, source: 'probe' };
+  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1) && !squaredErrorRootsDiffer(forest)) return { rows: probe.rows, source: 'probe' };
   return undefined;
 }
+
 
 export function summarize(forest: Forest, rows: TrainingRows | undefined, location?: string): ModelSummary {
   return {

@@ -90,10 +90,13 @@ export function reconstructionDraft(
     // Boxes: what is proven is an interval per numeric feature, so "determined" would overclaim;
     // how narrow the intervals are is the measure of the leak. Before `exact`: rows pinned to one
     // leaf in every tree are still boxes, and their width is still what they reveal.
-    summary = `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
+    summary =
+      withoutLabel > 0
+        ? `${formatCount(proven)} of ${formatCount(n)} rows proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
+        : `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}`;
+      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}`;
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
