@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { certifiedTarget } from '../../server/src/attacks/reconstruction/boosted-box-labels';
-import { subsampledRows } from '../../server/src/attacks/reconstruction/boosted-subsample';
+import { exactDrawRows, subsampledRows } from '../../server/src/attacks/reconstruction/boosted-subsample';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
@@ -33,8 +33,18 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
     assert.equal(subsampledRows([100, 100, 100], 1), undefined);
     // A stated rate of 1 with differing roots is no subsample (the caller's count check says why).
     assert.equal(subsampledRows([100, 90, 110], 1), undefined);
+    // Equal roots with a stated rate: scikit-learn's exact draw int(rate x N), here N = 100 or 101.
     const stated = subsampledRows([70, 70, 70], 0.7)!;
     assert.deepEqual([stated.rate, stated.rows], [0.7, 100]);
+    assert.match(stated.rowsSource, /^at least: .*N from 100 to 101/);
+    assert.deepEqual(exactDrawRows(70, 0.7), [100, 101]);
+    // GradientBoostingRegressor(subsample=0.8) on the 442 diabetes rows draws 353: only N = 442 gives it.
+    assert.deepEqual(exactDrawRows(353, 0.8), [442]);
+    const determined = subsampledRows([353, 353], 0.8)!;
+    assert.equal(determined.rows, 442);
+    assert.match(determined.rowsSource, /^determined/);
+    // Roots that differ with a stated rate (XGBoost's Bernoulli draws): the mean over the rate.
+    assert.equal(subsampledRows([68, 72, 70], 0.7)!.rows, 100);
     // Binomial draws of N = 1000 rows at 0.5: mean 500, variance 250.
     const spread = subsampledRows([484, 516, 484, 516, 484, 516, 484, 516, 484, 516, 484, 516], undefined)!;
     assert.ok(spread.rows > 516 && spread.rate < 1, JSON.stringify(spread));

@@ -10,10 +10,11 @@
  *  - before tree 0 every row's margin is the base score, so a tree-0 leaf holding one row proves
  *    its target (boosted-box-labels.ts, tree 0 only: a later tree's one-row leaf may hold another
  *    row of the box, one that tree 0 did not draw).
- * N is estimated from the roots: the trees' mean draw over the subsample rate when the file states
- * it (scikit-learn, XGBoost's scikit-learn wrapper); otherwise (a Booster's JSON states no training
- * parameters) from the roots' spread, since XGBoost draws each row with probability `rate`, so a
- * root is binomial with mean N x rate and variance N x rate x (1 - rate).
+ * N comes from the roots: scikit-learn draws exactly int(subsample x N) rows per stage, which often
+ * one N satisfies; XGBoost draws each row with probability `subsample`, so with the rate stated
+ * (its scikit-learn wrapper) N is estimated as the trees' mean draw over it, and otherwise (a
+ * Booster's JSON states no training parameter) from the roots' spread: a root is then binomial,
+ * with mean N x rate and variance N x rate x (1 - rate).
  */
 import type { Forest } from '../../forest/schema';
 import { labelBoostedBoxes, type BoostedWeights } from './boosted-box-labels';
@@ -46,6 +47,13 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
   const mean = roots.reduce((a, b) => a + b, 0) / roots.length;
   const largest = Math.max(...roots);
   if (rate !== undefined) {
+    if (!differ) {
+      // Every tree drew the same number of rows: scikit-learn draws exactly int(subsample x N)
+      // (without replacement), which few N satisfy; often one.
+      const fits = exactDrawRows(roots[0], rate);
+      if (fits.length === 1) return { rate, rows: fits[0], rowsSource: `determined: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for this N only` };
+      if (fits.length > 1) return { rate, rows: fits[0], rowsSource: `at least: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for N from ${fits[0]} to ${fits[fits.length - 1]}` };
+    }
     return { rate, rows: Math.max(largest, Math.round(mean / rate)), rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
   }
   const variance = roots.reduce((a, r) => a + (r - mean) ** 2, 0) / (roots.length - 1);
@@ -58,6 +66,13 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
     };
   }
   return { rate: Number((mean / largest).toFixed(2)), rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
+}
+
+/** The N whose draw int(rate x N) (scikit-learn's `int(self.subsample * n_samples)`, float64) is `drawn`. */
+export function exactDrawRows(drawn: number, rate: number): number[] {
+  const fits: number[] = [];
+  for (let n = Math.max(drawn, Math.floor(drawn / rate) - 1); n <= Math.ceil((drawn + 1) / rate) + 1; n++) if (Math.floor(rate * n) === drawn) fits.push(n);
+  return fits;
 }
 
 /**
