@@ -47,6 +47,7 @@ interface Truth {
   class_prior?: number[] | null;
   classes?: number[] | null;
   stage0_positives?: Record<string, number>;
+  stage0_inbag_positives?: Record<string, number>;
 }
 
 function truthOf(name: string): Truth {
@@ -402,6 +403,28 @@ describe('sklearn gradient boosting', () => {
     const r = await reconstruct(forest, { budgetMs: 10_000 });
     assert.equal(r.certifiedRows, truth.n);
     assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it('gb_clf_sub (subsample 0.7): stage 0\'s counts are exact for the rows it drew; N determined by the draw and the prior; every drawn row certified with its class', async () => {
+    const truth = truthOf('gb_clf_sub');
+    const { forest, notes } = readFixture('gb_clf_sub');
+    const rows = readTrainingRows(path.join(DIR, 'gb_clf_sub.train.csv')).rows;
+    assert.equal(forest.task, 'classification');
+    assert.equal(forest.training.bootstrap, true);
+    assert.equal(forest.training.withoutReplacement, true);
+    // 150 rows, prior 0.633: int(0.7 N) = 105 holds for N = 150 and 151, whole positives only for 150.
+    assert.equal(forest.training.rows, rows.length);
+    assert.ok(notes.some((n) => /N = 150: the only N/.test(n)));
+    const tree = forest.trees[0];
+    const inbag = truth.stage0_inbag_positives!;
+    for (const leaf of Object.keys(inbag)) assert.equal(tree.classWeights[Number(leaf) * 2 + 1], inbag[leaf], `leaf ${leaf}: the drawn rows' positives`);
+    const drawn = truth.stages![0][0].n_node_samples[0];
+    assert.equal(drawn, Math.floor(0.7 * rows.length));
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'box-estimate');
+    assert.equal(r.rows, rows.length);
+    // Mixed leaves too: drawn without replacement, each class's count is its distinct rows.
+    assert.equal(r.certifiedRows, drawn);
+    assert.equal(assertSound(r.reconstruction, rows), drawn);
   });
   it('gb_clf_multi: read as row counts only, with a note', () => {
     const truth = truthOf('gb_clf_multi');

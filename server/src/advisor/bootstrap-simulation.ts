@@ -48,7 +48,7 @@ export function simulateBootstrapWithoutSeeds(forest: Forest, random: Random): S
     forest: {
       ...forest,
       hyperParameters: { ...forest.hyperParameters, bootstrap: true },
-      training: { ...forest.training, bootstrap: true, ...(rows !== undefined ? { rows, bootstrapSize: rows } : {}) },
+      training: { ...forest.training, bootstrap: true, withoutReplacement: false, ...(rows !== undefined ? { rows, bootstrapSize: rows } : {}) },
       trees,
     },
     description: 'simulation: each tree\'s leaf counts replaced by a bootstrap sample of its rows (N draws with replacement: per (leaf, class) a multinomial with p = count / N), no seeds stored; the trees keep this model\'s splits',

@@ -53,7 +53,7 @@ export function privatize(forest: Forest, epsilon: number, draws: NoiseDraws): F
     ...forest,
     hyperParameters: { ...forest.hyperParameters, epsilon },
     // The mechanism fills every tree with all rows (no bootstrap) and states N.
-    training: { ...forest.training, bootstrap: false },
+    training: { ...forest.training, bootstrap: false, withoutReplacement: false },
     privacy: { mechanism: 'laplace-leaf-counts', epsilon, split: 'per-tree', rounding: 'truncate' },
     trees,
   };

@@ -33,5 +33,5 @@ export function refillWithRows(forest: Forest, rows: readonly EvaluatedRow[]): F
     trees.push(refilled);
   }
   const { privacy: _privacy, ...rest } = forest;
-  return { ...rest, training: { ...forest.training, rows: rows.length, bootstrap: false }, trees };
+  return { ...rest, training: { ...forest.training, rows: rows.length, bootstrap: false, withoutReplacement: false }, trees };
 }

@@ -150,6 +150,11 @@ export const ForestSchema = z.object({
     bootstrap: z.boolean(),
     /** Rows drawn per tree when bootstrapping (scikit-learn's `max_samples` resolved against N). */
     bootstrapSize: z.number().int().nonnegative().optional(),
+    /**
+     * With `bootstrap`: each tree drew its rows without replacement (gradient boosting's
+     * `subsample`), so every drawn row counts once and the counts are distinct rows per class.
+     */
+    withoutReplacement: z.boolean().optional(),
     /** Whether counts are sample-weighted (non-integer weights found), which defeats exact counting. */
     weighted: z.boolean().default(false),
   }),

@@ -17,6 +17,7 @@
  * with mean N x rate and variance N x rate x (1 - rate).
  */
 import type { Forest } from '../../forest/schema';
+import { exactDrawRows } from '../../forest/subsample';
 import { labelBoostedBoxes, type BoostedWeights } from './boosted-box-labels';
 import { reconstructByEstimate } from './boxes/estimate';
 import type { RunContext } from './context';
@@ -66,13 +67,6 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
     };
   }
   return { rate: Number((mean / largest).toFixed(2)), rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
-}
-
-/** The N whose draw int(rate x N) (scikit-learn's `int(self.subsample * n_samples)`, float64) is `drawn`. */
-export function exactDrawRows(drawn: number, rate: number): number[] {
-  const fits: number[] = [];
-  for (let n = Math.max(drawn, Math.floor(drawn / rate) - 1); n <= Math.ceil((drawn + 1) / rate) + 1; n++) if (Math.floor(rate * n) === drawn) fits.push(n);
-  return fits;
 }
 
 /**

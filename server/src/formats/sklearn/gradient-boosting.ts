@@ -23,6 +23,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
+import { exactDrawRows } from '../../forest/subsample';
 import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -157,7 +158,6 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   if (prior.length !== 2) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has 2.`);
   const p0 = prior[1];
   if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
-  if (subsample < 1) return asCounts('subsample < 1: stage 0\'s leaf steps mix in-bag rows with the prior of all rows');
   if (weighted) return asCounts('sample weights: the leaf steps are weighted sums');
   const t0 = raws[0];
   const weights: number[] = new Array(t0.nodeCount * 2);
@@ -174,6 +174,17 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     weights[i * 2 + 1] = rounded;
   }
   notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages are not read (their leaves mix residuals of different predictions)`);
+  if (subsample < 1) {
+    // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
+    // probability was still the prior, so its counts are exact for those rows. The prior is the
+    // class share of all N rows, which with the draw often determines N.
+    const drawn = t0.nodeSamples[0];
+    const fits = exactDrawRows(drawn, subsample).filter((n) => Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
+    if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn} and whose positives ${p0} x N are whole`);
+    const sampled = { ...training, bootstrap: true, withoutReplacement: true, bootstrapSize: drawn, ...(fits.length === 1 ? { rows: fits[0] } : {}) };
+    // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
+    return { forest: { ...base, task: 'classification', classes, training: sampled, trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
+  }
   const forest: ForestInput = {
     ...base,
     task: 'classification',

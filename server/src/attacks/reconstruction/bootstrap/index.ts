@@ -13,6 +13,7 @@
  *   ../boxes/estimate.ts     numeric features or weighted draws: single-class leaves certify boxes, the rest an estimate
  */
 import type { Forest } from '../../../forest/schema';
+import { exactDrawRows } from '../../../forest/subsample';
 import type { RunContext } from '../context';
 import { buildLeafTable } from '../leaves';
 import type { ReconstructionResult } from '../types';
@@ -22,6 +23,9 @@ import { reconstructByEstimate } from '../boxes/estimate';
 import { reconstructReplayed } from './replayed';
 
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
+  // Draws without replacement (gradient boosting's subsample): no replay or likelihood of bootstrap
+  // draws applies; every drawn row counts once, which the estimate certifies.
+  if (forest.training.withoutReplacement) return estimateBootstrap(forest, ctx, 'each tree was grown on a draw of the rows without replacement (subsample), which the file does not record');
   const prepared = buildLeafTable(forest, { bootstrap: true });
   // Weighted draws (class or sample weights) or numeric features: the estimate, which certifies
   // what single-class leaves prove (the formulations here are written over whole draws of binary rows).
@@ -48,6 +52,15 @@ export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: st
   if (!table.ok) return skip(table.reason);
   // N: the seeds replay every tree's distinct count for one N only, or the model states it, or
   // the distinct in-bag counts estimate it.
+  if (forest.training.withoutReplacement) {
+    // int(subsample x N) rows drawn: the least N that gives the draw (the reader states N when one does).
+    const drawn = forest.training.bootstrapSize ?? forest.trees[0].distinctRows?.[0] ?? rootDraws(table.table);
+    const rate = forest.hyperParameters.subsample;
+    const least = typeof rate === 'number' ? exactDrawRows(drawn, rate)[0] : undefined;
+    const rows = forest.training.rows ?? least ?? drawn;
+    const rowsSource = forest.training.rows !== undefined ? 'determined by the draw and the class prior' : least !== undefined ? `at least: the least N whose draw int(${rate} x N) is ${drawn}` : 'at least: the rows drawn';
+    return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+  }
   const replay = replayDraws(forest, ctx.deadline);
   const replayed = replay.ok && replay.draws.otherRows === 0 ? replay.draws.rows : undefined;
   const drawn = forest.training.bootstrapSize ?? rootDraws(table.table);

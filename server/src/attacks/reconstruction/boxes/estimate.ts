@@ -39,6 +39,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const classes = classCount(forest);
   const N = input.rows;
   const noised = forest.privacy !== undefined;
+  const exactClassRows = !noised && forest.training.withoutReplacement === true && !forest.training.weighted;
   const estimated: Int32Array[] = [];
   const proven: Int32Array[] = [];
   forest.trees.forEach((tree) => {
@@ -69,6 +70,11 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
         total += rows;
       }
       if (!noised && distinct !== undefined && present === 1) sure[n * classes + only] = distinct;
+      // Draws without replacement, unweighted: every drawn row counts once, so each class's count is
+      // its distinct rows, in mixed leaves too.
+      if (exactClassRows && distinct !== undefined && Math.abs(weight - distinct) < 1e-9) {
+        for (let c = 0; c < classes; c++) sure[n * classes + c] = Math.round(Math.max(0, tree.classWeights[n * classes + c]));
+      }
     }
     estimated.push(scaleToRows(tree.left, guess, total, N, classes));
     proven.push(sure);
@@ -116,7 +122,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     noised
       ? `nothing certified: noised counts prove no row (N = ${N}, ${input.rowsSource})`
       : certifiedRows > 0
-        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the ${classes > 1 ? 'single-class ' : ''}leaves of tree ${anchor} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
+        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of tree ${anchor} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
         : `nothing certified: no leaf stores its distinct rows under a single class (N = ${N}, ${input.rowsSource})`,
     `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
