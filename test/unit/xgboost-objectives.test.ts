@@ -110,6 +110,35 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.match(full.reason ?? '', /num_parallel_tree=10/);
   });
 
+  it('rows_only_hist: the probe finds the rows but no learning rate; tree 0 alone gives each leaf\'s true number of rows in its region, an estimate', async () => {
+    const forest = readFixtureForest(DIR, 'rows_only_hist.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'rows-only', probe.reason);
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.method, 'boosting-hessians');
+    assert.equal(result.status, 'bounded', result.reason);
+    assert.match(result.reason ?? '', /rows-only.*only tree 0 is read/);
+    assert.equal(result.rows, truth.length);
+    assert.equal(result.certifiedRows, 0);
+    assert.equal(result.reconstructedRows, truth.length);
+    // Each row's point lies in its interval and reaches a leaf of tree 0 as many times as true rows do.
+    const reached = new Map<number, number>();
+    for (const row of result.reconstruction) {
+      const point = row.values.map((v) => v ?? 0);
+      row.intervals!.forEach((b, f) => b && assert.ok(point[f] >= b[0] && point[f] < b[1], `feature ${f}: ${point[f]} outside [${b[0]}, ${b[1]})`));
+      const leaf = leafOf(forest.trees[0], point, forest.splitRule);
+      reached.set(leaf, (reached.get(leaf) ?? 0) + 1);
+    }
+    const expected = trueLeaves(forest);
+    assert.deepEqual([...reached.entries()].sort(), [...[...expected.entries()].map(([leaf, e]) => [leaf, e.rows] as [number, number])].sort());
+    // Labels: the model's prediction at each row's point (margin over every tree above 0).
+    for (const row of result.reconstruction) {
+      const point = row.values.map((v) => v ?? 0);
+      const margin = forest.trees.reduce((m, tree) => m + tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)], baseMargin(forest.boosting!));
+      assert.equal(row.label, margin > 0 ? 1 : 0);
+    }
+  });
+
   it('binary:hinge and count:poisson are not reconstructed, and say so', async () => {
     for (const [name, objective] of [['hinge_pima', 'binary:hinge'], ['poisson_pima', 'count:poisson']]) {
       const result = await reconstruct(readFixtureForest(DIR, `${name}.json`), { budgetMs: 5_000 });

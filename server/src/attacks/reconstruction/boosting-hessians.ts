@@ -42,6 +42,7 @@ import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
+import { firstTreeRows } from './first-tree-rows';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 import { solveMilp, withHighs, type SparseProblem } from './highs';
 import { boxToRow } from './rows';
@@ -76,7 +77,7 @@ const sigmoid = (m: number) => 1 / (1 + Math.exp(-m));
 /** Why this method does not apply, or what it needs: eta, lambda, and whether G is usable. */
 function applicability(
   forest: Forest,
-): { ok: false; reason: string } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; mixed: Uint8Array; subsample?: number; note?: string } {
+): { ok: false; reason: string; rowsOnly?: { probe: ReturnType<typeof probeFirstTrees>; subsample?: number } } | { ok: true; eta: number; lambda: number; gradients: boolean; probe: ReturnType<typeof probeFirstTrees>; mixed: Uint8Array; subsample?: number; note?: string } {
   const b = forest.boosting;
   if (!b) return { ok: false, reason: 'not a boosted model' };
   if (!isLogistic(b.objective) || b.outputGroups !== 1) return { ok: false, reason: `the hessian reconstruction handles the logistic objectives (binary:logistic, binary:logitraw, reg:logistic); this one is ${b.objective}` };
@@ -104,12 +105,14 @@ function applicability(
     ...[uniformMissingNote(forest)].filter((x): x is string => x !== undefined),
   ];
   const probe = probeFirstTrees(forest);
+  // Tree 0's rows without (all) its positives, or without the learning rate: tree 0 alone (first-tree-rows.ts).
+  const rowsOnly = probe.rows !== undefined && probe.trees[0]?.tree === 0 && probe.status !== 'not-applicable' ? { probe, ...(subsample !== undefined ? { subsample } : {}) } : undefined;
   if (probe.status !== 'exact' || !probe.trees[0] || probe.trees[0].tree !== 0) {
-    return { ok: false, reason: `first-tree probing did not give exact counts (${probe.status}${probe.reason ? `: ${probe.reason}` : ''})` };
+    return { ok: false, reason: `first-tree probing did not give exact counts (${probe.status}${probe.reason ? `: ${probe.reason}` : ''})`, rowsOnly };
   }
   const eta = probe.parameters.eta?.value;
   const lambda = probe.parameters.lambda?.value ?? 1;
-  if (eta === undefined || !(eta > 0)) return { ok: false, reason: 'the learning rate could not be read or inferred' };
+  if (eta === undefined || !(eta > 0)) return { ok: false, reason: 'the learning rate could not be read or inferred', rowsOnly };
   // L1 alpha and max_delta_step change the weight's relation to G: keep the hessian equations only.
   const gradients = !(probe.parameters.alpha && probe.parameters.alpha.value > 0) && !(probe.parameters.maxDeltaStep && probe.parameters.maxDeltaStep.value > 0);
   return { ok: true, eta, lambda, gradients, probe, mixed, ...(subsample !== undefined ? { subsample } : {}), ...(notes.length ? { note: notes.join('; ') } : {}) };
@@ -429,6 +432,7 @@ export function boostedLeafEquations(forest: Forest): { trees: { nodes: number[]
 
 export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const app = applicability(forest);
+  if (!app.ok && app.rowsOnly) return firstTreeRows(forest, app.rowsOnly.probe, ctx, `${app.reason}, which the matching of the later trees needs`, app.rowsOnly.subsample);
   if (!app.ok) return ctx.answer({ status: 'skipped', reason: app.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   const cut = featureAxes(forest);
   if (!cut.ok) return ctx.answer({ status: 'skipped', reason: cut.reason, rows: app.probe.rows ?? null, certifiedRows: 0 });

@@ -15,7 +15,8 @@
  */
 import type { ProbedTree } from '../first-tree-probe';
 import type { Forest } from '../../forest/schema';
-import { leafOf, type FeatureInterval } from '../../forest/structure';
+import { leafOf } from '../../forest/structure';
+import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /** The class with the largest margin at a point (base score plus every tree of the class). */
@@ -28,26 +29,6 @@ export function predictedClass(forest: Forest, point: readonly number[]): number
     if (m > margins[best]) best = k;
   });
   return best;
-}
-
-/** A leaf's region as ReconstructedRow intervals: null where its path does not test the feature. */
-function regionIntervals(box: readonly FeatureInterval[], features: number): ([number, number] | null)[] {
-  const intervals: ([number, number] | null)[] = new Array(features).fill(null);
-  for (const b of box) intervals[b.feature] = [b.lower ?? -Infinity, b.upper ?? Infinity];
-  return intervals;
-}
-
-/** A point inside the region (`lower <= x < upper` for XGBoost, `lower < x <= upper` for scikit-learn). */
-function intoRegion(values: readonly (number | null)[], region: readonly ([number, number] | null)[], lowerInclusive: boolean): (number | null)[] {
-  return values.map((v, f) => {
-    const r = region[f];
-    if (!r) return v;
-    const [lo, hi] = r;
-    if (v !== null && (lowerInclusive ? v >= lo && v < hi : v > lo && v <= hi)) return v;
-    if (Number.isFinite(lo) && Number.isFinite(hi)) return (lo + hi) / 2;
-    if (lowerInclusive) return Number.isFinite(lo) ? lo : hi - 1;
-    return Number.isFinite(hi) ? hi : lo + 1;
-  });
 }
 
 /** The rows certified by the first round's single-class leaves, the others with predicted classes. */

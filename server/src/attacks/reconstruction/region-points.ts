@@ -1,0 +1,25 @@
+/**
+ * A probed leaf's region (its path's intervals) as reconstructed-row intervals, and a point inside
+ * it: for rows that a leaf proves to lie in its region but whose values nothing else narrows.
+ */
+import type { FeatureInterval } from '../../forest/structure';
+
+/** A leaf's region as ReconstructedRow intervals: null where its path does not test the feature. */
+export function regionIntervals(box: readonly FeatureInterval[], features: number): ([number, number] | null)[] {
+  const intervals: ([number, number] | null)[] = new Array(features).fill(null);
+  for (const b of box) intervals[b.feature] = [b.lower ?? -Infinity, b.upper ?? Infinity];
+  return intervals;
+}
+
+/** A point inside the region (`lower <= x < upper` for XGBoost, `lower < x <= upper` for scikit-learn). */
+export function intoRegion(values: readonly (number | null)[], region: readonly ([number, number] | null)[], lowerInclusive: boolean): (number | null)[] {
+  return values.map((v, f) => {
+    const r = region[f];
+    if (!r) return v;
+    const [lo, hi] = r;
+    if (v !== null && (lowerInclusive ? v >= lo && v < hi : v > lo && v <= hi)) return v;
+    if (Number.isFinite(lo) && Number.isFinite(hi)) return (lo + hi) / 2;
+    if (lowerInclusive) return Number.isFinite(lo) ? lo : hi - 1;
+    return Number.isFinite(hi) ? hi : lo + 1;
+  });
+}
