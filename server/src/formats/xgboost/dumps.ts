@@ -15,6 +15,7 @@
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { ForestInput, Tree } from '../../forest/schema';
 import type { ModelPath, SourceRange, UnreadableReason } from '../types';
+import { Refusal, unlessRefused } from './refusal';
 import { toIrTree, type NativeTree } from './tree';
 
 export type DumpBuild =
@@ -43,12 +44,6 @@ export const TEXT_LINES = {
   /** Splits the dump writes for indicator (`[f1]`) and categorical (`[f1:{2,3}]`) features. */
   otherSplit: /^(\t*)(\d+):\[[^\]]*\] yes=/,
 };
-
-class Refusal extends Error {
-  constructor(readonly reason: UnreadableReason, detail: string) {
-    super(detail);
-  }
-}
 
 function stats(text: string, node: DumpNode): void {
   for (const part of text.split(',')) {
@@ -169,20 +164,11 @@ function positionOf(lineStarts: number[], offset: number): { line: number; chara
   return { line: lo, character: offset - lineStarts[lo] };
 }
 
-function guard(run: () => DumpBuild): DumpBuild {
-  try {
-    return run();
-  } catch (error) {
-    if (error instanceof Refusal) return { ok: false, reason: error.reason, detail: error.message };
-    throw error;
-  }
-}
-
 const DUMP_NOTES = ['objective and base score: not stated in a dump (base score 0.5 assumed)'];
 
 /** `dump_model(..., dump_format='text')` or the concatenation of `get_dump()` strings. */
 export function readTextDump(text: string): DumpBuild {
-  return guard(() => {
+  return unlessRefused((): DumpBuild => {
     const lines = text.split('\n');
     const trees: Map<number, DumpNode>[] = [];
     const lineOf: Map<number, number>[] = [];
@@ -242,7 +228,7 @@ export function readTextDump(text: string): DumpBuild {
 
 /** `dump_model(..., dump_format='json')`: an array of nested node objects. */
 export function readJsonDump(text: string): DumpBuild {
-  return guard(() => {
+  return unlessRefused((): DumpBuild => {
     let json: unknown;
     try {
       json = JSON.parse(text);

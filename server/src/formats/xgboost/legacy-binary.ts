@@ -40,6 +40,7 @@
  * unsupported-estimator), never exceptions.
  */
 import type { UnreadableReason } from '../types';
+import { corrupt, Refusal, unlessRefused } from './refusal';
 import { float32Decimal } from './float32';
 
 type Obj = { [key: string]: unknown };
@@ -59,13 +60,6 @@ const MIN_TREE_BYTES = TREE_PARAM_BYTES + NODE_BYTES + STAT_BYTES + 4;
 const MAX_NAME = 256;
 const DELETED = 0xffffffff;
 
-class Stop extends Error {
-  constructor(readonly reason: UnreadableReason, detail: string) {
-    super(detail);
-  }
-}
-
-const corrupt = (detail: string) => new Stop('corrupt', detail);
 
 /** Little-endian reads that never pass the end of the bytes. */
 class Cursor {
@@ -82,7 +76,7 @@ class Cursor {
   }
 
   need(n: number, what: string): void {
-    if (n > this.remaining) throw new Stop('truncated', `the file ends at byte ${this.bytes.length} inside ${what}, which needs ${n} bytes from offset ${this.pos}`);
+    if (n > this.remaining) throw new Refusal('truncated', `the file ends at byte ${this.bytes.length} inside ${what}, which needs ${n} bytes from offset ${this.pos}`);
   }
 
   i32(): number {
@@ -175,12 +169,7 @@ function hasNamesAt(bytes: Uint8Array, at: number): boolean {
 
 /** Decodes a legacy binary model starting at byte 0 of `bytes` (with or without the magic). */
 export function decodeLegacyBinary(bytes: Uint8Array): LegacyDecode {
-  try {
-    return decode(bytes);
-  } catch (error) {
-    if (error instanceof Stop) return { ok: false, reason: error.reason, detail: error.message };
-    throw error;
-  }
+  return unlessRefused(() => decode(bytes));
 }
 
 function decode(bytes: Uint8Array): LegacyDecode {
@@ -205,21 +194,21 @@ function decode(bytes: Uint8Array): LegacyDecode {
 
   const objective = objectiveName(cursor, major);
   const booster = cursor.string("the booster's name", MAX_NAME);
-  if (booster === 'gblinear') throw new Stop('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
+  if (booster === 'gblinear') throw new Refusal('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
   if (booster !== 'gbtree' && booster !== 'dart') throw corrupt(`the booster is named ${JSON.stringify(booster.slice(0, 40))}, not gbtree, dart or gblinear`);
 
   const gbtree = readGbtree(cursor);
   let weightDrop: number[] | undefined;
   if (booster === 'dart' && gbtree.trees.length > 0) {
     const n = cursor.u64("dart's weight_drop count");
-    if (n * 4 > cursor.remaining) throw new Stop('truncated', `dart's weight_drop declares ${n} weights; ${cursor.remaining} bytes remain`);
+    if (n * 4 > cursor.remaining) throw new Refusal('truncated', `dart's weight_drop declares ${n} weights; ${cursor.remaining} bytes remain`);
     weightDrop = Array.from({ length: n }, () => cursor.f32());
   }
 
   const attributes: Obj = Object.create(null);
   if (containExtraAttrs !== 0) {
     const n = cursor.u64('the attribute count');
-    if (n * 16 > cursor.remaining) throw new Stop('truncated', `the model declares ${n} attributes; ${cursor.remaining} bytes remain`);
+    if (n * 16 > cursor.remaining) throw new Refusal('truncated', `the model declares ${n} attributes; ${cursor.remaining} bytes remain`);
     for (let i = 0; i < n; i++) {
       const key = cursor.string(`attribute ${i}'s name`);
       const value = cursor.string(`attribute ${JSON.stringify(key.slice(0, 40))}`);
@@ -337,7 +326,7 @@ function readGbtree(cursor: Cursor): Gbtree {
   cursor.pos = start + GBTREE_PARAM_BYTES;
   if (numTrees < 0) throw corrupt(`num_trees is ${numTrees}`);
   if (numTrees > Math.floor(cursor.remaining / MIN_TREE_BYTES)) {
-    throw new Stop('truncated', `the model declares ${numTrees} trees; the ${cursor.remaining} bytes that remain hold at most ${Math.floor(cursor.remaining / MIN_TREE_BYTES)}`);
+    throw new Refusal('truncated', `the model declares ${numTrees} trees; the ${cursor.remaining} bytes that remain hold at most ${Math.floor(cursor.remaining / MIN_TREE_BYTES)}`);
   }
   const trees: Obj[] = [];
   for (let t = 0; t < numTrees; t++) trees.push(readTree(cursor, t));
@@ -361,7 +350,7 @@ function readTree(cursor: Cursor, t: number): Obj {
   if (numNodes < 1) throw corrupt(`tree ${t} declares ${numNodes} nodes`);
   const perNode = NODE_BYTES + STAT_BYTES;
   if (numNodes > Math.floor(cursor.remaining / perNode)) {
-    throw new Stop('truncated', `tree ${t} declares ${numNodes} nodes; the ${cursor.remaining} bytes that remain hold at most ${Math.floor(cursor.remaining / perNode)}`);
+    throw new Refusal('truncated', `tree ${t} declares ${numNodes} nodes; the ${cursor.remaining} bytes that remain hold at most ${Math.floor(cursor.remaining / perNode)}`);
   }
   const left: number[] = new Array(numNodes);
   const right: number[] = new Array(numNodes);

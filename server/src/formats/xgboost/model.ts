@@ -11,6 +11,7 @@
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
+import { corrupt, Refusal, unlessRefused } from './refusal';
 import { featureCountProblem } from '../limits';
 import { toIrTree, type NativeTree } from './tree';
 
@@ -22,13 +23,6 @@ type Obj = { [key: string]: unknown };
 
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 
-class Refusal extends Error {
-  constructor(readonly reason: UnreadableReason, detail: string) {
-    super(detail);
-  }
-}
-
-const corrupt = (detail: string) => new Refusal('corrupt', detail);
 
 function numbers(tree: Obj, key: string, t: number, n: number, required: boolean): number[] | undefined {
   const v = tree[key];
@@ -87,12 +81,7 @@ function wrapperMeta(learner: Obj): Obj | undefined {
 }
 
 export function buildForest(root: unknown): ModelBuild {
-  try {
-    return build(root);
-  } catch (error) {
-    if (error instanceof Refusal) return { ok: false, reason: error.reason, detail: error.message };
-    throw error;
-  }
+  return unlessRefused(() => build(root));
 }
 
 function build(root: unknown): ModelBuild {
