@@ -203,3 +203,24 @@ export function lintChecked(bytes: Uint8Array, name: string, options: { maxFileB
 
 /** The rule ids of a report, for assertions and tallies. */
 export const rulesOf = (c: Checked): string[] => c.report?.findings.map((f) => f.rule) ?? [];
+
+/**
+ * Reproducible random byte damage for the readers' robustness tests: `damaged(i)` is file
+ * `i % originals.length` with 1 to 4 bytes overwritten by a seeded linear congruential generator,
+ * anywhere, or within the first `within(i)` bytes when given (where the counts and names are).
+ */
+export function byteDamage(originals: readonly Uint8Array[], seed: number, within?: (i: number) => number | undefined): (i: number) => { file: number; bytes: Uint8Array } {
+  let state = seed;
+  const rnd = () => {
+    state = (Math.imul(state, 1103515245) + 12345) >>> 0;
+    return state / 4294967296;
+  };
+  return (i) => {
+    const file = i % originals.length;
+    const bytes = originals[file].slice();
+    const range = Math.min(within?.(i) ?? bytes.length, bytes.length);
+    const hits = 1 + Math.floor(rnd() * 4);
+    for (let h = 0; h < hits; h++) bytes[Math.floor(rnd() * range)] = Math.floor(rnd() * 256);
+    return { file, bytes };
+  };
+}

@@ -8,6 +8,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { ForestSchema } from '../../server/src/forest/schema';
 import { readSklearn } from '../../server/src/formats/sklearn';
+import { byteDamage } from '../support/fuzz';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/sklearn');
 
@@ -31,19 +32,11 @@ describe('sklearn reader: damaged files', () => {
   });
 
   it('never throws and never returns an invalid forest on random byte damage', () => {
-    let seed = 20240611;
-    const rnd = () => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed / 4294967296;
-    };
     const files = ['rf_compas.joblib', 'rf_compas.p4.pkl', 'rf_compas.p2.pkl', 'rf_strings.joblib', 'rf_compas.v14.p4.pkl', 'rf_compas.p0.pkl'];
-    const originals = files.map(load);
+    const damaged = byteDamage(files.map(load), 20240611);
     const kinds = new Map<string, number>();
     for (let i = 0; i < 600; i++) {
-      const k = i % files.length;
-      const b = originals[k].slice();
-      const hits = 1 + Math.floor(rnd() * 4);
-      for (let h = 0; h < hits; h++) b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const { file: k, bytes: b } = damaged(i);
       const t0 = performance.now();
       const r = readSklearn(b, files[k]);
       assert.ok(performance.now() - t0 < 2000, 'a damaged file took too long');

@@ -19,6 +19,7 @@ import { readXgboost } from '../../server/src/formats/xgboost';
 import { decodeLegacyBinary } from '../../server/src/formats/xgboost/legacy-binary';
 import { collectModelFiles } from '../../server/src/linter/model-files';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
+import { byteDamage } from '../support/fuzz';
 
 const DIR = path.join(FIXTURES, 'xgboost');
 const load = (file: string) => new Uint8Array(fs.readFileSync(path.join(DIR, file)));
@@ -167,19 +168,11 @@ describe('XGBoost legacy binary: damaged and hostile files', () => {
   });
 
   it('never throws on random byte damage, refuses what no longer holds together', () => {
-    let seed = 20_251_125;
-    const rnd = () => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed / 4294967296;
-    };
-    const originals = LEGACY.map(load);
+    // Half the damage where the counts and names are: the first 600 bytes.
+    const damaged = byteDamage(LEGACY.map(load), 20_251_125, (i) => (i % 2 ? undefined : 600));
     const kinds = new Map<string, number>();
     for (let i = 0; i < 1200; i++) {
-      const k = i % LEGACY.length;
-      const b = originals[k].slice();
-      const hits = 1 + Math.floor(rnd() * 4);
-      // Half the damage where the counts and names are: the first 600 bytes.
-      for (let h = 0; h < hits; h++) b[Math.floor(rnd() * (i % 2 ? b.length : Math.min(600, b.length)))] = Math.floor(rnd() * 256);
+      const { file: k, bytes: b } = damaged(i);
       const kind = check(LEGACY[k], b);
       kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     }

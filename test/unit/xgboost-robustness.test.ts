@@ -14,6 +14,7 @@ import { readModel } from '../../server/src/formats';
 import { readXgboost } from '../../server/src/formats/xgboost';
 import { decodeUbjson } from '../../server/src/formats/xgboost/ubjson';
 import { FIXTURES } from '../support/paths';
+import { byteDamage } from '../support/fuzz';
 
 const DIR = path.join(FIXTURES, 'xgboost');
 const load = (file: string) => new Uint8Array(fs.readFileSync(path.join(DIR, file)));
@@ -54,19 +55,11 @@ describe('XGBoost readers: damaged files', () => {
   });
 
   it('never throws and never returns an invalid forest on random byte damage', () => {
-    let seed = 20250501;
-    const rnd = () => {
-      seed = (Math.imul(seed, 1103515245) + 12345) >>> 0;
-      return seed / 4294967296;
-    };
     const files = ['bin_pima.ubj', 'multi_iris.ubj', 'bin_pima.json', 'bin_pima.dump.txt', 'bin_pima.dump.json', 'reg_pima.ubj'];
-    const originals = files.map(load);
+    const damaged = byteDamage(files.map(load), 20250501);
     const kinds = new Map<string, number>();
     for (let i = 0; i < 600; i++) {
-      const k = i % files.length;
-      const b = originals[k].slice();
-      const hits = 1 + Math.floor(rnd() * 4);
-      for (let h = 0; h < hits; h++) b[Math.floor(rnd() * b.length)] = Math.floor(rnd() * 256);
+      const { file: k, bytes: b } = damaged(i);
       const kind = checkModel(files[k], b);
       kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     }
