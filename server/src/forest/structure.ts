@@ -106,3 +106,13 @@ export function pathBox(path: readonly Condition[]): FeatureInterval[] {
   }
   return [...byFeature.values()];
 }
+
+/**
+ * A boosted model's margin per output group at a point: the starting margin (`start`, e.g.
+ * forest/boosting.ts's baseMargin) plus the leaf value each tree of the group sends the point to.
+ */
+export function boostedMargins(forest: Forest, point: readonly number[], start: number): number[] {
+  const margins = new Array<number>(forest.boosting!.outputGroups).fill(start);
+  for (const tree of forest.trees) margins[tree.boosting!.group] += tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)];
+  return margins;
+}

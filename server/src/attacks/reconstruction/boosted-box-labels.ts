@@ -21,7 +21,7 @@
  */
 import type { Forest, Tree } from '../../forest/schema';
 import { LEAF } from '../../forest/schema';
-import { leafOf } from '../../forest/structure';
+import { boostedMargins } from '../../forest/structure';
 import { withTargets } from './regression-box-labels';
 import type { ReconstructionResult } from './types';
 
@@ -81,9 +81,7 @@ export function certifiedTarget(forest: Forest, intervals: readonly ([number, nu
 
 /** The model's prediction at a point: base score plus every tree's leaf value. */
 function prediction(forest: Forest, point: readonly number[]): number {
-  let sum = forest.boosting!.baseScore[0];
-  for (const tree of forest.trees) sum += tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)];
-  return sum;
+  return boostedMargins(forest, point, forest.boosting!.baseScore[0])[0];
 }
 
 export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string): ReconstructionResult {

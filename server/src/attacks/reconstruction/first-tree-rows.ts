@@ -10,16 +10,14 @@
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { baseMargin } from '../../forest/boosting';
 import type { Forest } from '../../forest/schema';
-import { leafOf } from '../../forest/structure';
+import { boostedMargins } from '../../forest/structure';
 import type { RunContext } from './context';
 import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /** The class (0 or 1) the model predicts at a point: the margin over all trees is positive. */
 function predictedPositive(forest: Forest, point: readonly number[]): boolean {
-  let margin = baseMargin(forest.boosting!);
-  for (const tree of forest.trees) margin += tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)];
-  return margin > 0;
+  return boostedMargins(forest, point, baseMargin(forest.boosting!))[0] > 0;
 }
 
 /** `why`: what the hessian matching lacks; `subsample` when the file states one below 1. */

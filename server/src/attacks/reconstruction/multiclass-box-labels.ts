@@ -15,15 +15,14 @@
  */
 import type { ProbedTree } from '../first-tree-probe';
 import type { Forest } from '../../forest/schema';
-import { leafOf } from '../../forest/structure';
+import { boostedMargins, leafOf } from '../../forest/structure';
 import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /** The class with the largest margin at a point (base score plus every tree of the class). */
 export function predictedClass(forest: Forest, point: readonly number[]): number {
-  const b = forest.boosting!;
-  const margins = Array.from({ length: b.outputGroups }, (_, k) => b.baseScore[k] ?? b.baseScore[0]);
-  for (const tree of forest.trees) margins[tree.boosting!.group] += tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)];
+  const base = forest.boosting!.baseScore;
+  const margins = boostedMargins(forest, point, 0).map((m, k) => m + (base[k] ?? base[0]));
   let best = 0;
   margins.forEach((m, k) => {
     if (m > margins[best]) best = k;
