@@ -7,7 +7,8 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import { certifiedTarget, leafOfBox } from '../../server/src/attacks/reconstruction/boosted-box-labels';
+import { certifiedTarget } from '../../server/src/attacks/reconstruction/boosted-box-labels';
+import { leafOfBox } from '../../server/src/forest/structure';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';

@@ -48,6 +48,25 @@ export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): 
   return node;
 }
 
+/**
+ * The leaf of `tree` that every point of the box reaches, or -1 when the box straddles a split.
+ * `intervals` as in ReconstructedRow: null where the box spans the feature's whole axis. Whatever
+ * the split rule, a box lies left of a threshold when its upper end is at most the threshold, and
+ * right of it when its lower end is at least the threshold (the ends are the forest's thresholds).
+ */
+export function leafOfBox(tree: Tree, intervals: readonly ([number, number] | null)[]): number {
+  let node = 0;
+  while (tree.left[node] !== LEAF) {
+    const bounds = intervals[tree.feature[node]];
+    if (!bounds) return -1;
+    const threshold = tree.threshold[node];
+    if (bounds[1] <= threshold) node = tree.left[node];
+    else if (bounds[0] >= threshold) node = tree.right[node];
+    else return -1;
+  }
+  return node;
+}
+
 /** One step on the way from the root to a node: `x[feature] <= threshold` (goesLeft) or `>`. */
 export interface Condition {
   feature: number;

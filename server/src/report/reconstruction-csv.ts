@@ -14,12 +14,14 @@
  * under scikit-learn's `x <= threshold`, closed below and open above under XGBoost's `x < threshold`),
  * written as the float64 the thresholds are stored as; a cell is empty where that end is unbounded
  * or the model does not constrain the feature. Binary features keep their one column: their
- * "interval" is just the 0 or 1 already written, so a binary-only model's CSV is unchanged.
+ * "interval" is just the 0 or 1 already written, so a binary-only model's CSV is unchanged; in a
+ * certified row of a box method the 0 or 1 is written only where the proven box fixes it.
  */
 import { csvLine } from '../util/csv';
 import type { Forest } from '../forest/schema';
 import { featureAxes } from '../attacks/reconstruction/feature-axes';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import { determined } from '../recoverability/summary';
 
 export interface ReconstructionColumns {
   /** One name per model feature, in the model's order. */
@@ -38,6 +40,17 @@ export const DEFAULT_LABEL_COLUMN = 'label';
 export function cellText(row: ReconstructedRow, feature: number): string {
   const value = row.values[feature];
   return value === null || value === undefined ? '' : String(value);
+}
+
+/**
+ * A one-column (binary) value: in a certified row that carries intervals (a box method), the 0 or 1
+ * is written only where the row's proven interval fixes it. The box methods complete every row to a
+ * point, so a certified box row holds an estimated 0 or 1 wherever its box spans both values; written
+ * in a row marked `certified`, that guess would read as proven (and is wrong as often as not).
+ */
+function provenCellText(row: ReconstructedRow, feature: number): string {
+  if (row.certified && row.intervals && !determined(row, feature)) return '';
+  return cellText(row, feature);
 }
 
 /** One end of a proven interval as text; empty when unbounded (or when there is no interval). */
@@ -68,7 +81,7 @@ export function reconstructionCsv(rows: readonly ReconstructedRow[], columns: Re
   const header = columns.features.flatMap((name, f) => (bounded(f) ? [name, `${name}.low`, `${name}.high`] : [name]));
   const lines = [csvLine([...header, columns.label, 'certified'])];
   for (const row of rows) {
-    const cells = columns.features.flatMap((_, f) => (bounded(f) ? [cellText(row, f), boundText(row, f, 0), boundText(row, f, 1)] : [cellText(row, f)]));
+    const cells = columns.features.flatMap((_, f) => (bounded(f) ? [cellText(row, f), boundText(row, f, 0), boundText(row, f, 1)] : [provenCellText(row, f)]));
     lines.push(csvLine([...cells, String(row.label), row.certified ? 'true' : 'false']));
   }
   return lines.join('');

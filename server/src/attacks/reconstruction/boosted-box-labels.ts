@@ -19,9 +19,8 @@
  *
  * Every other row's target is the model's prediction at its point (an estimate).
  */
-import type { Forest, Tree } from '../../forest/schema';
-import { LEAF } from '../../forest/schema';
-import { boostedMargins } from '../../forest/structure';
+import type { Forest } from '../../forest/schema';
+import { boostedMargins, leafOfBox } from '../../forest/structure';
 import { withTargets } from './regression-box-labels';
 import type { ReconstructionResult } from './types';
 
@@ -40,25 +39,6 @@ export interface BoostedWeights {
 
 /** Relative agreement required between two one-row leaves' targets for the same row (float32 sums). */
 const AGREEMENT = 1e-4;
-
-/**
- * The leaf of `tree` that every point of the box reaches, or -1 when the box straddles a split.
- * `intervals` as in ReconstructedRow: null where the box spans the feature's whole axis. Whatever
- * the split rule, a box lies left of a threshold when its upper end is at most the threshold, and
- * right of it when its lower end is at least the threshold (the ends are the forest's thresholds).
- */
-export function leafOfBox(tree: Tree, intervals: readonly ([number, number] | null)[]): number {
-  let node = 0;
-  while (tree.left[node] !== LEAF) {
-    const bounds = intervals[tree.feature[node]];
-    if (!bounds) return -1;
-    const threshold = tree.threshold[node];
-    if (bounds[1] <= threshold) node = tree.left[node];
-    else if (bounds[0] >= threshold) node = tree.right[node];
-    else return -1;
-  }
-  return node;
-}
 
 /** The target a box proves (see the module comment), or undefined. */
 export function certifiedTarget(forest: Forest, intervals: readonly ([number, number] | null)[], weights: BoostedWeights): number | undefined {

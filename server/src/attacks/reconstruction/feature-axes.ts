@@ -12,9 +12,11 @@
  * and with it which points may stand for an interval (`representative`).
  *
  * A feature is read as binary (two intervals, indices 0 and 1 standing for the values 0 and 1)
- * under the rule the binary engine always used: every threshold strictly between 0 and 1, and
- * either all equal (scikit-learn puts 0.5 between 0 and 1) or the feature declared binary
- * (ExtraTrees draws a random threshold per split; then all its thresholds count as one cut). A
+ * when every split of it is at 0.5 (scikit-learn puts its threshold halfway between 0 and 1), or
+ * when it is declared binary and every threshold lies strictly between 0 and 1 (ExtraTrees draws a
+ * random threshold per split; then all its thresholds count as one cut). A single threshold
+ * elsewhere in (0, 1) is not taken for a 0/1 feature: ratios, standardised columns and scaled data
+ * live there, and reading them as 0/1 certified values no training row had. A
  * feature declared numeric or categorical, or split anywhere else, gets its k + 1 intervals. A
  * feature no split uses is binary unless declared otherwise (a declared group can still force it).
  */
@@ -66,7 +68,12 @@ export function featureAxes(forest: Forest): FeatureAxesResult {
     const cuts = thresholds[f];
     const kind = forest.features[f].kind;
     const inUnitInterval = cuts.length > 0 && cuts.every((t) => t > 0 && t < 1);
-    const splitAsBinary = cuts.length === 0 || (inUnitInterval && (cuts.length === 1 || kind === 'binary'));
+    // Only scikit-learn's (and XGBoost's exact) midpoint between 0 and 1 marks a 0/1 feature: a
+    // single threshold elsewhere in (0, 1) is as often a numeric feature that lives there (a
+    // ratio, a standardised column, scikit-learn's scaled diabetes data) or is split only once,
+    // and reading it as 0/1 would certify values no training row has.
+    const atHalf = cuts.length === 1 && cuts[0] === 0.5;
+    const splitAsBinary = cuts.length === 0 || atHalf || (inUnitInterval && kind === 'binary');
     binary[f] = kind !== 'numeric' && kind !== 'categorical' && splitAsBinary ? 1 : 0;
     intervals[f] = binary[f] ? 2 : cuts.length + 1;
     integral[f] = cuts.length > 0 && cuts.every(splitRule === 'less' ? (t) => Number.isInteger(2 * t) : (t) => Number.isInteger(t - 0.5)) ? 1 : 0;

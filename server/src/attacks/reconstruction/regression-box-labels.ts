@@ -16,7 +16,7 @@
  * one row keeps its box as proven (`certifiedWithoutLabel`) with that estimated target.
  */
 import type { Forest, Tree } from '../../forest/schema';
-import { leafOf } from '../../forest/structure';
+import { leafOf, leafOfBox } from '../../forest/structure';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /**
@@ -61,18 +61,16 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
       // Points inside the forest's intervals; a null value is a feature no split tests.
       const point = row.values.map((v) => v ?? 0);
       let sum = 0;
-      let anchorLeaf = -1;
-      forest.trees.forEach((tree, t) => {
-        const leaf = leafOf(tree, point, forest.splitRule);
-        if (t === anchor) anchorLeaf = leaf;
-        sum += tree.targetMean![leaf];
-      });
-      const proven = row.certified && pureLeaf(forest.trees[anchor], anchorLeaf, forest.training.weighted === true);
-      return proven ? { target: forest.trees[anchor].targetMean![anchorLeaf] } : { estimate: sum / forest.trees.length };
+      for (const tree of forest.trees) sum += tree.targetMean![leafOf(tree, point, forest.splitRule)];
+      // The proven box, not the point, says which anchor leaf holds the row: a point is an estimate
+      // and, compared as float32 at a threshold, may be routed past the box it stands for.
+      const boxLeaf = row.certified && row.intervals ? leafOfBox(forest.trees[anchor], row.intervals) : -1;
+      const proven = boxLeaf >= 0 && pureLeaf(forest.trees[anchor], boxLeaf, forest.training.weighted === true);
+      return proven ? { target: forest.trees[anchor].targetMean![boxLeaf] } : { estimate: sum / forest.trees.length };
     },
     (certified, withoutLabel, rows) =>
       !means
-        ? 'the trees store no mean targets (criterion absolute_error stores medians): no target is certified and each row has the root\'s value'
+        ? 'the trees store no mean targets (criterion absolute_error stores medians, and a model read as row counts only has none): no target is certified and each row has the root\'s value'
         : `${certified} rows certified with their target: each lies in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
   );
 }

@@ -83,7 +83,8 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   const counted = countView(forest);
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.reserve(labellingMs(forest, rowsAbout(forest)));
-  return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, 'regression forest trained with bootstrap'));
+  const why = forest.training.withoutReplacement ? 'trees grown on draws of the rows without replacement (subsample), read as row counts' : 'regression forest trained with bootstrap';
+  return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
 }
 
 /** N for the labelling's reserve: stated, else the first root's distinct rows. */

@@ -114,9 +114,16 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const countTrees = (): Tree[] => raws.map((t) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted) }));
   const asCounts = (why: string): Decoded => {
     notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
-    // Count trees grown on subsamples saw different rows: read as bootstrap (one draw per tree), so
-    // that nothing treats them as constraints on the same N rows.
-    return { forest: { ...base, task: 'regression', classes: [], training: { ...training, bootstrap: subsample < 1 }, trees: countTrees() }, notes };
+    // Count trees grown on subsamples saw different rows: read as draws (one per stage), so that
+    // nothing treats them as constraints on the same N rows. The draws are without replacement,
+    // int(subsample x N) rows each, which often determines N (a bootstrap's estimate of N from
+    // distinct counts would read 120 of 150 iris rows as thousands).
+    return { forest: { ...base, task: 'regression', classes: [], training: subsample < 1 ? drawnTraining() : training, trees: countTrees() }, notes };
+  };
+  const drawnTraining = () => {
+    const drawn = weighted ? undefined : Math.round(roots[0]);
+    const fits = drawn === undefined ? [] : exactDrawRows(drawn, subsample);
+    return { ...training, bootstrap: true, withoutReplacement: true, ...(drawn !== undefined ? { bootstrapSize: drawn } : {}), ...(fits.length === 1 ? { rows: fits[0] } : {}) };
   };
 
   const init = st.get('init_');

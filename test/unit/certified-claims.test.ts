@@ -1,0 +1,115 @@
+/**
+ * What a user reads as proven must hold: every row the CLI's `--emit-reconstruction` marks
+ * `certified` is checked, as its CSV states it, against the rows the model was really fitted on
+ * (test/fixtures/soundness, made by scikit-learn 1.2.1 with generate.py). A certified row holds a
+ * training row when every value it writes in a one-column feature equals the row's, every numeric
+ * feature's value lies in (F.low, F.high] (compared as float32, as scikit-learn does), and the
+ * label (or regression target) is the row's; the certified rows must each get a training row of
+ * their own (a maximum matching covers them all).
+ *
+ * Each fixture is a model on which an earlier build broke this: features living in (0, 1) and
+ * split once were read as 0/1 and certified as 0 or 1 (dt_bc_depth3, rf_reg_diabetes_sex), and
+ * box-estimate wrote its estimated 0/1 values into certified rows (rf_credit_onehot).
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parseCsv } from '../../server/src/util/csv';
+import { maximumMatching } from '../support/bipartite-matching';
+import { FIXTURES, REPO_ROOT } from '../support/paths';
+
+const DIR = join(FIXTURES, 'soundness');
+const CLI = join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
+
+interface Emitted {
+  json: { recoverability: { status: string; method: string; rows: number | null; certifiedRows: number; reason?: string } };
+  header: string[];
+  rows: string[][];
+}
+
+let temp: string;
+before(() => (temp = mkdtempSync(join(tmpdir(), 'mpl-claims-'))));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+function emit(name: string): Emitted {
+  const out = join(temp, `${name}.csv`);
+  const run = spawnSync(process.execPath, [CLI, join(DIR, `${name}.joblib`), '--budget', '10', '--format', 'json', '--emit-reconstruction', out, '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+  assert.equal(run.status, 0, run.stderr);
+  const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));
+  return { json: JSON.parse(run.stdout).files[0], header, rows };
+}
+
+function truthOf(name: string): { values: number[]; label: number }[] {
+  const [, ...rows] = parseCsv(readFileSync(join(DIR, `${name}.train.csv`), 'utf8'));
+  return rows.map((cells) => ({ values: cells.slice(0, -1).map(Number), label: Number(cells[cells.length - 1]) }));
+}
+
+/** Whether the training row `truth` fits the certified CSV row `cells` (see the module comment). */
+function holds(header: readonly string[], cells: readonly string[], truth: { values: number[]; label: number }, regression: boolean): boolean {
+  let feature = 0;
+  for (let k = 0; k < header.length - 2; k++) {
+    const name = header[k];
+    if (name.endsWith('.low') || name.endsWith('.high')) continue;
+    const x = Math.fround(truth.values[feature++]);
+    if (header[k + 1] === `${name}.low`) {
+      const [low, high] = [cells[k + 1], cells[k + 2]];
+      if (low !== '' && !(x > Number(low))) return false;
+      if (high !== '' && !(x <= Number(high))) return false;
+    } else if (cells[k] !== '' && Number(cells[k]) !== x) {
+      return false;
+    }
+  }
+  const label = Number(cells[header.length - 2]);
+  return regression ? Math.abs(label - truth.label) <= 1e-6 * Math.max(1, Math.abs(truth.label)) : label === truth.label;
+}
+
+/** Certified rows of the CSV that no distinct training row can stand behind (0 when sound). */
+function unmatchedCertified(emitted: Emitted, truth: { values: number[]; label: number }[], regression: boolean): { certified: number; unmatched: number } {
+  const { header, rows } = emitted;
+  const certified = rows.filter((cells) => cells[cells.length - 1] === 'true');
+  const adjacency = certified.map((cells) => truth.flatMap((row, r) => (holds(header, cells, row, regression) ? [r] : [])));
+  return { certified: certified.length, unmatched: certified.length - maximumMatching(adjacency, truth.length).size };
+}
+
+describe('certified rows in --emit-reconstruction hold distinct training rows (test/fixtures/soundness)', () => {
+  for (const [name, regression] of [
+    ['dt_bc_depth3', false],
+    ['rf_reg_diabetes_sex', true],
+    ['rf_credit_onehot', false],
+  ] as const) {
+    it(name, () => {
+      const emitted = emit(name);
+      const { certified, unmatched } = unmatchedCertified(emitted, truthOf(name), regression);
+      assert.ok(certified > 0, `rows certified (precondition): ${emitted.json.recoverability.reason}`);
+      assert.equal(unmatched, 0, `${unmatched} of ${certified} certified rows hold no training row of their own`);
+    });
+  }
+
+  it('a breast-cancer feature split once inside (0, 1) gets its interval, not a 0/1 value', () => {
+    const { header } = emit('dt_bc_depth3');
+    const bounded = header.filter((name) => name.endsWith('.low'));
+    assert.ok(bounded.length > 0, `interval columns: ${header.join(',')}`);
+  });
+
+  it('rf_credit_onehot: certified rows leave the 0/1 columns their box does not fix empty, and fill those it does', () => {
+    const { header, rows } = emit('rf_credit_onehot');
+    const single = header.map((name, k) => k < header.length - 2 && !name.includes('.') && header[k + 1] !== `${name}.low`);
+    const certified = rows.filter((cells) => cells[cells.length - 1] === 'true');
+    const cells = certified.flatMap((row) => row.filter((_, k) => single[k]));
+    assert.ok(cells.some((c) => c === ''), 'some 0/1 value left open by a certified box');
+    assert.ok(cells.some((c) => c !== ''), 'some 0/1 value fixed by a certified box');
+    // Estimated rows keep their guesses: a 0/1 column some certified row leaves open is written there.
+    const estimated = rows.filter((row) => row[row.length - 1] === 'false');
+    const openInCertified = single.map((one, k) => one && certified.some((row) => row[k] === ''));
+    assert.ok(openInCertified.some((open, k) => open && estimated.some((row) => row[k] !== '')), 'an estimated row writes a value certified rows leave open');
+  });
+
+  it('gb_iris_sub: three-class boosting on draws of 120 of 150 rows gets N = 150, not a bootstrap estimate', () => {
+    const { json } = emit('gb_iris_sub');
+    assert.equal(json.recoverability.rows, 150, json.recoverability.reason);
+    assert.match(json.recoverability.reason ?? '', /without replacement/);
+  });
+});
