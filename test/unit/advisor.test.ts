@@ -155,7 +155,9 @@ describe('advisor: choice of epsilon, budget and abort', () => {
     const groups = (await declaredGroupsFor(COMPAS, forest, [])).groups;
     const current = await reconstruct(forest, { groups, budgetMs: 20_000 });
     const started = Date.now();
-    const tiny = await advise(forest, current, { groups, budgetMs: 300 });
+    // 20 ms: far less than the thirteen simulated reconstructions take together, so the answer is
+    // partial on any machine (300 ms was enough for all of them on an idle one: CI at 1a17c4e).
+    const tiny = await advise(forest, current, { groups, budgetMs: 20 });
     assert.equal(tiny.partial, true);
     assert.ok(Date.now() - started < 5_000, `took ${Date.now() - started} ms`);
     assert.ok(tiny.scenarios.length < 8 + 4 + 1, 'scenarios not run are missing');
