@@ -34,12 +34,19 @@ let temp: string;
 before(() => (temp = mkdtempSync(join(tmpdir(), 'mpl-claims-'))));
 after(() => rmSync(temp, { recursive: true, force: true }));
 
+/** One CLI run per fixture, shared by the tests that read it. */
+const emitted = new Map<string, Emitted>();
+
 function emit(name: string): Emitted {
+  const known = emitted.get(name);
+  if (known) return known;
   const out = join(temp, `${name}.csv`);
   const run = spawnSync(process.execPath, [CLI, join(DIR, `${name}.joblib`), '--budget', '10', '--format', 'json', '--emit-reconstruction', out, '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
   assert.equal(run.status, 0, run.stderr);
   const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));
-  return { json: JSON.parse(run.stdout).files[0], header, rows };
+  const result = { json: JSON.parse(run.stdout).files[0], header, rows };
+  emitted.set(name, result);
+  return result;
 }
 
 function truthOf(name: string): { values: number[]; label: number }[] {

@@ -118,13 +118,11 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     // nothing treats them as constraints on the same N rows. The draws are without replacement,
     // int(subsample x N) rows each, which often determines N (a bootstrap's estimate of N from
     // distinct counts would read 120 of 150 iris rows as thousands).
-    return { forest: { ...base, task: 'regression', classes: [], training: subsample < 1 ? drawnTraining() : training, trees: countTrees() }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training: subsample < 1 ? drawnTraining(exactDrawRows(raws[0].nodeSamples[0], subsample)) : training, trees: countTrees() }, notes };
   };
-  const drawnTraining = () => {
-    const drawn = weighted ? undefined : Math.round(roots[0]);
-    const fits = drawn === undefined ? [] : exactDrawRows(drawn, subsample);
-    return { ...training, bootstrap: true, withoutReplacement: true, ...(drawn !== undefined ? { bootstrapSize: drawn } : {}), ...(fits.length === 1 ? { rows: fits[0] } : {}) };
-  };
+  // A stage's draw: its root's distinct rows (n_node_samples, whatever the sample weights), and N
+  // stated when one N alone fits it.
+  const drawnTraining = (fits: number[]) => ({ ...training, bootstrap: true, withoutReplacement: true, bootstrapSize: raws[0].nodeSamples[0], ...(fits.length === 1 ? { rows: fits[0] } : {}) });
 
   const init = st.get('init_');
   const initState = stateDict(init);
@@ -188,9 +186,8 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     const drawn = t0.nodeSamples[0];
     const fits = exactDrawRows(drawn, subsample).filter((n) => Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
     if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn} and whose positives ${p0} x N are whole`);
-    const sampled = { ...training, bootstrap: true, withoutReplacement: true, bootstrapSize: drawn, ...(fits.length === 1 ? { rows: fits[0] } : {}) };
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
-    return { forest: { ...base, task: 'classification', classes, training: sampled, trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
+    return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
   }
   const forest: ForestInput = {
     ...base,
