@@ -9,7 +9,9 @@
  *
  * Each fixture is a model on which an earlier build broke this: features living in (0, 1) and
  * split once were read as 0/1 and certified as 0 or 1 (dt_bc_depth3, rf_reg_diabetes_sex), and
- * box-estimate wrote its estimated 0/1 values into certified rows (rf_credit_onehot).
+ * box-estimate wrote its estimated 0/1 values into certified rows (rf_credit_onehot), and XGBoost's
+ * split conditions were read as the float64 of their printed decimal, not the float32 XGBoost
+ * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -41,7 +43,8 @@ function emit(name: string): Emitted {
   const known = emitted.get(name);
   if (known) return known;
   const out = join(temp, `${name}.csv`);
-  const run = spawnSync(process.execPath, [CLI, join(DIR, `${name}.joblib`), '--budget', '10', '--format', 'json', '--emit-reconstruction', out, '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+  const model = name.startsWith('xgb_') ? `${name}.json` : `${name}.joblib`;
+  const run = spawnSync(process.execPath, [CLI, join(DIR, model), '--budget', '10', '--format', 'json', '--emit-reconstruction', out, '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
   assert.equal(run.status, 0, run.stderr);
   const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));
   const result = { json: JSON.parse(run.stdout).files[0], header, rows };
@@ -54,8 +57,12 @@ function truthOf(name: string): { values: number[]; label: number }[] {
   return rows.map((cells) => ({ values: cells.slice(0, -1).map(Number), label: Number(cells[cells.length - 1]) }));
 }
 
-/** Whether the training row `truth` fits the certified CSV row `cells` (see the module comment). */
-function holds(header: readonly string[], cells: readonly string[], truth: { values: number[]; label: number }, regression: boolean): boolean {
+/**
+ * Whether the training row `truth` fits the certified CSV row `cells` (see the module comment).
+ * scikit-learn sends x <= threshold left, so a box is (low, high]; XGBoost sends x < threshold
+ * left, so [low, high). Either compares the value as float32.
+ */
+function holds(header: readonly string[], cells: readonly string[], truth: { values: number[]; label: number }, regression: boolean, xgboost: boolean): boolean {
   let feature = 0;
   for (let k = 0; k < header.length - 2; k++) {
     const name = header[k];
@@ -63,8 +70,8 @@ function holds(header: readonly string[], cells: readonly string[], truth: { val
     const x = Math.fround(truth.values[feature++]);
     if (header[k + 1] === `${name}.low`) {
       const [low, high] = [cells[k + 1], cells[k + 2]];
-      if (low !== '' && !(x > Number(low))) return false;
-      if (high !== '' && !(x <= Number(high))) return false;
+      if (low !== '' && !(xgboost ? x >= Number(low) : x > Number(low))) return false;
+      if (high !== '' && !(xgboost ? x < Number(high) : x <= Number(high))) return false;
     } else if (cells[k] !== '' && Number(cells[k]) !== x) {
       return false;
     }
@@ -74,10 +81,10 @@ function holds(header: readonly string[], cells: readonly string[], truth: { val
 }
 
 /** Certified rows of the CSV that no distinct training row can stand behind (0 when sound). */
-function unmatchedCertified(emitted: Emitted, truth: { values: number[]; label: number }[], regression: boolean): { certified: number; unmatched: number } {
+function unmatchedCertified(emitted: Emitted, truth: { values: number[]; label: number }[], regression: boolean, xgboost: boolean): { certified: number; unmatched: number } {
   const { header, rows } = emitted;
   const certified = rows.filter((cells) => cells[cells.length - 1] === 'true');
-  const adjacency = certified.map((cells) => truth.flatMap((row, r) => (holds(header, cells, row, regression) ? [r] : [])));
+  const adjacency = certified.map((cells) => truth.flatMap((row, r) => (holds(header, cells, row, regression, xgboost) ? [r] : [])));
   return { certified: certified.length, unmatched: certified.length - maximumMatching(adjacency, truth.length).size };
 }
 
@@ -86,10 +93,11 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['dt_bc_depth3', false],
     ['rf_reg_diabetes_sex', true],
     ['rf_credit_onehot', false],
+    ['xgb_iris_hist', false],
   ] as const) {
     it(name, () => {
       const emitted = emit(name);
-      const { certified, unmatched } = unmatchedCertified(emitted, truthOf(name), regression);
+      const { certified, unmatched } = unmatchedCertified(emitted, truthOf(name), regression, name.startsWith('xgb_'));
       assert.ok(certified > 0, `rows certified (precondition): ${emitted.json.recoverability.reason}`);
       assert.equal(unmatched, 0, `${unmatched} of ${certified} certified rows hold no training row of their own`);
     });

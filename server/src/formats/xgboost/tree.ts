@@ -61,7 +61,10 @@ export function toIrTree(native: NativeTree, classes: number): { ok: true; tree:
     left,
     right,
     feature: ids.map((id, i) => (isLeaf(i) ? -1 : native.feature[id])),
-    threshold: ids.map((id, i) => (isLeaf(i) ? 0 : native.threshold[id])),
+    // XGBoost holds a split condition as a float32 and compares float32(x) < it; JSON and dumps
+    // print it as a decimal (2.35) whose float64 is not that float32 (2.3499999...), and a value
+    // between the two would be routed, and bounded in --emit-reconstruction, on the wrong side.
+    threshold: ids.map((id, i) => (isLeaf(i) ? 0 : Math.fround(native.threshold[id]))),
     ...(native.defaultLeft ? { defaultLeft: pick(native.defaultLeft)! } : {}),
     // A boosted model stores no class counts (see forest/boosting.ts).
     classWeights: new Array(m * classes).fill(0),
