@@ -17,6 +17,7 @@ import { parseCsv } from '../../server/src/util/csv';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { intervalFeatures, reconstructionCsv } from '../../server/src/report/reconstruction-csv';
+import { featureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
 import { detailOf, SUMMARY_LIMIT, summaryOf } from '../../server/src/rules/message';
 import { summarizeReconstruction } from '../../server/src/recoverability/summary';
 import { reconstructionFindings } from '../../server/src/rules';
@@ -193,16 +194,35 @@ describe('models without boxes', () => {
     assert.deepEqual(parseCsv(readFileSync(out, 'utf8'))[0], [...compas.features.map((f) => f.name), 'label', 'certified']);
   });
 
-  it('a numeric forest with binary features (aggregated): bounds only on numeric features, though binary ones carry intervals too', async () => {
+  it('a numeric forest with binary features (aggregated): the binary features get bounds too, a 1 proven only above the split', async () => {
     const stroke = await forestOf(STROKE);
     const result = await reconstruct(stroke, { budgetMs: 30_000 });
     assert.ok(result.reconstruction.length > 0 && !result.boxes);
-    const numeric = intervalFeatures(stroke);
-    const binaryWithIntervals = stroke.features.filter((_, f) => !numeric[f] && result.reconstruction.some((row) => row.intervals?.[f]));
-    assert.ok(binaryWithIntervals.length > 0, 'a binary feature with intervals in the rows (why rows cannot tell numeric features apart)');
+    const axes = featureAxes(stroke);
+    assert.ok(axes.ok);
+    const binary = stroke.features.map((_, f) => axes.axes.binary[f] === 1 && axes.axes.intervals[f] > 1);
+    assert.ok(binary.some(Boolean), 'a feature read as binary (precondition)');
+    const bounded = intervalFeatures(stroke);
+    binary.forEach((b, f) => b && assert.ok(bounded[f], `${stroke.features[f].name} bounded`));
     const out = join(temp, 'stroke.csv');
     run([STROKE, '--emit-reconstruction', out, '--format', 'json']);
-    assert.deepEqual(parseCsv(readFileSync(out, 'utf8'))[0], expectedHeader(stroke, numeric));
+    const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));
+    assert.deepEqual(header, expectedHeader(stroke, bounded));
+    let ones = 0;
+    for (const row of rows) {
+      stroke.features.forEach((feature, f) => {
+        if (!binary[f]) return;
+        const at = header.indexOf(feature.name);
+        const [value, low, high] = row.slice(at, at + 3);
+        if (value === '1') {
+          ones++;
+          assert.ok(low !== '' && high === '', `${feature.name} = 1 is (${low}, ${high}]`);
+        } else if (value === '0') {
+          assert.ok(low === '' && high !== '', `${feature.name} = 0 is (${low}, ${high}]`);
+        }
+      });
+    }
+    assert.ok(ones > 0, 'some 1 written (precondition)');
   });
 
   it('rows without intervals are written as before, whatever the columns say is numeric', () => {

@@ -8,8 +8,9 @@
  * their own (a maximum matching covers them all).
  *
  * Each fixture is a model on which an earlier build broke this: features living in (0, 1) and
- * split once were read as 0/1 and certified as 0 or 1 (dt_bc_depth3, rf_reg_diabetes_sex), and
- * box-estimate wrote its estimated 0/1 values into certified rows (rf_credit_onehot), and XGBoost's
+ * split once were read as 0/1 and certified as 0 or 1 (dt_bc_depth3, rf_reg_diabetes_sex), a count
+ * split only at 0.5 was certified as 1 for values up to 17 (gb_pima_counts), box-estimate wrote its
+ * estimated 0/1 values into certified rows (rf_credit_onehot), and XGBoost's
  * split conditions were read as the float64 of their printed decimal, not the float32 XGBoost
  * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist).
  */
@@ -94,6 +95,7 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['rf_reg_diabetes_sex', true],
     ['rf_credit_onehot', false],
     ['xgb_iris_hist', false],
+    ['gb_pima_counts', false],
   ] as const) {
     it(name, () => {
       const emitted = emit(name);
@@ -109,17 +111,15 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     assert.ok(bounded.length > 0, `interval columns: ${header.join(',')}`);
   });
 
-  it('rf_credit_onehot: certified rows leave the 0/1 columns their box does not fix empty, and fill those it does', () => {
+  it('rf_credit_onehot: the 0/1 columns of box rows carry bounds, empty where a certified box leaves the column open', () => {
     const { header, rows } = emit('rf_credit_onehot');
-    const single = header.map((name, k) => k < header.length - 2 && !name.includes('.') && header[k + 1] !== `${name}.low`);
+    // The data's 0/1 columns: every value written is 0 or 1.
+    const binary = header.map((name, k) => header[k + 1] === `${name}.low` && rows.every((row) => row[k] === '' || row[k] === '0' || row[k] === '1'));
+    assert.ok(binary.some(Boolean), 'bounded 0/1 columns (precondition)');
     const certified = rows.filter((cells) => cells[cells.length - 1] === 'true');
-    const cells = certified.flatMap((row) => row.filter((_, k) => single[k]));
-    assert.ok(cells.some((c) => c === ''), 'some 0/1 value left open by a certified box');
-    assert.ok(cells.some((c) => c !== ''), 'some 0/1 value fixed by a certified box');
-    // Estimated rows keep their guesses: a 0/1 column some certified row leaves open is written there.
-    const estimated = rows.filter((row) => row[row.length - 1] === 'false');
-    const openInCertified = single.map((one, k) => one && certified.some((row) => row[k] === ''));
-    assert.ok(openInCertified.some((open, k) => open && estimated.some((row) => row[k] !== '')), 'an estimated row writes a value certified rows leave open');
+    const bounds = certified.flatMap((row) => row.flatMap((_, k) => (binary[k] ? [[row[k + 1], row[k + 2]]] : [])));
+    assert.ok(bounds.some(([low, high]) => low === '' && high === ''), 'a 0/1 column a certified box leaves open: no bound');
+    assert.ok(bounds.some(([low, high]) => low !== '' || high !== ''), 'a 0/1 column a certified box fixes: its bound');
   });
 
   it('gb_iris_sub: three-class boosting on draws of 120 of 150 rows gets N = 150, not a bootstrap estimate', () => {
