@@ -29,8 +29,9 @@ export interface ReconstructionColumns {
   features: readonly string[];
   label: string;
   /**
-   * Per feature (the model's order): true when it is numeric, i.e. gets `F.low` and `F.high`
-   * columns (`intervalFeatures`). Absent or all false: one column per feature.
+   * Per feature (the model's order): true when it gets `F.low` and `F.high` columns on rows with
+   * intervals: every feature the model splits (`intervalFeatures`; the name is from when only
+   * numeric ones did). Absent or all false: one column per feature.
    */
   numeric?: readonly boolean[];
 }

@@ -1,7 +1,7 @@
 """The certified-claims sweep, part 2: runs the CLI (`dist/cli.js`, built by `npm run build`) on every
 model of make-models.py's OUT_DIR with a budget, and checks that every row its
 `--emit-reconstruction` CSV marks certified holds a training row of its own (a maximum bipartite
-matching of certified rows to true rows: each numeric value in (F.low, F.high] as float32, each
+matching of certified rows to true rows: each numeric value, a float32, in (F.low, F.high] compared in float64 as scikit-learn does, each
 one-column value equal, the label or target equal). Prints per model the status, method, certified
 share, time, peak memory and the verdict; `bad N` at the end counts the models with an unsound
 certified row or an unreadable output. A model past its budget by more than 10% + 8 s is marked OVER.
@@ -48,9 +48,12 @@ for m in man:
                 col = head.index(fname)
                 if fname + '.low' in head:
                     lo = r[head.index(fname + '.low')]; hi = r[head.index(fname + '.high')]
-                    x = TX[:, j].astype(np.float32)
-                    if lo != '': ok &= (x >= np.float32(float(lo))) if less else (x > float(lo))
-                    if hi != '': ok &= (x < np.float32(float(hi))) if less else (x <= float(hi))
+                    # The rows are float32 values written as float64 (make-models.py) and the bounds
+                    # the float64 of the model's thresholds: compared in float64, as scikit-learn
+                    # does. (NumPy would round a Python float to float32 against a float32 array.)
+                    x = TX[:, j]
+                    if lo != '': ok &= (x >= float(lo)) if less else (x > float(lo))
+                    if hi != '': ok &= (x < float(hi)) if less else (x <= float(hi))
                 elif r[col] != '':
                     ok &= np.isclose(TX[:, j], float(r[col]))
             lab = r[head.index('label')]

@@ -5,7 +5,10 @@ pickle, XGBoost JSON and UBJ), on samples of the papers' data sets and scikit-le
 with the rows its trees saw (`<name>.train.csv`, float32 values; none for calibrated models, whose
 folds saw different rows) and a manifest. check.py runs the CLI on them.
 
-    /usr/bin/python3 test/bench/sweep/make-models.py OUT_DIR SEED COUNT
+    /usr/bin/python3 test/bench/sweep/make-models.py OUT_DIR SEED COUNT [SIZES]
+
+SIZES: the training-set sizes drawn from, comma-separated (default 60,150,400,800,2000; a data set
+smaller than the size drawn is taken whole), e.g. 2000,5000,10000 for models at scale.
 
 Debian's python3-sklearn 1.2.1 and python3-xgboost 1.7.4; deterministic for a seed.
 """
@@ -23,6 +26,7 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'
 import fixture_io  # noqa: E402
 
 OUT = sys.argv[1]; SEED = int(sys.argv[2]); COUNT = int(sys.argv[3])
+SIZES = [int(v) for v in sys.argv[4].split(',')] if len(sys.argv) > 4 else [60, 150, 400, 800, 2000]
 os.makedirs(OUT, exist_ok=True)
 rng = np.random.RandomState(SEED)
 
@@ -37,13 +41,14 @@ def sets():
     d = load_iris(); yield 'iris', list(d.feature_names), d.data, d.target, 'clf'
     h, X, y = shared('pima_diabetes.csv'); yield 'pima', h, X, y.astype(int), 'clf'
     h, X, y = shared('compas.csv'); yield 'compas', h, X, y.astype(int), 'clf'
+    h, X, y = shared('adult.csv'); yield 'adult', h, X, y.astype(int), 'clf'
     h, X, y = shared('default_credit_numerical.csv'); yield 'credit', h, X, y.astype(int), 'clf'
     d = load_diabetes(); yield 'diab', list(d.feature_names), d.data, d.target, 'reg'
 SETS = list(sets())
 manifest = []
 for k in range(COUNT):
     name, header, X, y, task = SETS[rng.randint(len(SETS))]
-    n = min(len(X), int(rng.choice([60, 150, 400, 800, 2000])))
+    n = min(len(X), int(rng.choice(SIZES)))
     idx = rng.choice(len(X), n, replace=False)
     Xs, ys = X[idx], y[idx]
     kind = rng.choice(['rf', 'et', 'dt', 'gb', 'hgb', 'xgb'], p=[.35, .2, .1, .12, .08, .15])
