@@ -12,7 +12,9 @@
  * split only at 0.5 was certified as 1 for values up to 17 (gb_pima_counts), box-estimate wrote its
  * estimated 0/1 values into certified rows (rf_credit_onehot), and XGBoost's
  * split conditions were read as the float64 of their printed decimal, not the float32 XGBoost
- * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist).
+ * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist). rf_compas_few_trees
+ * ran out of memory in the worker (the replayed draws' candidates, about 680 cells a row, are now
+ * capped and the box estimate answers): nothing was certified, so its precondition failed.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -96,6 +98,7 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['rf_credit_onehot', false],
     ['xgb_iris_hist', false],
     ['gb_pima_counts', false],
+    ['rf_compas_few_trees', false],
   ] as const) {
     it(name, () => {
       const emitted = emit(name);

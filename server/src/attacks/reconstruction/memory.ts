@@ -26,8 +26,25 @@ export const SOLVER_ENTRY_CAP = 6_000_000;
  */
 export const SOLVER_MS_PER_MILLION_ENTRIES = 1_000;
 
+/**
+ * Candidate cells held across rows before the formulation is built (replayed bootstrap). A held
+ * cell costs about 1.3 KB of heap (measured: 5 deep trees on 2,000 COMPAS rows, 809k cells at
+ * 1.04 GB), whatever the entries it makes: few trees make many cells of few entries each, which
+ * the entry cap above let through (17.8M entries, 2.2 GB resident, past the worker's 1 GB). 400k
+ * cells is about 500 MB.
+ */
+export const CANDIDATE_CELL_CAP = 400_000;
+
 /** Rows enumerated before the projected size of the whole formulation is trusted to decide early. */
 export const PROJECTION_ROWS = 64;
+
+/**
+ * Fewer rows decide when the projection is far past the cap (EARLY_PROJECTION_FACTOR times): the
+ * rows' candidates are held until then, and 64 rows of 5 deep trees on 2,000 Adult rows (about
+ * 6,000 cells a row, projected 147M entries) held 1 GB.
+ */
+export const EARLY_PROJECTION_ROWS = 8;
+export const EARLY_PROJECTION_FACTOR = 4;
 
 /** "6.0M" for messages. */
 export function millions(n: number): string {

@@ -38,7 +38,7 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   const replay = replayDraws(forest, ctx.deadline);
   if (replay.ok) {
     ctx.method = 'replayed-bootstrap';
-    return reconstructReplayed(forest, prepared.table, replay.draws, ctx);
+    return reconstructReplayed(forest, prepared.table, replay.draws, ctx, (why) => estimateBootstrap(forest, ctx, why));
   }
   ctx.method = 'bootstrap-likelihood';
   return reconstructByLikelihood(forest, prepared.table, ctx, replay.reason);
