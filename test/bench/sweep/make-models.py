@@ -2,7 +2,7 @@
 them (forests, extra trees, single trees, regressors, class weights, max_samples, gradient and
 histogram boosting, XGBoost; pipelines with a scaler, grid searches, calibrated models; joblib,
 pickle, XGBoost JSON and UBJ), on samples of the papers' data sets and scikit-learn's own, each
-with the rows its trees saw (`<name>.train.csv`, float32 values; none for calibrated models, whose
+with the rows its trees saw (`<name>.train.csv`, the values as the trees compared them: float32, float64 for HistGradientBoosting; none for calibrated models, whose
 folds saw different rows) and a manifest. check.py runs the CLI on them.
 
     /usr/bin/python3 test/bench/sweep/make-models.py OUT_DIR SEED COUNT [SIZES]
@@ -95,7 +95,9 @@ for k in range(COUNT):
     elif ext == '.pkl': pickle.dump(fitted, open(path, 'wb'))
     else: joblib.dump(fitted, path, compress=int(rng.choice([0, 0, 3])))
     if seen is not None:
-        S = seen.astype(np.float32).astype(np.float64)
+        # The values the trees compared: float32 for scikit-learn's trees and XGBoost, float64 for
+        # HistGradientBoosting (its bins and thresholds are float64).
+        S = seen.astype(np.float64) if kind == 'hgb' else seen.astype(np.float32).astype(np.float64)
         with open(os.path.join(OUT, base + '.train.csv'), 'w', newline='') as f:
             w = csv.writer(f); w.writerow([f'f{j}' for j in range(S.shape[1])] + ['y'])
             for r, t in zip(S, ys): w.writerow([repr(float(v)) for v in r] + [repr(float(t)) if task == 'reg' else int(t)])
