@@ -291,12 +291,23 @@ export async function runCommand(page: Page, label: string): Promise<void> {
  */
 export async function selectColorTheme(page: Page, theme: string): Promise<void> {
   const picker = page.locator('.quick-input-widget input[placeholder^="Select Color Theme"]');
-  // A second try when neither route opened it (CI at 84abcef: the palette's Enter took another row).
-  if (!(await openThemePicker(page, picker)) && !(await openThemePicker(page, picker))) throw new Error('the theme picker did not open');
-  // Filter first: a theme's row can be scrolled out of the unfiltered list.
-  await picker.fill(theme);
-  await page.locator('.quick-input-widget .monaco-list-row', { hasText: theme }).first().click({ timeout: 10_000 });
-  await picker.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+  // Up to three tries: the picker can close under the test between opening and typing (CI at
+  // 3107331: found visible, then hidden for 30 s while filling), and a route can fail to open it
+  // (CI at 84abcef: the palette's Enter took another row).
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    if (!(await openThemePicker(page, picker))) continue;
+    try {
+      // Filter first: a theme's row can be scrolled out of the unfiltered list.
+      await picker.fill(theme, { timeout: 5000 });
+      await page.locator('.quick-input-widget .monaco-list-row', { hasText: theme }).first().click({ timeout: 10_000 });
+      await picker.waitFor({ state: 'hidden', timeout: 10_000 }).catch(() => undefined);
+      return;
+    } catch (error) {
+      log(`choosing ${theme} in the theme picker failed (try ${attempt}): ${(error as Error).message.split('\n')[0]}`);
+      await page.keyboard.press('Escape');
+    }
+  }
+  throw new Error(`could not choose the colour theme ${theme}`);
 }
 
 /**
