@@ -440,6 +440,11 @@ describe('sklearn gradient boosting', () => {
     });
     assert.equal(forest.training.rows, truth.n);
   });
+  it('gb_clf_multi: the reconstruction says the classifier has no labels because it is read as counts (not a criterion it was not trained with)', async () => {
+    const r = await reconstruct(readFixture('gb_clf_multi').forest, { budgetMs: 5_000 });
+    assert.match(r.reason ?? '', /the GradientBoostingClassifier is read as row counts only, without classes/);
+    assert.doesNotMatch(r.reason ?? '', /absolute_error/);
+  });
 });
 
 /**
@@ -586,7 +591,7 @@ describe('sklearn histogram gradient boosting', () => {
 });
 
 describe('sklearn bagging of trees', () => {
-  for (const name of ['bag_clf', 'bag_reg', 'bag_reg_nobs', 'bag_clf_half']) {
+  for (const name of ['bag_clf', 'bag_reg', 'bag_reg_nobs', 'bag_clf_half', 'bag_clf_boot_half']) {
     it(`${name}: one forest, features remapped to the original columns, no replay seed`, () => {
       const truth = truthOf(name) as Truth & { estimators_features: number[][]; bootstrap: boolean; max_samples: number };
       const { forest, notes } = readFixture(name);
@@ -606,23 +611,37 @@ describe('sklearn bagging of trees', () => {
         assert.equal(tree.training.seed, undefined);
       });
       // Trees on feature subsets (all but bag_clf_half, which keeps every column in order) test renumbered columns.
-      if (name !== 'bag_clf_half') assert.ok(
+      if (!name.endsWith('_half')) assert.ok(
         forest.trees.some((tree, t) => tree.feature.some((f, i) => tree.left[i] !== -1 && truth.estimators_features[t].indexOf(f) !== f)),
         'no tree tests a renumbered column: the fixture does not exercise the remapping',
       );
       assert.ok(notes.some((n) => /estimators_features_/.test(n)));
+      // N is fit's _n_samples whatever the draw; a draw of a fraction is int(fraction x N) rows.
+      assert.equal(forest.training.rows, truth.n);
+      const drawn = truth.max_samples === 1 ? truth.n : Math.floor(truth.max_samples * truth.n);
       if (truth.bootstrap) {
         assert.equal(forest.training.bootstrap, true);
-        assert.equal(forest.training.rows, truth.n);
+        assert.equal(forest.training.withoutReplacement, undefined);
+        assert.equal(forest.training.bootstrapSize, drawn);
         assert.ok(notes.some((n) => /not replayed/.test(n)));
       } else if (truth.max_samples === 1) {
         assert.equal(forest.training.bootstrap, false);
-        assert.equal(forest.training.rows, truth.n);
       } else {
-        // Subsets without replacement: each tree saw other rows; not one N.
+        // Subsets without replacement: each tree saw its own rows, read as draws of N.
         assert.equal(forest.training.bootstrap, true);
-        assert.equal(forest.training.rows, undefined);
+        assert.equal(forest.training.withoutReplacement, true);
+        assert.equal(forest.training.bootstrapSize, drawn);
+        forest.trees.forEach((tree, t) => assert.equal(tree.distinctRows![0], drawn, `tree ${t}'s root`));
       }
+    });
+  }
+  for (const name of ['bag_clf_half', 'bag_clf_boot_half']) {
+    it(`${name}: the reconstruction has the N fit stored (a draw of a fraction of the rows, not an estimate from the distinct counts)`, async () => {
+      const truth = truthOf(name) as Truth & { n: number };
+      const r = await reconstruct(readFixture(name).forest, { budgetMs: 10_000 });
+      assert.equal(r.rows, truth.n, r.reason);
+      assert.equal(r.reconstruction.length, truth.n);
+      assert.match(r.reason ?? '', /N stated by the model/);
     });
   }
   it('bag_clf_half: no rule claims every tree saw every row, and no replay is claimed', () => {

@@ -70,7 +70,7 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
     },
     (certified, withoutLabel, rows) =>
       !means
-        ? 'the trees store no mean targets (criterion absolute_error stores medians, and a model read as row counts only has none): no target is certified and each row has the root\'s value'
+        ? `the trees store no mean targets (${whyNoMeanTargets(forest)}): no target is certified and each row has the root's value`
         : `${certified} rows certified with their target: each lies in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
   );
 }
@@ -109,4 +109,15 @@ export function withTargets(
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction,
   };
+}
+
+/**
+ * Why a count-read model's trees carry no mean targets, for the reasons: medians (criterion
+ * absolute_error), or a model the reader could only read as row counts (a classifier among them:
+ * multi-class boosting, other losses; the model's notes say which).
+ */
+export function whyNoMeanTargets(forest: Forest): string {
+  if (forest.hyperParameters.criterion === 'absolute_error' || forest.hyperParameters.criterion === 'mae') return 'criterion absolute_error stores medians';
+  if (/Classifier$/.test(forest.estimator ?? '')) return `the ${forest.estimator} is read as row counts only, without classes (the model's notes say why)`;
+  return 'the model is read as row counts only (the model\'s notes say why)';
 }

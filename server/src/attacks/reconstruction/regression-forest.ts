@@ -25,7 +25,7 @@ import { labelRegressionRows, type LabelSource } from './boosting-counts';
 import type { RunContext } from './context';
 import type { FeatureAxes } from './feature-axes';
 import { buildLeafTable } from './leaves';
-import { labellingMs, labelRegressionBoxes } from './regression-box-labels';
+import { labellingMs, labelRegressionBoxes, whyNoMeanTargets } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
 import type { ReconstructionResult } from './types';
 
@@ -69,7 +69,7 @@ export async function reconstructRegressionForest(
     meanLabel,
     // The leaf's mean target times its rows (the stored count) is the sum of its rows' targets.
     solve: means ? (cells, counts, deadline) => labelsFromLeafSums(table, cells, counts, meanLabel, deadline, (t, node) => forest.trees[t].targetMean![node] * forest.trees[t].classWeights[node]) : undefined,
-    unsolvable: 'labels not determined (the trees store no mean targets: criterion absolute_error stores medians, and a model read as row counts only has none); each row has the mean label',
+    unsolvable: `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
     source: 'the leaf means',
   };
   return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);

@@ -10,8 +10,10 @@
  *  - the draws come from `_seeds` through `sample_without_replacement` / `randint`, not from
  *    RandomForest's `_generate_sample_indices`: the trees' own random_state is no replay seed, so
  *    no seed is kept (no replay is claimed);
- *  - N: a draw of max_samples = 1.0 (the default) or of an integer equal to the roots has N rows;
- *    a fraction below 1 does not state N, and without bootstrap each tree saw a different subset.
+ *  - N: `_n_samples` (the rows given to fit, which `estimators_samples_` draws from) and the draw
+ *    size `_max_samples`, both stored by fit; without them a draw of max_samples = 1.0 (the
+ *    default) has N rows. With max_samples below N and no bootstrap each tree saw its own subset,
+ *    drawn without replacement.
  */
 import { PyFloat, PyGlobal, PyValue, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, type Decoded } from './decode-helpers';
@@ -49,19 +51,31 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
   const roots = forest.trees.map((tree) => tree.distinctRows?.[0]);
   // The first tree's root weight: the draws it was grown on.
   const draws = forest.trees[0].classWeights.slice(0, Math.max(1, forest.classes.length)).reduce((x, y) => x + y, 0);
-  const everyRow = maxSamples instanceof PyFloat && maxSamples.value === 1;
   const weighted = forest.training.weighted;
+  // fit stores the rows it was given and the rows each tree draws (scikit-learn 0.20 onwards).
+  const statedRows = wholeCount(st.get('_n_samples'));
+  const statedDraw = wholeCount(st.get('_max_samples'));
+  const everyRow = statedRows !== undefined && statedDraw !== undefined ? statedDraw === statedRows : maxSamples instanceof PyFloat && maxSamples.value === 1;
+  const rows = statedRows ?? (everyRow && !weighted ? draws : undefined);
   if (bootstrap) {
-    const size = maxSamples instanceof PyFloat ? draws : numeric(maxSamples);
-    forest.training = { bootstrap: true, weighted, ...(everyRow && !weighted ? { rows: draws } : {}), ...(size !== undefined && !weighted ? { bootstrapSize: size } : {}) };
+    const size = statedDraw ?? (maxSamples instanceof PyFloat ? (everyRow ? draws : undefined) : numeric(maxSamples));
+    forest.training = { bootstrap: true, weighted, ...(rows !== undefined ? { rows } : {}), ...(size !== undefined && !weighted ? { bootstrapSize: size } : {}) };
     notes.push('bagging draws rows from its stored _seeds with its own sampler, not RandomForest\'s: the draws are not replayed here (no seed kept)');
   } else if (!everyRow) {
-    // Each tree saw its own subset: read as bootstrap (one draw per tree, here without replacement),
-    // so that nothing treats the trees as constraints on the same N rows.
-    forest.training = { bootstrap: true, weighted };
-    notes.push(`max_samples=${numeric(maxSamples)} without bootstrap: each tree was grown on its own subset of the rows (${roots.join(', ')} rows) drawn without replacement, read as a bootstrap draw; no root counts N`);
+    // Each tree saw its own subset, drawn without replacement: read as one draw per tree, so that
+    // nothing treats the trees as constraints on the same N rows.
+    forest.training = { bootstrap: true, withoutReplacement: true, weighted, ...(rows !== undefined ? { rows } : {}), ...(statedDraw !== undefined ? { bootstrapSize: statedDraw } : {}) };
+    notes.push(`max_samples=${numeric(maxSamples)} without bootstrap: each tree was grown on its own subset of ${statedDraw ?? 'some'} of the ${rows ?? 'N'} rows (roots: ${roots.join(', ')} rows) drawn without replacement; no root counts N`);
+  } else if (rows !== undefined) {
+    forest.training = { ...forest.training, rows };
   }
   const bootstrapFeatures = st.get('bootstrap_features') === true;
   notes.push(`tree features remapped through estimators_features_ (${featureSets.map((s) => s.length).join(', ')} columns per tree${bootstrapFeatures ? ', drawn with replacement' : ''})`);
   return { forest, notes };
+}
+
+/** A stored whole, positive count (an int or a whole float), else undefined. */
+function wholeCount(v: PyValue | undefined): number | undefined {
+  const n = v === undefined ? undefined : numeric(v);
+  return n !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
 }

@@ -25,7 +25,12 @@ import { reconstructReplayed } from './replayed';
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   // Draws without replacement (gradient boosting's subsample): no replay or likelihood of bootstrap
   // draws applies; every drawn row counts once, which the estimate certifies.
-  if (forest.training.withoutReplacement) return estimateBootstrap(forest, ctx, 'each tree was grown on a draw of the rows without replacement (subsample), which the file does not record');
+  if (forest.training.withoutReplacement) {
+    const why = typeof forest.hyperParameters.subsample === 'number'
+      ? 'each tree was grown on a draw of the rows without replacement (subsample), which the file does not record'
+      : 'each tree was grown on its own subset of the rows, drawn without replacement (max_samples), which is not replayed';
+    return estimateBootstrap(forest, ctx, why);
+  }
   const prepared = buildLeafTable(forest, { bootstrap: true });
   // Weighted draws (class or sample weights) or numeric features: the estimate, which certifies
   // what single-class leaves prove (the formulations here are written over whole draws of binary rows).
@@ -58,7 +63,8 @@ export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: st
     const rate = forest.hyperParameters.subsample;
     const least = typeof rate === 'number' ? exactDrawRows(drawn, rate)[0] : undefined;
     const rows = forest.training.rows ?? least ?? drawn;
-    const rowsSource = forest.training.rows !== undefined ? 'determined by the draw and the class prior' : least !== undefined ? `at least: the least N whose draw int(${rate} x N) is ${drawn}` : 'at least: the rows drawn';
+    const stated = typeof rate === 'number' ? 'determined by the draw and the class prior' : 'stated by the model';
+    const rowsSource = forest.training.rows !== undefined ? stated : least !== undefined ? `at least: the least N whose draw int(${rate} x N) is ${drawn}` : 'at least: the rows drawn';
     return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
   }
   const replay = replayDraws(forest, ctx.deadline);
