@@ -15,6 +15,9 @@
  * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist). rf_compas_few_trees
  * ran out of memory in the worker (the replayed draws' candidates, about 680 cells a row, are now
  * capped and the box estimate answers): nothing was certified, so its precondition failed.
+ * gb_iris_multi and hgb_iris_multi (three classes) certify rows with the classes the first round's
+ * tree per class proves; before, nothing was certified (their precondition failed). HistGradient-
+ * Boosting compares float64 values, so its rows are compared as float64.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -65,12 +68,12 @@ function truthOf(name: string): { values: number[]; label: number }[] {
  * scikit-learn sends x <= threshold left, so a box is (low, high]; XGBoost sends x < threshold
  * left, so [low, high). Either compares the value as float32.
  */
-function holds(header: readonly string[], cells: readonly string[], truth: { values: number[]; label: number }, regression: boolean, xgboost: boolean): boolean {
+function holds(header: readonly string[], cells: readonly string[], truth: { values: number[]; label: number }, regression: boolean, xgboost: boolean, float64: boolean): boolean {
   let feature = 0;
   for (let k = 0; k < header.length - 2; k++) {
     const name = header[k];
     if (name.endsWith('.low') || name.endsWith('.high')) continue;
-    const x = Math.fround(truth.values[feature++]);
+    const x = float64 ? truth.values[feature++] : Math.fround(truth.values[feature++]);
     if (header[k + 1] === `${name}.low`) {
       const [low, high] = [cells[k + 1], cells[k + 2]];
       if (low !== '' && !(xgboost ? x >= Number(low) : x > Number(low))) return false;
@@ -84,10 +87,10 @@ function holds(header: readonly string[], cells: readonly string[], truth: { val
 }
 
 /** Certified rows of the CSV that no distinct training row can stand behind (0 when sound). */
-function unmatchedCertified(emitted: Emitted, truth: { values: number[]; label: number }[], regression: boolean, xgboost: boolean): { certified: number; unmatched: number } {
+function unmatchedCertified(emitted: Emitted, truth: { values: number[]; label: number }[], regression: boolean, xgboost: boolean, float64 = false): { certified: number; unmatched: number } {
   const { header, rows } = emitted;
   const certified = rows.filter((cells) => cells[cells.length - 1] === 'true');
-  const adjacency = certified.map((cells) => truth.flatMap((row, r) => (holds(header, cells, row, regression, xgboost) ? [r] : [])));
+  const adjacency = certified.map((cells) => truth.flatMap((row, r) => (holds(header, cells, row, regression, xgboost, float64) ? [r] : [])));
   return { certified: certified.length, unmatched: certified.length - maximumMatching(adjacency, truth.length).size };
 }
 
@@ -99,10 +102,12 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['xgb_iris_hist', false],
     ['gb_pima_counts', false],
     ['rf_compas_few_trees', false],
+    ['gb_iris_multi', false],
+    ['hgb_iris_multi', false],
   ] as const) {
     it(name, () => {
       const emitted = emit(name);
-      const { certified, unmatched } = unmatchedCertified(emitted, truthOf(name), regression, name.startsWith('xgb_'));
+      const { certified, unmatched } = unmatchedCertified(emitted, truthOf(name), regression, name.startsWith('xgb_'), name.startsWith('hgb_'));
       assert.ok(certified > 0, `rows certified (precondition): ${emitted.json.recoverability.reason}`);
       assert.equal(unmatched, 0, `${unmatched} of ${certified} certified rows hold no training row of their own`);
     });

@@ -48,6 +48,7 @@ interface Truth {
   classes?: number[] | null;
   stage0_positives?: Record<string, number>;
   stage0_inbag_positives?: Record<string, number>;
+  stage0_class_rows?: Record<string, number>[];
 }
 
 function truthOf(name: string): Truth {
@@ -209,15 +210,22 @@ describe('sklearn tree regressors: reconstruction', () => {
     assert.equal(assertSound(r.reconstruction, truth), proven);
     assert.match(r.reason ?? '', /determined by the leaf means/);
   });
-  it('dt_reg (one deep tree): one-row leaves give rows with their exact target, certified', async () => {
+  it('dt_reg (one deep tree): rows of one-row and zero-variance leaves certified with their exact target', async () => {
     const { forest } = readFixture('dt_reg');
     const truth = readTrainingRows(path.join(DIR, 'dt_reg.train.csv')).rows;
-    const tt = truthOf('dt_reg').trees![0];
-    const oneRowLeaves = tt.children_left.filter((l, i) => l === -1 && tt.n_node_samples[i] === 1).length;
+    const tt = truthOf('dt_reg').trees![0] as TreeTruth & { impurity: number[] };
+    // A leaf of one row, or whose rows share one target (variance 0 up to rounding), states its rows' target.
+    let pureRows = 0;
+    tt.children_left.forEach((l, i) => {
+      const n = tt.n_node_samples[i];
+      const mean = tt.value[i][0];
+      if (l === -1 && (n === 1 || n * Math.max(0, tt.impurity[i]) <= 1e-12 * mean * mean)) pureRows += n;
+    });
+    assert.ok(pureRows > tt.children_left.filter((l, i) => l === -1 && tt.n_node_samples[i] === 1).length, 'the fixture has a zero-variance leaf of several rows');
     const r = await reconstruct(forest, { budgetMs: 20_000 });
     assert.equal(r.rows, 80);
-    // One tree: each leaf's rows are a cell; a one-row leaf's target is its value.
-    assert.equal(r.certifiedRows, oneRowLeaves);
+    // One tree: each leaf's rows are a cell, each a box; a pure leaf's target is its value.
+    assert.equal(r.certifiedRows, pureRows, r.reason);
     assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), 80);
     assert.equal(assertSound(r.reconstruction, truth), 80);
   });
@@ -426,12 +434,12 @@ describe('sklearn gradient boosting', () => {
     assert.equal(r.certifiedRows, drawn);
     assert.equal(assertSound(r.reconstruction, rows), drawn);
   });
-  it('gb_clf_multi: read as row counts only, with a note', () => {
+  it('gb_clf_multi: every tree read as row counts, stage 0\'s tree per class as that class\'s rows (equal to the training rows\'), with a note', () => {
     const truth = truthOf('gb_clf_multi');
     const { forest, notes } = readFixture('gb_clf_multi');
     assert.equal(forest.boosting, undefined);
     assert.equal(forest.trees.length, truth.stages!.length * 3);
-    assert.ok(notes.some((n) => /3 classes/.test(n) && /row counts only/.test(n)));
+    assert.ok(notes.some((n) => /stage 0's tree for each class gives that class's rows/.test(n)), notes.join(' | '));
     forest.trees.forEach((tree, i) => {
       const tt = truth.stages![Math.floor(i / 3)][i % 3];
       assertTreeEquals(tree, tt, `tree ${i}`);
@@ -439,11 +447,23 @@ describe('sklearn gradient boosting', () => {
       assert.equal(tree.targetMean, undefined);
     });
     assert.equal(forest.training.rows, truth.n);
+    // Stage 0's tree k: its leaves' rows of class k, as the training rows give them.
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, truth.classes);
+    assert.equal(counted.trees.length, 3);
+    counted.trees.forEach(({ tree, rows }, k) => {
+      assert.equal(tree, k);
+      for (const [leaf, n] of Object.entries(truth.stage0_class_rows![k])) assert.equal(rows[Number(leaf)], n, `class ${k}, leaf ${leaf}`);
+      assert.equal(rows[0], truth.stage0_class_rows![k] && Object.values(truth.stage0_class_rows![k]).reduce((a, b) => a + b, 0));
+    });
   });
-  it('gb_clf_multi: the reconstruction says the classifier has no labels because it is read as counts (not a criterion it was not trained with)', async () => {
+  it('gb_clf_multi: the reconstruction gives every row a class, certified only where the first round proves it', async () => {
     const r = await reconstruct(readFixture('gb_clf_multi').forest, { budgetMs: 5_000 });
-    assert.match(r.reason ?? '', /the GradientBoostingClassifier is read as row counts only, without classes/);
+    assert.match(r.reason ?? '', /rows certified with their class/);
     assert.doesNotMatch(r.reason ?? '', /absolute_error/);
+    const classes = new Set(truthOf('gb_clf_multi').classes!);
+    assert.ok(r.reconstruction.every((row) => classes.has(row.label as number)), 'every label is a class');
+    assert.ok(r.certifiedRows > 0);
   });
 });
 
@@ -580,7 +600,15 @@ describe('sklearn histogram gradient boosting', () => {
     const multi = decodeHist('hgb_clf_multi');
     assert.equal(multi.forest.trees.length, 6);
     assert.equal(multi.forest.boosting, undefined);
-    assert.ok(multi.notes.some((n) => /3 classes/.test(n)));
+    assert.ok(multi.notes.some((n) => /iteration 0's tree for each class gives that class's rows/.test(n)), multi.notes.join(' | '));
+    // Iteration 0's tree k: its leaves' rows of class k, as the training rows give them.
+    const multiTruth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf_multi.truth.json'), 'utf8')) as HistTruth & { iteration0_class_rows: Record<string, number>[] };
+    const counted = multi.forest.countedClasses!;
+    assert.equal(counted.trees.length, 3);
+    counted.trees.forEach(({ tree, rows }, k) => {
+      assert.equal(tree, k);
+      for (const [leaf, n] of Object.entries(multiTruth.iteration0_class_rows[k])) assert.equal(rows[Number(leaf)], n, `class ${k}, leaf ${leaf}`);
+    });
     const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_reg_es.truth.json'), 'utf8')) as HistTruth;
     assert.equal(truth.early_stopping, true);
     const es = decodeHist('hgb_reg_es');

@@ -155,7 +155,7 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     return [];
   }
   if (forest.task !== 'classification') {
-    notes.push('the reconstruction engine handles classification forests only: no remedy simulated');
+    notes.push(forest.countedClasses ? 'a classifier read as row counts (multi-class gradient boosting): no remedy is simulated for it yet' : 'the simulated remedies apply to classification forests only: none simulated for a regression model');
     return [];
   }
   const seed = options.seed ?? 1;

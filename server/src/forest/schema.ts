@@ -162,6 +162,20 @@ export const ForestSchema = z.object({
   privacy: PrivacySchema.optional(),
   /** Boosted models only (XGBoost): objective, base score, output groups (forest/boosting.ts). */
   boosting: BoostingSchema.optional(),
+  /**
+   * Classifiers whose trees are read as row counts only (scikit-learn's multi-class gradient
+   * boosting: `task` regression, one count column per node, `classes` empty): the class labels,
+   * and per class the tree whose stored values give that class's training rows at every node,
+   * exactly (stage 0's tree of the class). attacks/reconstruction/counted-class-labels.ts reads
+   * the rows' classes from them.
+   */
+  countedClasses: z
+    .object({
+      classes: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2),
+      /** `trees[k]`: the tree counting class k, and class k's rows at each of its nodes. */
+      trees: z.array(z.object({ tree: z.number().int().nonnegative(), rows: z.array(z.number().int().nonnegative()) })),
+    })
+    .optional(),
 });
 
 export type Tree = z.infer<typeof TreeSchema>;

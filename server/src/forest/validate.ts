@@ -43,6 +43,7 @@ export interface CheckedForest {
   trees: readonly CheckedTree[];
   privacy?: unknown;
   boosting?: { outputGroups?: number };
+  countedClasses?: { classes: readonly unknown[]; trees: readonly { tree: number; rows: ArrayLike<number> }[] };
 }
 
 /** Why a forest is refused: `corrupt` (inconsistent) or `too-large` (sound, but beyond the analyses' limits). */
@@ -70,6 +71,29 @@ export function validateForest(forest: CheckedForest): Invalid | undefined {
     if (problem) return { problem: `tree ${t}${problem.startsWith(':') ? '' : ' '}${problem}`, reason: 'corrupt' };
     const depth = depthProblem(forest.trees[t]);
     if (depth) return { problem: `tree ${t} ${depth}`, reason: 'too-large' };
+  }
+  const counted = forest.countedClasses ? countedClassesProblem(forest.countedClasses, forest.trees) : undefined;
+  if (counted) return { problem: `countedClasses: ${counted}`, reason: 'corrupt' };
+  return undefined;
+}
+
+/**
+ * countedClasses: one tree per class, each a tree of the forest, with one count per node that is
+ * at most the node's rows (its one count column) and whose children add up to it.
+ */
+function countedClassesProblem(counted: NonNullable<CheckedForest['countedClasses']>, trees: readonly CheckedTree[]): string | undefined {
+  if (counted.trees.length !== counted.classes.length) return `${counted.trees.length} class trees for ${counted.classes.length} classes`;
+  for (let k = 0; k < counted.trees.length; k++) {
+    const { tree: t, rows } = counted.trees[k];
+    const tree = trees[t];
+    if (!tree) return `class ${k} names tree ${t}, the model has ${trees.length}`;
+    const n = tree.left.length;
+    if (rows.length !== n || tree.classWeights.length !== n) return `class ${k}'s tree ${t} has ${n} nodes, one count column each, and ${rows.length} class counts`;
+    for (let i = 0; i < n; i++) {
+      if (!(Number.isInteger(rows[i]) && rows[i] >= 0 && rows[i] <= tree.classWeights[i])) return `class ${k}'s tree ${t} node ${i} has ${rows[i]} rows of the class and ${tree.classWeights[i]} rows`;
+      const l = tree.left[i];
+      if (l !== LEAF && rows[i] !== rows[l] + rows[tree.right[i]]) return `class ${k}'s tree ${t} node ${i} has ${rows[i]} rows of the class, its children ${rows[l]} + ${rows[tree.right[i]]}`;
+    }
   }
   return undefined;
 }

@@ -45,6 +45,7 @@ import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
 import { MassScorer } from './row-count-mass';
 import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
+import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -89,6 +90,7 @@ export const DEFAULT_THRESHOLDS: Record<MembershipBasis, number> = {
   'boosted-first-tree': 0.5,
   weighted: 0.8,
   'regression-targets': 0.5,
+  'class-trees': CLASS_TREES_THRESHOLD,
   unsupported: 0.5,
 };
 
@@ -101,6 +103,9 @@ interface Plan {
 }
 
 function plan(forest: Forest, deadline: number): Plan {
+  if (forest.countedClasses) {
+    return { basis: 'class-trees', reason: "a classifier read as row counts: each candidate's class against the first round's tree for it; a leaf without rows of the class proves a non-member" };
+  }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: 'boosted regression models have no leaf targets to test a candidate against' };
     const unsupported = regressionUnsupported(forest);
@@ -153,6 +158,10 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     options.trainingRows !== null &&
     options.trainingRows > 0 &&
     certified.length === options.trainingRows;
+  if (p.basis === 'class-trees') {
+    const verdicts = scoreClassTreeCandidates(forest, candidates, certified, threshold);
+    return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
+  }
   const verdicts: CandidateVerdict[] = [];
   const counts = new Float64Array(trees.length);
   const assign = p.basis === 'replayed-bootstrap' ? new AssignmentScorer(forest) : undefined;

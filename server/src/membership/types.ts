@@ -26,10 +26,12 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
  * - `weighted`: sample or class weights: counts are weights; scores only.
  * - `regression-targets`: regression forests: the candidate's target against its leaves' mean
  *   targets (regression.ts); proven non-members without bootstrap and sample weights.
+ * - `class-trees`: a classifier read as row counts with one tree per class (multi-class gradient
+ *   boosting): the candidate's class against its class's tree (class-trees.ts); proven non-members.
  * - `unsupported`: nothing to score (regression trees without mean targets, boosted models
  *   without probed counts).
  */
-export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'weighted' | 'regression-targets' | 'unsupported';
+export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'weighted' | 'regression-targets' | 'class-trees' | 'unsupported';
 
 export interface Candidate {
   /** One value per model feature, in the model's order (already lined up, see cli/membership.ts). */

@@ -24,6 +24,7 @@ import { estimateFromCounts } from './boxes/estimate';
 import { labelRegressionRows, type LabelSource } from './boosting-counts';
 import type { RunContext } from './context';
 import type { FeatureAxes } from './feature-axes';
+import { labelCountedClasses } from './counted-class-labels';
 import { buildLeafTable } from './leaves';
 import { labellingMs, labelRegressionBoxes, whyNoMeanTargets } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
@@ -46,7 +47,7 @@ export async function reconstructRegressionForest(
     // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
     ctx.reserve(labellingMs(forest, rowsAbout(forest)));
     const estimated = forest.training.weighted || /not a whole number/.test(built.reason) ? estimateFromCounts(view, ctx, built.reason) : undefined;
-    return estimated ? labelRegressionBoxes(forest, await estimated) : skip(built.reason);
+    return estimated ? labelBoxes(forest, await estimated) : skip(built.reason);
   }
   const table = built.table;
   ctx.method = 'aggregated';
@@ -61,7 +62,7 @@ export async function reconstructRegressionForest(
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
     ctx.reserve(labellingMs(forest, table.rows));
-    return labelRegressionBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
+    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
@@ -69,10 +70,22 @@ export async function reconstructRegressionForest(
     meanLabel,
     // The leaf's mean target times its rows (the stored count) is the sum of its rows' targets.
     solve: means ? (cells, counts, deadline) => labelsFromLeafSums(table, cells, counts, meanLabel, deadline, (t, node) => forest.trees[t].targetMean![node] * forest.trees[t].classWeights[node]) : undefined,
-    unsolvable: `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
+    unsolvable: forest.countedClasses ? 'classes from the first round\'s tree per class' : `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
     source: 'the leaf means',
   };
-  return labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
+  const labelled = labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
+  // A classifier read as counts: the rows of its proven cells (certifiedValues) with the classes its class trees prove.
+  const cellRows = forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, labelled, (row) => row.certified || row.certifiedValues !== undefined) : labelled;
+  // Cells whose counts the leaves leave open prove few rows, and a row's label needs its cell
+  // unique. row-boxes proves every row a box (of a leaf at least), whose label a pure leaf can
+  // prove (a class tree's, for a classifier read as counts): with time left it answers instead
+  // when it certifies more rows with their labels.
+  const proven = (r: ReconstructionResult) => r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+  const rows = cellRows.rows ?? table.rows;
+  if (cellRows.status === 'exact' || cellRows.certifiedRows >= rows || Date.now() >= ctx.deadline) return cellRows;
+  ctx.reserve(labellingMs(forest, rows));
+  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells and ${cellRows.certifiedRows} labels`));
+  return boxes.certifiedRows > cellRows.certifiedRows ? boxes : cellRows;
 }
 
 /**
@@ -83,8 +96,14 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   const counted = countView(forest);
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.reserve(labellingMs(forest, rowsAbout(forest)));
-  const why = forest.training.withoutReplacement ? 'trees grown on draws of the rows without replacement (subsample), read as row counts' : 'regression forest trained with bootstrap';
+  const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
+  const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : 'regression forest trained with bootstrap';
   return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
+}
+
+/** A box method's rows (on the count view) with targets, or with classes for a classifier read as counts. */
+function labelBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
+  return forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, result, (row) => row.certified) : labelRegressionBoxes(forest, result);
 }
 
 /** N for the labelling's reserve: stated, else the first root's distinct rows. */

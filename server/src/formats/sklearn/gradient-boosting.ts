@@ -17,8 +17,14 @@
  *    (pos - n p0) / (n p0 (1 - p0)), and an internal node's value, the mean residual, is pos / n - p0:
  *    each node's positives follow exactly. Stage 0 is read as a classification tree with those
  *    counts; later stages' leaves mix residuals of different predictions and are left out (noted);
- *  - anything else (multi-class, other losses, a custom init estimator): the trees are read as
- *    count trees (one column of rows, no target means): rows and intervals, no labels (noted).
+ *  - multi-class classifier, log-loss, init_ the class prior: every stage's K trees are read as
+ *    count trees (one column of rows), and stage 0's tree for class k, whose rows all started at
+ *    the prior, gives class k's rows at every node from its multinomial Newton step
+ *    (classRowsOfStageZero): the forest's `countedClasses`, from which the engine takes the rows'
+ *    classes (attacks/reconstruction/counted-class-labels.ts);
+ *  - anything else (other losses, a custom init estimator, sample weights, a multi-class model with
+ *    subsample): the trees are read as count trees (one column of rows, no target means): rows and
+ *    intervals, no labels (noted).
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
@@ -156,16 +162,31 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
 
   // Classifier.
   const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
-  if (K > 1) return asCounts(`${classes.length} classes: stage 0's trees each give one class's rows per leaf, which the IR does not hold yet`);
   if (loss !== 'log_loss' && loss !== 'deviance') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
   if (initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
   const prior = arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
-  if (prior.length !== 2) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has 2.`);
+  if (prior.length !== Math.max(2, K)) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has ${Math.max(2, K)}.`);
+  if (K > 1) {
+    // Every stage's K trees as count trees (their rows), and stage 0's tree per class for that
+    // class's rows: the multinomial Newton step from the prior (see classRowsOfStageZero).
+    const why = `${classes.length} classes, each of stage 0's ${K} trees scoring one`;
+    if (weighted) return asCounts(`${why}; sample weights make the steps weighted sums`);
+    if (subsample < 1) return asCounts(`${why}; with subsample below 1 each stage saw another draw of the rows`);
+    const perClass: { tree: number; rows: number[] }[] = [];
+    for (let k = 0; k < K; k++) {
+      const rows = classRowsOfStageZero(raws[k], prior[k], K);
+      if (typeof rows === 'string') return asCounts(`${why}; class ${String(classes[k])}'s tree: ${rows}`);
+      perClass.push({ tree: k, rows });
+    }
+    notes.push(`multinomial log-loss from the class prior: stage 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
+    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: perClass } }, notes };
+  }
   const p0 = prior[1];
   if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
   if (weighted) return asCounts('sample weights: the leaf steps are weighted sums');
   const t0 = raws[0];
   const weights: number[] = new Array(t0.nodeCount * 2);
+  // (K = 1 here: binary log-loss, one tree per stage.)
   for (let i = 0; i < t0.nodeCount; i++) {
     const n = t0.weighted[i];
     const v = t0.values[i];
@@ -197,4 +218,28 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     trees: [{ ...treeStructure(t0), classWeights: weights }],
   };
   return { forest, notes };
+}
+
+/**
+ * Class k's rows at every node of stage 0's tree for class k in a K-class model
+ * (MultinomialDeviance, scikit-learn 1.2 ensemble/_gb_losses.py): stage 0 starts every row at
+ * log(prior), so every row's probability of class k is the prior p. A leaf holds the Newton step
+ * (K - 1) / K x sum(y - p) / sum(p (1 - p)) over its n rows, (K - 1) / K x (c - n p) / (n p (1 - p))
+ * with c its class-k rows; an internal node the mean residual c / n - p. The rows must come out
+ * whole and within 0..n, else the reason.
+ */
+function classRowsOfStageZero(tree: RawTree, p: number, K: number): number[] | string {
+  if (!(p > 0 && p < 1)) return `the class prior ${p} leaves stage 0 without a Newton step`;
+  const rows: number[] = new Array(tree.nodeCount);
+  for (let i = 0; i < tree.nodeCount; i++) {
+    const n = tree.weighted[i];
+    const v = tree.values[i];
+    const c = tree.left[i] === -1 ? n * p + (v * n * p * (1 - p) * K) / (K - 1) : n * (v + p);
+    const rounded = Math.round(c) || 0; // not -0
+    if (Math.abs(c - rounded) > COUNT_TOLERANCE * Math.max(1, n) || rounded < 0 || rounded > n) {
+      return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not the multinomial Newton step from the prior)`;
+    }
+    rows[i] = rounded;
+  }
+  return rows;
 }

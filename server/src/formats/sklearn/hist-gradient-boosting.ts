@@ -16,7 +16,10 @@
  *  - binary classifier, log-loss: in iteration 0 every row has p0 = expit(baseline), gradient
  *    p0 - y and hessian p0 (1 - p0) (float32), so a node's value gives its positives: iteration 0
  *    is read as a classification tree with those counts (later iterations are left out, noted);
- *  - anything else (multi-class, other losses): count trees (rows only), noted.
+ *  - multi-class classifier, log-loss: every tree read as a count tree, and iteration 0's tree for
+ *    class k (every row at the softmax of the baseline, float32 gradients and hessians) gives class
+ *    k's rows at every node: `countedClasses` (classRowsOfIterationZero);
+ *  - anything else (other losses): count trees (rows only), noted.
  * Categorical splits (bitsets) are not thresholds: such a model is not read.
  */
 import type { ForestInput, Tree } from '../../forest/schema';
@@ -190,35 +193,60 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   }
 
   const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
-  if (K! > 1) return asCounts(`${classes.length} classes: iteration 0's trees each give one class's rows per leaf, which the IR does not hold yet`);
-  if (loss !== 'log_loss' && loss !== 'binary_crossentropy' && loss !== 'auto') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
-  // Iteration 0: every row's probability is p0; scikit-learn's gradients and hessians are float32.
-  const p0 = 1 / (1 + Math.exp(-baseline[0]));
-  const gPos = Math.fround(p0 - 1);
-  const gNeg = Math.fround(p0);
-  const h = Math.fround(p0 * (1 - p0));
-  const t0 = raws[0];
-  const weights: number[] = new Array(t0.nodeCount * 2);
-  const rootSplit = t0.left[0] !== -1;
-  for (let i = rootSplit ? 1 : 0; i < t0.nodeCount; i++) {
-    const n = t0.nodeSamples[i];
-    const w = t0.left[i] === -1 ? t0.values[i] / learningRate : t0.values[i];
-    // G = pos gPos + (n - pos) gNeg = -w (n h + l2).
-    const pos = (-w * (n * h + l2) - n * gNeg) / (gPos - gNeg);
-    const rounded = Math.round(pos) || 0;
-    if (!(Math.abs(pos - rounded) <= 1e-3) || rounded < 0 || rounded > n) {
-      return asCounts(`iteration 0 node ${i}'s value gives ${pos} positives of ${n} rows, not a whole number (not a log-loss Newton step from one prior)`);
+  if (K! > 1) {
+    const why = `${classes.length} classes, each of iteration 0's ${K} trees scoring one`;
+    if (loss !== 'log_loss' && loss !== 'categorical_crossentropy' && loss !== 'auto') return asCounts(`${why}; loss='${loss}': the leaves are not log-loss Newton steps`);
+    if (baseline.length !== K) throw corrupt(`_baseline_prediction holds ${baseline.length} values, the model has ${K} classes.`);
+    // Iteration 0 starts every row at the baseline: class k's probability is its softmax.
+    const top = Math.max(...baseline);
+    const exp = baseline.map((b) => Math.exp(b - top));
+    const total = exp.reduce((a, b) => a + b, 0);
+    const perClass: { tree: number; rows: number[] }[] = [];
+    for (let k = 0; k < K!; k++) {
+      const rows = classRowsOfIterationZero(raws[k], exp[k] / total, l2, learningRate);
+      if (typeof rows === 'string') return asCounts(`${why}; class ${String(classes[k])}'s tree: ${rows}`);
+      perClass.push({ tree: k, rows });
     }
-    weights[i * 2] = n - rounded;
-    weights[i * 2 + 1] = rounded;
+    notes.push(`multinomial log-loss: iteration 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${iterations.length} iterations is read as row counts`);
+    return { forest: { ...base, task: 'regression', classes: [], training, trees: raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) })), countedClasses: { classes, trees: perClass } }, notes };
   }
-  // The root's value is never set: its positives are its children's.
-  if (rootSplit) {
-    const pos = weights[t0.left[0] * 2 + 1] + weights[t0.right[0] * 2 + 1];
-    weights[0] = t0.nodeSamples[0] - pos;
-    weights[1] = pos;
-  }
+  if (loss !== 'log_loss' && loss !== 'binary_crossentropy' && loss !== 'auto') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
+  // Iteration 0: every row's probability is p0 (the baseline's expit); its positives are class 1's rows.
+  const p0 = 1 / (1 + Math.exp(-baseline[0]));
+  const t0 = raws[0];
+  const positives = classRowsOfIterationZero(t0, p0, l2, learningRate);
+  if (typeof positives === 'string') return asCounts(`iteration 0: ${positives}`);
+  const weights: number[] = new Array(t0.nodeCount * 2);
+  positives.forEach((pos, i) => {
+    weights[i * 2] = t0.nodeSamples[i] - pos;
+    weights[i * 2 + 1] = pos;
+  });
   notes.push(`log-loss with prior ${p0}: iteration 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${iterations.length - 1} iterations are not read (their leaves mix gradients of different predictions)`);
   const forest: ForestInput = { ...base, task: 'classification', classes, training, trees: [{ ...structure(t0), classWeights: weights }] };
   return { forest, notes };
+}
+
+/**
+ * A class's rows at every node of its iteration-0 tree (binary log-loss: class 1's tree; K classes,
+ * HalfMultinomialLoss: class k's): every row starts with the class's probability p, gradient p - y and hessian p (1 - p), both
+ * float32 as scikit-learn stores them, so a node's weight w = -G / (H + l2) (a leaf's value is
+ * learning rate x w; the root's is never set and is its children's sum) gives G and so its rows of
+ * the class. They must come out whole and within 0..n, else the reason.
+ */
+function classRowsOfIterationZero(t: RawTree, p: number, l2: number, learningRate: number): number[] | string {
+  const gPos = Math.fround(p - 1);
+  const gNeg = Math.fround(p);
+  const h = Math.fround(p * (1 - p));
+  const rows: number[] = new Array(t.nodeCount);
+  const rootSplit = t.left[0] !== -1;
+  for (let i = rootSplit ? 1 : 0; i < t.nodeCount; i++) {
+    const n = t.nodeSamples[i];
+    const w = t.left[i] === -1 ? t.values[i] / learningRate : t.values[i];
+    const c = (-w * (n * h + l2) - n * gNeg) / (gPos - gNeg);
+    const rounded = Math.round(c) || 0;
+    if (!(Math.abs(c - rounded) <= 1e-3) || rounded < 0 || rounded > n) return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not a log-loss Newton step from the baseline)`;
+    rows[i] = rounded;
+  }
+  if (rootSplit) rows[0] = rows[t.left[0]] + rows[t.right[0]];
+  return rows;
 }

@@ -1,0 +1,187 @@
+/**
+ * Classes for the rows of a classifier read as row counts (`forest.countedClasses`: scikit-learn's
+ * multi-class gradient boosting). The count methods (aggregated, row-boxes) run on its trees as
+ * count trees and return rows with boxes but no class; stage 0's tree for class k states, at every
+ * node, its rows of class k exactly (formats/sklearn/gradient-boosting.ts).
+ *
+ * What the model proves: a leaf of class k's tree whose rows are all of class k holds no row of
+ * another class, and one with no row of class k holds none of class k. A row whose proven box lies
+ * inside one leaf of a class tree (leafOfBox) takes these facts: its class is certified as k when
+ * k's leaf is all k, or when the leaves of every other class's tree hold none of theirs. Every
+ * training row in such a box has class k, so the box's claim of a distinct training row keeps its
+ * matching with the class added.
+ *
+ * The leaves prove more, without saying which row: a leaf of class k's tree holding c rows of class
+ * k holds c distinct training rows of class k (rows of different classes are different rows, and
+ * one tree's leaves are disjoint). What the rows certified one by one may take of a leaf's c is
+ * taken off it (every leaf a row's box overlaps loses one: conservative); the rest are given to
+ * rows not yet certified whose point lies in the leaf (those estimated as class k first), each
+ * certified with class k and the leaf's region as its box, a wider box than its own proven one.
+ *
+ * Everything else is an estimate: the class whose tree gives the leaf at the row's point the
+ * largest share of rows of that class.
+ */
+import type { Forest } from '../../forest/schema';
+import { leafOf, leafOfBox } from '../../forest/structure';
+import type { ReconstructedRow, ReconstructionResult } from './types';
+
+type CountedClasses = NonNullable<Forest['countedClasses']>;
+
+/**
+ * The result with classes. `proven(row)`: whether the row's box is proven to hold a distinct
+ * training row (box methods: `certified`; the aggregated count rows: `certifiedValues`).
+ */
+export function labelCountedClasses(forest: Forest, counted: CountedClasses, result: ReconstructionResult, proven: (row: ReconstructedRow) => boolean): ReconstructionResult {
+  const classTrees = counted.trees.map(({ tree, rows }) => ({ tree: forest.trees[tree], rows }));
+  let certified = 0;
+  let withoutLabel = 0;
+  const reconstruction: ReconstructedRow[] = result.reconstruction.map((row): ReconstructedRow => {
+    const box = proven(row) && row.intervals ? row.intervals : undefined;
+    const known = box ? certifiedClass(classTrees, box) : -1;
+    if (known >= 0) {
+      certified++;
+      const { certifiedValues: _, ...rest } = row;
+      return { ...rest, label: counted.classes[known], certified: true };
+    }
+    const label = counted.classes[estimatedClass(classTrees, row.values.map((v) => v ?? 0), forest.splitRule)];
+    if (!box) return { ...row, label, certified: false };
+    withoutLabel++;
+    // The box is proven, the class is not: its values count as proven where the box bounds them.
+    return { ...row, label, certified: false, certifiedValues: row.certifiedValues ?? (row.intervals ?? row.values).map((bound) => bound !== null) };
+  });
+  const byBox = certified;
+  const byLeaf = certifyFromLeaves(forest, counted, classTrees, reconstruction);
+  certified += byLeaf.rows;
+  withoutLabel -= byLeaf.fromProvenBoxes;
+  const rows = reconstruction.length;
+  const { certifiedWithoutLabel: _, ...rest } = result;
+  const trees = counted.trees.map((c) => c.tree);
+  const how =
+    `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')}); ` +
+    `${byLeaf.rows} more with their class and, as their box, a leaf of that class's tree that holds that many more rows of the class; ` +
+    `${rows - certified} rows' classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  return {
+    ...rest,
+    status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
+    reason: [result.reason, how].filter((x) => x).join('; '),
+    certifiedRows: certified,
+    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
+    reconstruction,
+  };
+}
+
+interface ClassTree {
+  tree: Forest['trees'][number];
+  /** The class's rows at each node. */
+  rows: readonly number[];
+}
+
+/** The class every training row in the box has, by the leaves of the class trees it lies in; -1 when not determined. */
+function certifiedClass(classTrees: readonly ClassTree[], box: readonly ([number, number] | null)[]): number {
+  let excluded = 0;
+  let open = -1;
+  for (let k = 0; k < classTrees.length; k++) {
+    const { tree, rows } = classTrees[k];
+    const leaf = leafOfBox(tree, box);
+    if (leaf < 0) {
+      open = open === -1 ? k : -2;
+      continue;
+    }
+    const all = tree.classWeights[leaf];
+    if (all > 0 && rows[leaf] === all) return k;
+    if (rows[leaf] === 0) excluded++;
+    else open = open === -1 ? k : -2;
+  }
+  // Every class but one excluded: the box's rows are of that one.
+  return excluded === classTrees.length - 1 && open >= 0 ? open : -1;
+}
+
+/** The class with the largest share of its rows in its tree's leaf at the point (the first on ties). */
+function estimatedClass(classTrees: readonly ClassTree[], point: readonly number[], rule: Forest['splitRule']): number {
+  let best = 0;
+  let bestShare = -1;
+  classTrees.forEach(({ tree, rows }, k) => {
+    const leaf = leafOf(tree, point, rule);
+    const all = tree.classWeights[leaf];
+    const share = all > 0 ? rows[leaf] / all : 0;
+    if (share > bestShare) {
+      best = k;
+      bestShare = share;
+    }
+  });
+  return best;
+}
+
+/**
+ * The leaf claims (see the module comment), written into `rows` in place: per class tree, each
+ * leaf's rows of the class less those the certified rows may take, given to uncertified rows whose
+ * point lies in the leaf. Returns how many rows were certified so, and how many of them had a
+ * proven box before.
+ */
+function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: readonly ClassTree[], rows: ReconstructedRow[]): { rows: number; fromProvenBoxes: number } {
+  const features = forest.features.length;
+  const points = rows.map((row) => row.values.map((v) => v ?? 0));
+  let certified = 0;
+  let fromProvenBoxes = 0;
+  classTrees.forEach(({ tree, rows: ofClass }, k) => {
+    const left = new Map<number, number>();
+    forEachLeafBox(tree, features, (leaf) => left.set(leaf, ofClass[leaf]));
+    const label = counted.classes[k];
+    for (const row of rows) {
+      if (!row.certified || row.label !== label || !row.intervals) continue;
+      for (const leaf of leavesOverlapping(tree, row.intervals)) left.set(leaf, Math.max(0, (left.get(leaf) ?? 0) - 1));
+    }
+    const boxes = new Map<number, ([number, number] | null)[]>();
+    forEachLeafBox(tree, features, (leaf, box) => boxes.set(leaf, box));
+    // Rows estimated as this class first, then any uncertified row in the leaf.
+    for (const pass of [true, false]) {
+      rows.forEach((row, r) => {
+        if (row.certified || (pass && row.label !== label)) return;
+        const leaf = leafOf(tree, points[r], forest.splitRule);
+        const room = left.get(leaf) ?? 0;
+        if (room <= 0) return;
+        left.set(leaf, room - 1);
+        if (row.certifiedValues) fromProvenBoxes++;
+        certified++;
+        const { certifiedValues: _, ...rest } = row;
+        rows[r] = { ...rest, label, certified: true, intervals: boxes.get(leaf)! };
+      });
+    }
+  });
+  return { rows: certified, fromProvenBoxes };
+}
+
+/** Every leaf with its region: per feature (lower, upper], null where the path does not test the feature. */
+function forEachLeafBox(tree: ClassTree['tree'], features: number, visit: (leaf: number, box: ([number, number] | null)[]) => void): void {
+  const walk = (node: number, box: ([number, number] | null)[]) => {
+    if (tree.left[node] === -1) return visit(node, box);
+    const f = tree.feature[node];
+    const t = tree.threshold[node];
+    const [lo, hi] = box[f] ?? [-Infinity, Infinity];
+    const leftBox = box.slice();
+    leftBox[f] = [lo, Math.min(hi, t)];
+    const rightBox = box.slice();
+    rightBox[f] = [Math.max(lo, t), hi];
+    walk(tree.left[node], leftBox);
+    walk(tree.right[node], rightBox);
+  };
+  walk(0, new Array<[number, number] | null>(features).fill(null));
+}
+
+/** The leaves whose regions meet the box (a box end at a threshold counts on the side it is bounded by). */
+function leavesOverlapping(tree: ClassTree['tree'], box: readonly ([number, number] | null)[]): number[] {
+  const found: number[] = [];
+  const stack = [0];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (tree.left[node] === -1) {
+      found.push(node);
+      continue;
+    }
+    const bounds = box[tree.feature[node]];
+    const t = tree.threshold[node];
+    if (!bounds || bounds[0] < t) stack.push(tree.left[node]);
+    if (!bounds || bounds[1] > t) stack.push(tree.right[node]);
+  }
+  return found;
+}
