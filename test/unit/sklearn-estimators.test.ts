@@ -389,27 +389,34 @@ describe('sklearn gradient boosting', () => {
     assert.equal(r.certifiedRows, oneRowLeaves);
     assert.equal(assertSound(r.reconstruction, rows), drawn);
   });
-  it('gb_clf (binary log-loss): stage 0\'s values and the prior give each leaf\'s positives exactly', async () => {
+  it('gb_clf (binary log-loss): every stage read as row counts, stage 0\'s values and the prior giving each node\'s positives exactly', async () => {
     const truth = truthOf('gb_clf');
     const { forest, notes } = readFixture('gb_clf');
-    assert.equal(forest.task, 'classification');
-    assert.deepEqual(forest.classes, truth.classes);
-    assert.equal(forest.trees.length, 1);
-    assert.ok(notes.some((n) => /later 2 stages are not read/.test(n)));
-    const tree = forest.trees[0];
-    assertTreeEquals(tree, truth.stages![0][0], 'stage 0');
+    assert.equal(forest.task, 'regression');
+    assert.deepEqual(forest.classes, []);
+    assert.equal(forest.trees.length, truth.stages!.length);
+    assert.ok(notes.some((n) => /every tree of the 3 stages is read as row counts/.test(n)), notes.join(' | '));
+    forest.trees.forEach((tree, t) => {
+      assertTreeEquals(tree, truth.stages![t][0], `stage ${t}`);
+      assert.deepEqual(tree.classWeights, truth.stages![t][0].n_node_samples);
+    });
+    // Both classes' rows from stage 0: negatives, then positives.
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, truth.classes);
+    assert.deepEqual(counted.trees.map((c) => c.tree), [0, 0]);
     const leaves = Object.keys(truth.stage0_positives!);
     assert.ok(leaves.length >= 2);
     for (const leaf of leaves) {
       const node = Number(leaf);
-      assert.equal(tree.classWeights[node * 2 + 1], truth.stage0_positives![leaf], `leaf ${leaf}: positives`);
-      assert.equal(tree.classWeights[node * 2] + tree.classWeights[node * 2 + 1], truth.stages![0][0].n_node_samples[node]);
+      assert.equal(counted.trees[1].rows[node], truth.stage0_positives![leaf], `leaf ${leaf}: positives`);
+      assert.equal(counted.trees[0].rows[node] + counted.trees[1].rows[node], truth.stages![0][0].n_node_samples[node]);
     }
     // Internal nodes too (the mean residual): the root holds every positive.
-    assert.equal(tree.classWeights[1], Object.values(truth.stage0_positives!).reduce((a, b) => a + b, 0));
+    assert.equal(counted.trees[1].rows[0], Object.values(truth.stage0_positives!).reduce((a, b) => a + b, 0));
     const rows = readTrainingRows(path.join(DIR, 'gb_clf.train.csv')).rows;
     const r = await reconstruct(forest, { budgetMs: 10_000 });
-    assert.equal(r.certifiedRows, truth.n);
+    // Every row certified with its class: stage 0's class rows per leaf are distinct rows of that class.
+    assert.equal(r.certifiedRows, truth.n, r.reason);
     assert.equal(assertSound(r.reconstruction, rows), truth.n);
   });
   it('gb_clf_sub (subsample 0.7): stage 0\'s counts are exact for the rows it drew; N determined by the draw and the prior; every drawn row certified with its class', async () => {
@@ -580,20 +587,21 @@ describe('sklearn histogram gradient boosting', () => {
     assert.ok(proven > 0, r.reason);
     assert.equal(assertSound(r.reconstruction, truth), proven);
   });
-  it('hgb_clf (binary log-loss): iteration 0\'s values and the prior give each leaf\'s positives exactly', async () => {
+  it('hgb_clf (binary log-loss): every iteration read as row counts, iteration 0\'s values and the prior giving each leaf\'s positives exactly', async () => {
     const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf.truth.json'), 'utf8')) as HistTruth;
     const { forest } = decodeHist('hgb_clf');
-    assert.equal(forest.task, 'classification');
-    assert.equal(forest.trees.length, 1);
-    const tree = forest.trees[0];
-    assertPredictorEquals(tree, truth.iterations[0][0], 'iteration 0');
-    for (const [leaf, positives] of Object.entries(truth.iteration0_positives!)) {
-      assert.equal(tree.classWeights[Number(leaf) * 2 + 1], positives, `leaf ${leaf}`);
-      assert.equal(tree.classWeights[Number(leaf) * 2] + positives, truth.iterations[0][0].count[Number(leaf)]);
+    assert.equal(forest.task, 'regression');
+    assert.equal(forest.trees.length, truth.iterations.length);
+    forest.trees.forEach((tree, t) => assertPredictorEquals(tree, truth.iterations[t][0], `iteration ${t}`));
+    const [negatives, positives] = forest.countedClasses!.trees;
+    assert.equal(negatives.tree, 0);
+    for (const [leaf, n] of Object.entries(truth.iteration0_positives!)) {
+      assert.equal(positives.rows[Number(leaf)], n, `leaf ${leaf}`);
+      assert.equal(negatives.rows[Number(leaf)] + n, truth.iterations[0][0].count[Number(leaf)]);
     }
     const rows = readTrainingRows(path.join(DIR, 'hgb_clf.train.csv')).rows;
     const r = await reconstruct(forest, { budgetMs: 10_000 });
-    assert.equal(r.certifiedRows, truth.n);
+    assert.equal(r.certifiedRows, truth.n, r.reason);
     assert.equal(assertSound(r.reconstruction, rows), truth.n);
   });
   it('hgb_clf_multi: row counts only, with a note; hgb_reg_es: N is the training split, noted', () => {

@@ -55,9 +55,9 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   withoutLabel -= byLeaf.fromProvenBoxes;
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const trees = counted.trees.map((c) => c.tree);
+  const trees = [...new Set(counted.trees.map((c) => c.tree))];
   const how =
-    `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')}); ` +
+    `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (${trees.length === 1 ? `tree ${trees[0]}, which counts every class` : `trees ${trees.join(', ')}`}); ` +
     `${byLeaf.rows} more with their class and, as their box, a leaf of that class's tree that holds that many more rows of the class; ` +
     `${rows - certified} rows' classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   return {

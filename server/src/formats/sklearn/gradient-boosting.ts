@@ -184,23 +184,17 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const p0 = prior[1];
   if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
   if (weighted) return asCounts('sample weights: the leaf steps are weighted sums');
-  const t0 = raws[0];
-  const weights: number[] = new Array(t0.nodeCount * 2);
   // (K = 1 here: binary log-loss, one tree per stage.)
-  for (let i = 0; i < t0.nodeCount; i++) {
-    const n = t0.weighted[i];
-    const v = t0.values[i];
-    // Leaves hold the Newton step; internal nodes the mean residual pos / n - p0.
-    const pos = t0.left[i] === -1 ? n * p0 + v * n * p0 * (1 - p0) : n * (v + p0);
-    const rounded = Math.round(pos);
-    if (Math.abs(pos - rounded) > COUNT_TOLERANCE * Math.max(1, n) || rounded < 0 || rounded > n) {
-      return asCounts(`stage 0 node ${i}'s value gives ${pos} positives of ${n} rows, not a whole number (the leaf step is not the log-loss Newton step)`);
-    }
-    weights[i * 2] = n - rounded;
-    weights[i * 2 + 1] = rounded;
-  }
-  notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages are not read (their leaves mix residuals of different predictions)`);
+  const t0 = raws[0];
+  const positives = classRowsOfStageZero(t0, p0, 1);
+  if (typeof positives === 'string') return asCounts(`stage 0: ${positives}`);
+  const weights: number[] = new Array(t0.nodeCount * 2);
+  positives.forEach((pos, i) => {
+    weights[i * 2] = t0.weighted[i] - pos;
+    weights[i * 2 + 1] = pos;
+  });
   if (subsample < 1) {
+    notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are not read`);
     // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
     // probability was still the prior, so its counts are exact for those rows. The prior is the
     // class share of all N rows, which with the draw often determines N.
@@ -210,14 +204,10 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
     return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
   }
-  const forest: ForestInput = {
-    ...base,
-    task: 'classification',
-    classes,
-    training,
-    trees: [{ ...treeStructure(t0), classWeights: weights }],
-  };
-  return { forest, notes };
+  // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
+  notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
+  const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
+  return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
 }
 
 /**
@@ -229,15 +219,17 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
  * whole and within 0..n, else the reason.
  */
 function classRowsOfStageZero(tree: RawTree, p: number, K: number): number[] | string {
+  // Binary (BinomialDeviance, K passed as 1): the step is sum(y - p) / sum(p (1 - p)), no (K - 1) / K.
+  const scale = K === 1 ? 1 : K / (K - 1);
   if (!(p > 0 && p < 1)) return `the class prior ${p} leaves stage 0 without a Newton step`;
   const rows: number[] = new Array(tree.nodeCount);
   for (let i = 0; i < tree.nodeCount; i++) {
     const n = tree.weighted[i];
     const v = tree.values[i];
-    const c = tree.left[i] === -1 ? n * p + (v * n * p * (1 - p) * K) / (K - 1) : n * (v + p);
+    const c = tree.left[i] === -1 ? n * p + v * n * p * (1 - p) * scale : n * (v + p);
     const rounded = Math.round(c) || 0; // not -0
     if (Math.abs(c - rounded) > COUNT_TOLERANCE * Math.max(1, n) || rounded < 0 || rounded > n) {
-      return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not the multinomial Newton step from the prior)`;
+      return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not the log-loss Newton step from the prior)`;
     }
     rows[i] = rounded;
   }

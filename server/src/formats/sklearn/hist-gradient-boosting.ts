@@ -157,9 +157,11 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
 
   const base = forestHeader(cls, version, featureNames, hyperParameters);
   const training = { bootstrap: false, weighted: false, rows };
+  // Every tree as a count tree: one column, the rows that reached each node.
+  const countTrees = (): Tree[] => raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) }));
   const asCounts = (why: string): Decoded => {
     notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
-    return { forest: { ...base, task: 'regression', classes: [], training, trees: raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) })) }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees() }, notes };
   };
   if (learningRate === undefined || !(learningRate > 0)) return asCounts('the model states no positive learning_rate');
   const baseline = arrayOrThrow(st.get('_baseline_prediction'), '_baseline_prediction').numbers();
@@ -208,7 +210,7 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
       perClass.push({ tree: k, rows });
     }
     notes.push(`multinomial log-loss: iteration 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${iterations.length} iterations is read as row counts`);
-    return { forest: { ...base, task: 'regression', classes: [], training, trees: raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) })), countedClasses: { classes, trees: perClass } }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: perClass } }, notes };
   }
   if (loss !== 'log_loss' && loss !== 'binary_crossentropy' && loss !== 'auto') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
   // Iteration 0: every row's probability is p0 (the baseline's expit); its positives are class 1's rows.
@@ -216,13 +218,17 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   const t0 = raws[0];
   const positives = classRowsOfIterationZero(t0, p0, l2, learningRate);
   if (typeof positives === 'string') return asCounts(`iteration 0: ${positives}`);
-  const weights: number[] = new Array(t0.nodeCount * 2);
-  positives.forEach((pos, i) => {
-    weights[i * 2] = t0.nodeSamples[i] - pos;
-    weights[i * 2 + 1] = pos;
-  });
-  notes.push(`log-loss with prior ${p0}: iteration 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${iterations.length - 1} iterations are not read (their leaves mix gradients of different predictions)`);
-  const forest: ForestInput = { ...base, task: 'classification', classes, training, trees: [{ ...structure(t0), classWeights: weights }] };
+  // Every iteration grew on every row (the training split): all as count trees, iteration 0 giving both classes' rows.
+  notes.push(`log-loss with prior ${p0}: iteration 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${iterations.length} iterations is read as row counts`);
+  const negatives = positives.map((pos, i) => t0.nodeSamples[i] - pos);
+  const forest: ForestInput = {
+    ...base,
+    task: 'regression',
+    classes: [],
+    training,
+    trees: countTrees(),
+    countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] },
+  };
   return { forest, notes };
 }
 
