@@ -15,6 +15,7 @@
  * compares, so rows at a split were bounded on the wrong side (xgb_iris_hist). rf_compas_few_trees
  * ran out of memory in the worker (the replayed draws' candidates, about 680 cells a row, are now
  * capped and the box estimate answers): nothing was certified, so its precondition failed.
+ * xgb_pima_binary certifies every row in its tree-0 leaf's region (nothing before).
  * gb_iris_multi and hgb_iris_multi (three classes) certify rows with the classes the first round's
  * tree per class proves; before, nothing was certified (their precondition failed). HistGradient-
  * Boosting compares float64 values, so its rows are compared as float64.
@@ -103,6 +104,7 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['gb_pima_counts', false],
     ['rf_compas_few_trees', false],
     ['gb_iris_multi', false],
+    ['xgb_pima_binary', false],
     ['hgb_iris_multi', false],
   ] as const) {
     it(name, () => {

@@ -33,7 +33,7 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   'bootstrap-likelihood': 'bootstrap without usable seeds: maximum-likelihood estimate',
   'dp-likelihood': 'differentially private counts: maximum-likelihood estimate',
   'bounded-search': 'bounded search over numeric features',
-  'boosting-hessians': 'boosted model: the first tree\'s counts, then the later trees matched through their hessians when every tree saw every row (an estimate)',
+  'boosting-hessians': 'boosted model: the first tree\'s exact counts prove each row in its leaf\'s region with its label; the later trees, matched through their hessians when every tree saw every row, narrow the points (an estimate)',
   'boosting-counts': 'boosted model whose covers count rows (squared error: every tree; K classes: the first K trees)',
   none: 'no formulation',
 };

@@ -21,7 +21,8 @@
  *
  * What it is and is not: a reconstruction that fits every tree matched (the leaf-equation error
  * in `stats.leafEquationError` says how well), built greedily window after window, never proven
- * unique: status `bounded` and no certified rows. Trees left when the budget runs out are not used
+ * unique: status `bounded`. What is certified is tree 0's: each row with its label and, as its
+ * box, its tree-0 leaf's region (first-tree-claims.ts). Trees left when the budget runs out are not used
  * (status `timeout`, with the rows found so far).
  *
  * Missing values (../missing-values.ts). When every split of a feature sends a missing value one
@@ -42,6 +43,7 @@ import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
+import { certifyFirstTreeLeaves } from './first-tree-claims';
 import { firstTreeRows } from './first-tree-rows';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 import { solveMilp, withHighs, type SparseProblem } from './highs';
@@ -445,15 +447,18 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     ctx.stats.cells = groups.length;
     ctx.stats.mergedCells = groups.length;
     ctx.stats.treesMatched = 1;
+    const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
     return ctx.answer({
       status: 'bounded',
       reason:
         `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
         `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
-        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed; an estimate, nothing certified${app.note ? `; ${app.note}` : ''}`,
+        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
       rows: estimated,
-      certifiedRows: 0,
-      reconstruction: groupsToRows(forest, axes, groups, app.mixed),
+      certifiedRows: claims.certified,
+      ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}),
+      ...(claims.boxes ? { boxes: claims.boxes } : {}),
+      reconstruction: claims.rows,
     });
   }
   /** Trees 1.. matched to the groups window by window, then the answer. */
@@ -494,16 +499,19 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     ctx.stats.mergedCells = groups.length;
     ctx.stats.leafEquationError = error;
     ctx.stats.treesMatched = matched;
-    const reconstruction = groupsToRows(forest, axes, groups, app.mixed);
+    // Tree 0's leaves prove their rows and labels; the matched boxes inside them stay an estimate.
+    const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
+    const reconstruction = claims.rows;
+    const certified = { certifiedRows: claims.certified, ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}), ...(claims.boxes ? { boxes: claims.boxes } : {}) };
     const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `${unfitted} of the ${matched - 1} later trees matched have a leaf the window matching does not fit`) + (app.note ? `; ${app.note}` : '');
     if (matched < trees) {
-      return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}`, rows, certifiedRows: 0, reconstruction });
+      return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}; ${claims.note}`, rows, ...certified, reconstruction });
     }
     return ctx.answer({
       status: 'bounded',
-      reason: `tree 0's counts exact, trees 1..${trees - 1} matched through their hessians, up to ${MAX_WINDOW} at a time: ${fitNote}; not proven unique, nothing certified`,
+      reason: `tree 0's counts exact, trees 1..${trees - 1} matched through their hessians, up to ${MAX_WINDOW} at a time: ${fitNote}; the matching is not proven unique, so the boxes it narrows are an estimate; ${claims.note}`,
       rows,
-      certifiedRows: 0,
+      ...certified,
       reconstruction,
     });
   };

@@ -4,14 +4,17 @@
  * inferred, as for shallow trees grown by the hist method), which the hessian matching
  * (boosting-hessians.ts) needs. What stands: each leaf of tree 0 holds H / h rows in its region, and
  * a leaf whose positives the probe determined holds that many rows of the positive class. So an
- * estimate, nothing certified (as boosting-hessians): each leaf's rows at a point of its region,
+ * estimate (as boosting-hessians): each leaf's rows at a point of its region,
  * labelled by the leaf's positives where they are known, else by the model's prediction there.
+ * Tree 0's leaves certify their rows as boxes, with the label where the positives are known
+ * (first-tree-claims.ts).
  */
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { baseMargin } from '../../forest/boosting';
 import type { Forest } from '../../forest/schema';
 import { boostedMargins } from '../../forest/structure';
 import type { RunContext } from './context';
+import { certifyFirstTreeLeaves } from './first-tree-claims';
 import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -43,12 +46,13 @@ export function firstTreeRows(forest: Forest, probe: FirstTreeProbe, ctx: RunCon
   }
   const drawn = probe.rows!;
   const N = subsample !== undefined ? Math.round(drawn / subsample) : drawn;
+  const claims = certifyFirstTreeLeaves(forest, probe, rows);
   const reason = [
     why,
     `so only tree 0 is read: its ${first.leaves.length} leaves hold ${drawn} rows${subsample !== undefined ? ` (the rows it drew at subsample=${subsample}; N about ${N})` : ''}, each given a point of its leaf's region`,
-    `${labelled} rows labelled by their leaf's positives, ${drawn - labelled} by the model's prediction at that point`,
-    'an estimate, nothing certified',
+    `${labelled} rows labelled by their leaf's positives, ${drawn - labelled} by the model's prediction at that point (an estimate)`,
+    claims.note,
   ].join('; ');
   ctx.stats.treesMatched = 1;
-  return ctx.answer({ status: 'bounded', reason, rows: N, certifiedRows: 0, reconstruction: rows });
+  return ctx.answer({ status: 'bounded', reason, rows: N, certifiedRows: claims.certified, ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}), ...(claims.boxes ? { boxes: claims.boxes } : {}), reconstruction: claims.rows });
 }

@@ -37,7 +37,8 @@ export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: n
   return Math.max(0, b - a) / (last - first);
 }
 
-function median(values: number[]): number {
+/** The median, 1 (the whole range) when there is nothing to measure. */
+export function median(values: number[]): number {
   if (values.length === 0) return 1;
   const sorted = values.slice().sort((a, b) => a - b);
   const mid = sorted.length >> 1;

@@ -1,0 +1,43 @@
+/**
+ * Box tightness (tightness.ts) measured on the boxes the certified rows finally carry, as value
+ * intervals: for methods that give a row a wider proven box than the one a box method narrowed
+ * (a leaf's region: counted-class-labels.ts, first-tree-claims.ts), so that the report states the
+ * width of what is proven, not of an estimate. Pinned: a certified box that lies inside one leaf of
+ * every tree.
+ */
+import type { Forest } from '../../../forest/schema';
+import { leafOfBox } from '../../../forest/structure';
+import { featureAxes } from '../feature-axes';
+import type { BoxTightness, ReconstructedRow } from '../types';
+import { median } from './tightness';
+
+export function certifiedBoxTightness(forest: Forest, rows: readonly ReconstructedRow[]): BoxTightness | undefined {
+  const cut = featureAxes(forest);
+  if (!cut.ok) return undefined;
+  const axes = cut.axes;
+  const boxes = rows.filter((row) => row.certified && row.intervals).map((row) => row.intervals!);
+  if (boxes.length === 0) return undefined;
+  const numeric: number[] = [];
+  for (let f = 0; f < axes.binary.length; f++) if (!axes.binary[f] && axes.thresholds[f].length > 0) numeric.push(f);
+  const perFeature = numeric.map(() => [] as number[]);
+  const all: number[] = [];
+  for (const box of boxes) {
+    numeric.forEach((f, i) => {
+      const width = relativeValueWidth(axes.thresholds[f], box[f]);
+      perFeature[i].push(width);
+      all.push(width);
+    });
+  }
+  const pinnedRows = boxes.filter((box) => forest.trees.every((tree) => leafOfBox(tree, box) >= 0)).length;
+  return { pinnedRows, medianWidth: median(all), featureWidths: numeric.map((f, i) => ({ feature: f, medianWidth: median(perFeature[i]) })) };
+}
+
+/** The interval's share of the span of the feature's thresholds (an open end counts up to the outermost threshold; no interval: 1). */
+function relativeValueWidth(cuts: ArrayLike<number>, interval: [number, number] | null): number {
+  if (!interval) return 1;
+  const first = cuts[0];
+  const last = cuts[cuts.length - 1];
+  const [lower, upper] = interval;
+  if (last === first) return lower < first && upper > first ? 1 : 0;
+  return Math.max(0, Math.min(upper, last) - Math.max(lower, first)) / (last - first);
+}

@@ -1,0 +1,83 @@
+/**
+ * What tree 0 of a logistic boosted model proves about the rows the hessian methods place
+ * (boosting-hessians.ts, first-tree-rows.ts). First-tree probing (../first-tree-probe.ts) reads,
+ * per leaf of tree 0, its training rows and, where determined, its positives, exactly: a leaf with
+ * n rows and p positives holds p distinct training rows of the positive class and n - p of the
+ * other in its region, and tree 0's leaves are disjoint, so no row is claimed twice. Every row the
+ * methods place starts in a tree-0 leaf with a label from those counts (the later trees only narrow
+ * its box), so each claim goes to a row placed in that leaf with that label: **certified**, with
+ * the leaf's region as its box (wider than the box the matching narrowed it to, which stays an
+ * estimate), and its label. A leaf whose positives are not determined proves its rows' region
+ * only: those rows are certified without their label.
+ *
+ * Nothing is certified when the file does not state the objective and base score (a dump: the
+ * counts rest on assumed ones, however well they fit), and no label when lambda or alpha is
+ * assumed (the positives rest on them).
+ *
+ * Not when the training data had missing values of a feature that its splits send left at some
+ * nodes and right at others ('mixed'): a row missing it reaches a leaf by the default directions
+ * without lying in its region. Where every split of a feature sends a missing value the same way,
+ * the end interval it goes to stands for "missing" too (the reason says so, as boosting-counts).
+ */
+import type { Forest } from '../../forest/schema';
+import { leafOf, leafOfBox } from '../../forest/structure';
+import type { FirstTreeProbe } from '../first-tree-probe';
+import { missingValueRouting } from '../missing-values';
+import { regionIntervals } from './region-points';
+import { certifiedBoxTightness } from './boxes/row-tightness';
+import type { BoxTightness, ReconstructedRow } from './types';
+
+export interface FirstTreeClaims {
+  rows: ReconstructedRow[];
+  certified: number;
+  withoutLabel: number;
+  /** How wide the certified boxes (leaf regions) are; absent when none is certified. */
+  boxes?: BoxTightness;
+  /** What the reason says about the certified rows, or why none is. */
+  note: string;
+}
+
+export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, placed: readonly ReconstructedRow[]): FirstTreeClaims {
+  const mixed = missingValueRouting(forest).routes.some((r) => r === 'mixed');
+  if (mixed) return { rows: [...placed], certified: 0, withoutLabel: 0, note: 'nothing certified: the training data had missing values its splits send both ways, so a leaf may hold rows outside its region' };
+  // Proven means from the file: an objective a dump does not state is an assumption, and so are
+  // positives that rest on an assumed lambda or alpha (the rows rest on the hessian alone).
+  if (probe.objectiveAssumed || forest.boosting?.source === 'dump' || forest.boosting?.baseScoreStated === false) {
+    return { rows: [...placed], certified: 0, withoutLabel: 0, note: 'nothing certified: the file does not state the objective and base score, so tree 0\'s counts rest on assumed ones' };
+  }
+  const assumed = (['lambda', 'alpha'] as const).filter((k) => probe.parameters[k]?.source === 'assumed');
+  const first = probe.trees[0];
+  const tree = forest.trees[first.tree];
+  const features = forest.features.length;
+  const labelOf = (positive: boolean) => forest.classes[positive ? 1 : 0] ?? (positive ? 1 : 0);
+  // Per leaf: its region and what is left to claim, per label (undefined positives: rows only).
+  const leaves = new Map(first.leaves.map((leaf) => [leaf.node, { region: regionIntervals(leaf.box, features), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }]));
+  let certified = 0;
+  let withoutLabel = 0;
+  const rows = placed.map((row): ReconstructedRow => {
+    const byBox = row.intervals ? leafOfBox(tree, row.intervals) : -1;
+    const node = byBox >= 0 ? byBox : leafOf(tree, row.values.map((v) => v ?? 0), forest.splitRule);
+    const leaf = leaves.get(node);
+    if (!leaf || leaf.rows <= 0) return row;
+    leaf.rows--;
+    const region = leaf.region.map((b) => (b ? ([b[0], b[1]] as [number, number]) : null));
+    if (leaf.positives === undefined || assumed.length > 0) {
+      withoutLabel++;
+      return { ...row, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+    }
+    // The label the leaf still has room for: the row's own first.
+    const positive = row.label === labelOf(true);
+    const own = positive ? 'positives' : 'negatives';
+    const other = positive ? 'negatives' : 'positives';
+    const take = leaf[own]! > 0 ? own : leaf[other]! > 0 ? other : undefined;
+    if (!take) return row;
+    leaf[take]!--;
+    certified++;
+    const { certifiedValues: _, ...rest } = row;
+    return { ...rest, label: labelOf(take === 'positives'), intervals: region, certified: true };
+  });
+  const unlabelled = assumed.length > 0 ? `${assumed.join(' and ')} not stated, so the positives rest on an assumption` : 'leaves whose positives are not determined';
+  const note = `${certified} rows certified with their label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${withoutLabel} more as boxes without their label (${unlabelled})` : ''}`;
+  const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
+  return { rows, certified, withoutLabel, note, ...(boxes ? { boxes } : {}) };
+}
