@@ -9,7 +9,7 @@ import type { Forest } from '../../../forest/schema';
 import { leafOfBox } from '../../../forest/structure';
 import { featureAxes } from '../feature-axes';
 import type { BoxTightness, ReconstructedRow } from '../types';
-import { median } from './tightness';
+import { widthSummary } from './tightness';
 
 export function certifiedBoxTightness(forest: Forest, rows: readonly ReconstructedRow[]): BoxTightness | undefined {
   const cut = featureAxes(forest);
@@ -17,19 +17,8 @@ export function certifiedBoxTightness(forest: Forest, rows: readonly Reconstruct
   const axes = cut.axes;
   const boxes = rows.filter((row) => row.certified && row.intervals).map((row) => row.intervals!);
   if (boxes.length === 0) return undefined;
-  const numeric: number[] = [];
-  for (let f = 0; f < axes.binary.length; f++) if (!axes.binary[f] && axes.thresholds[f].length > 0) numeric.push(f);
-  const perFeature = numeric.map(() => [] as number[]);
-  const all: number[] = [];
-  for (const box of boxes) {
-    numeric.forEach((f, i) => {
-      const width = relativeValueWidth(axes.thresholds[f], box[f]);
-      perFeature[i].push(width);
-      all.push(width);
-    });
-  }
   const pinnedRows = boxes.filter((box) => forest.trees.every((tree) => leafOfBox(tree, box) >= 0)).length;
-  return { pinnedRows, medianWidth: median(all), featureWidths: numeric.map((f, i) => ({ feature: f, medianWidth: median(perFeature[i]) })) };
+  return widthSummary(axes, boxes.length, (b, f) => relativeValueWidth(axes.thresholds[f], boxes[b][f]), pinnedRows);
 }
 
 /** The interval's share of the span of the feature's thresholds (an open end counts up to the outermost threshold; no interval: 1). */

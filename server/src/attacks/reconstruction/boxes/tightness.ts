@@ -8,13 +8,18 @@ import { intervalBounds, type FeatureAxes } from '../feature-axes';
 import type { BoxTightness } from '../types';
 
 export function boxTightness(axes: FeatureAxes, boxes: readonly { low: ArrayLike<number>; high: ArrayLike<number> }[], pinnedRows: number): BoxTightness {
+  return widthSummary(axes, boxes.length, (b, f) => relativeWidth(axes, f, boxes[b].low[f], boxes[b].high[f]), pinnedRows);
+}
+
+/** The medians, over `count` boxes and the numeric features, of `widthOf(box, feature)`: overall and per feature. */
+export function widthSummary(axes: FeatureAxes, count: number, widthOf: (box: number, feature: number) => number, pinnedRows: number): BoxTightness {
   const numeric: number[] = [];
   for (let f = 0; f < axes.binary.length; f++) if (!axes.binary[f] && axes.thresholds[f].length > 0) numeric.push(f);
   const perFeature = numeric.map(() => [] as number[]);
   const all: number[] = [];
-  for (const box of boxes) {
+  for (let b = 0; b < count; b++) {
     numeric.forEach((f, i) => {
-      const width = relativeWidth(axes, f, box.low[f], box.high[f]);
+      const width = widthOf(b, f);
       perFeature[i].push(width);
       all.push(width);
     });
@@ -38,7 +43,7 @@ export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: n
 }
 
 /** The median, 1 (the whole range) when there is nothing to measure. */
-export function median(values: number[]): number {
+function median(values: number[]): number {
   if (values.length === 0) return 1;
   const sorted = values.slice().sort((a, b) => a - b);
   const mid = sorted.length >> 1;
