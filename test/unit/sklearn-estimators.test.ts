@@ -688,21 +688,43 @@ describe('sklearn bagging of trees', () => {
 });
 
 describe('sklearn AdaBoost of trees', () => {
-  it('ada_clf: every row in every tree, counts weighted by the boosting weights, N from tree 0', () => {
+  it('ada_clf: every row in every tree: read as row counts (n_node_samples), tree 0\'s weights times N as each node\'s rows of each class', () => {
     const truth = truthOf('ada_clf');
     const { forest, notes } = readFixture('ada_clf');
-    assert.equal(forest.training.weighted, true);
+    assert.equal(forest.training.weighted, false);
     assert.equal(forest.training.bootstrap, false);
     assert.equal(forest.training.rows, truth.n);
-    assert.ok(notes.some((n) => /boosting weights/.test(n)));
+    assert.equal(forest.task, 'regression');
+    assert.ok(notes.some((n) => /tree 0 weighs every row 1\/N/.test(n)), notes.join(' | '));
     forest.trees.forEach((tree, t) => {
       const tt = truth.trees![t];
       assertTreeEquals(tree, tt, `tree ${t}`);
-      assert.deepEqual(tree.classWeights, tt.value.flat());
+      // Every weight is positive, so every tree holds every row.
+      assert.deepEqual(tree.classWeights, tt.n_node_samples);
+      assert.equal(tree.classWeights[0], truth.n);
       assert.equal(tree.training.seed, undefined);
     });
-    // Tree 0's weights are 1/N per row: times N they are its rows.
-    assert.ok(Math.abs(forest.trees[0].classWeights[0] + forest.trees[0].classWeights[1] - 1) < 1e-12);
+    // Tree 0's weights are 1/N per row: times N they are its rows of each class.
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, [0, 1]);
+    const value = truth.trees![0].value;
+    counted.trees.forEach(({ tree, rows }, k) => {
+      assert.equal(tree, 0);
+      rows.forEach((n, node) => assert.ok(Math.abs(n - value[node][k] * truth.n) < 1e-6, `class ${k} node ${node}: ${n} vs ${value[node][k] * truth.n}`));
+    });
+  });
+  it('ada_clf_weighted (fit with sample_weight): tree 0\'s weights are no rows, so the counts stay weighted', () => {
+    const { forest } = readFixture('ada_clf_weighted');
+    assert.equal(forest.task, 'classification');
+    assert.equal(forest.training.weighted, true);
+    assert.equal(forest.countedClasses, undefined);
+  });
+  it('ada_clf: the reconstruction certifies every row with its class in a leaf of tree 0', async () => {
+    const truth = truthOf('ada_clf');
+    const r = await reconstruct(readFixture('ada_clf').forest, { budgetMs: 10_000 });
+    const rows = readTrainingRows(path.join(DIR, 'ada_clf.train.csv')).rows;
+    assert.equal(r.certifiedRows, truth.n, r.reason);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
   });
   it('ada_reg: trees on weighted resamples: draws, no distinct rows, no replay seed', () => {
     const truth = truthOf('ada_reg');

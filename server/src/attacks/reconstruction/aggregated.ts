@@ -115,7 +115,7 @@ export async function reconstructAggregated(
     ctx.progress('milp');
     const milpStart = Date.now();
     // Any integer point (no objective); one found but not proven by the deadline is not used.
-    const milp = solveMilp(highs, columnsOf(formulation), bounds, { deadline });
+    const milp = solveMilp(highs, columnsOf(formulation), bounds, { deadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') {
       return ctx.answer({ status: 'failed', reason: 'no integer training set fits every leaf count (the model is not what it seems: e.g. features that are not binary)', rows, certifiedRows: 0 });

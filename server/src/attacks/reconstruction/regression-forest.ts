@@ -57,7 +57,12 @@ export async function reconstructRegressionForest(
     expose(d);
   };
   const meanLabel = forest.trees[0].targetMean?.[0] ?? 0;
-  const answer = await reconstructAggregated(view, table, ctx, keep, limits(table.axes));
+  // Cells that far outnumber the leaves' counts leave the integer solve hopeless (the counts cannot
+  // single out a training set), and HiGHS overran its time limit by 12 s on one (AdaBoost's 50
+  // stumps on 800 COMPAS rows: 16,384 cells, 100 leaves): past CELLS_PER_LEAF, row-boxes answers.
+  const leaves = table.trees.reduce((n, tree) => n + tree.nodes.length, 0);
+  const enumeration = limits(table.axes);
+  const answer = await reconstructAggregated(view, table, ctx, keep, { ...enumeration, cells: Math.min(enumeration.cells, CELLS_PER_LEAF * leaves) });
   const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
@@ -105,6 +110,9 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
 function labelBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
   return forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, result, (row) => row.certified) : labelRegressionBoxes(forest, result);
 }
+
+/** Cells per leaf of the count trees past which the count view goes to row-boxes (see above). */
+const CELLS_PER_LEAF = 50;
 
 /** N for the labelling's reserve: stated, else the first root's distinct rows. */
 function rowsAbout(forest: Forest): number {
