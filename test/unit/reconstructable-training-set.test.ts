@@ -43,6 +43,18 @@ describe('reconstructable-training-set', () => {
     assert.equal(finding.data?.certifiedRows, certified);
   });
 
+  it('boxes that narrow nothing on the median make it a warning at most, and say so', () => {
+    const { rows } = summary;
+    const boxed = (medianWidth: number): Recoverability => ({ ...summary, boxes: { pinnedRows: 0, medianWidth, features: [{ name: forest.features[0].name, medianWidth }] } });
+    const [wide] = reconstructionFindings(forest, boxed(1), { errorShare: 0, warningRows: 1 }, {});
+    assert.equal(wide.severity, 'warning');
+    assert.match(wide.message, /narrow no feature on the median, so this is a warning/);
+    const [narrow] = reconstructionFindings(forest, boxed(0.4), { errorShare: 0, warningRows: 1 }, {});
+    assert.equal(narrow.severity, 'error');
+    assert.doesNotMatch(narrow.message, /so this is a warning/);
+    assert.ok(rows! > 0);
+  });
+
   it('an explicit severity wins over the thresholds, and off removes it', () => {
     assert.equal(reconstructionFindings(forest, summary, DEFAULT_THRESHOLDS, { 'reconstructable-training-set': 'hint' })[0].severity, 'hint');
     assert.deepEqual(reconstructionFindings(forest, summary, DEFAULT_THRESHOLDS, { 'reconstructable-training-set': 'off' }), []);

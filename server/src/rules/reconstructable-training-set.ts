@@ -25,6 +25,9 @@ export interface ReconstructionThresholds {
 
 export const DEFAULT_THRESHOLDS: ReconstructionThresholds = { errorShare: 0.1, warningRows: 1 };
 
+/** Median box width (share of each feature's threshold range) from which boxes count as not narrowed. */
+export const UNNARROWED_WIDTH = 0.999;
+
 const METHOD_WORDS: Record<Recoverability['method'], string> = {
   aggregated: 'no bootstrap, exact counts',
   'row-boxes': 'no bootstrap, numeric features: rows proven as boxes',
@@ -66,8 +69,12 @@ export function reconstructionDraft(
   const n = rows ?? reconstructedRows;
   const withoutLabel = recoverability.certifiedWithoutLabel ?? 0;
   const proven = certifiedRows + withoutLabel;
+  // Boxes that narrow nothing on the median (a leaf's region over one split, say) prove rows that
+  // reveal their label and little else: the first-tree and count rules already say as much, so
+  // such a finding is at most a warning.
+  const unnarrowed = recoverability.boxes !== undefined && recoverability.boxes.medianWidth >= UNNARROWED_WIDTH;
   const severity: Exclude<Severity, 'off'> =
-    proven > 0 && proven >= thresholds.errorShare * n ? 'error' : proven >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
+    proven > 0 && proven >= thresholds.errorShare * n && !unnarrowed ? 'error' : proven >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
   const how = `${METHOD_WORDS[method]}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
@@ -96,7 +103,8 @@ export function reconstructionDraft(
         : `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}`;
+      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
+      (unnarrowed && proven >= thresholds.errorShare * n ? ' The boxes narrow no feature on the median, so this is a warning, not an error.' : '');
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
