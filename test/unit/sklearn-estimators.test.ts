@@ -713,6 +713,17 @@ describe('sklearn AdaBoost of trees', () => {
       rows.forEach((n, node) => assert.ok(Math.abs(n - value[node][k] * truth.n) < 1e-6, `class ${k} node ${node}: ${n} vs ${value[node][k] * truth.n}`));
     });
   });
+  it('ada_clf_one_tree (AdaBoost stopped after a perfect first tree): still read as row counts with its classes', async () => {
+    const truth = truthOf('ada_clf_one_tree');
+    const { forest } = readFixture('ada_clf_one_tree');
+    assert.equal(forest.trees.length, 1);
+    const counted = forest.countedClasses!;
+    assert.ok(counted, 'countedClasses');
+    counted.trees.forEach(({ rows }, k) => assert.equal(rows[0], Math.round(truth.trees![0].value[0][k] * truth.n)));
+    const r = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(r.certifiedRows, truth.n, r.reason);
+    assert.equal(assertSound(r.reconstruction, readTrainingRows(path.join(DIR, 'ada_clf_one_tree.train.csv')).rows), truth.n);
+  });
   it('ada_clf_weighted (fit with sample_weight): tree 0\'s weights are no rows, so the counts stay weighted', () => {
     const { forest } = readFixture('ada_clf_weighted');
     assert.equal(forest.task, 'classification');

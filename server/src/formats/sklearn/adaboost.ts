@@ -52,10 +52,15 @@ function asRowCounts(forest: ForestInput, rows: number): ForestInput | undefined
   const K = forest.classes.length;
   const first = forest.trees[0];
   if (K < 2 || forest.trees.some((tree) => tree.distinctRows?.[0] !== rows)) return undefined;
+  // Tree 0's weights sum to 1 at the root (1/N a row); when the tree decoder already divided them
+  // out as class weights (a single tree's 1/N reads as class weights), they are counts summing to N.
+  const root = first.classWeights.slice(0, K).reduce((a, b) => a + b, 0);
+  const scale = Math.abs(root - 1) < 1e-9 ? rows : Math.abs(root - rows) < 1e-9 ? 1 : undefined;
+  if (scale === undefined) return undefined;
   const perClass: number[][] = Array.from({ length: K }, () => new Array<number>(first.left.length));
   for (let node = 0; node < first.left.length; node++) {
     for (let k = 0; k < K; k++) {
-      const count = first.classWeights[node * K + k] * rows;
+      const count = first.classWeights[node * K + k] * scale;
       const whole = Math.round(count) || 0;
       if (Math.abs(count - whole) > 1e-6 * Math.max(1, rows)) return undefined;
       perClass[k][node] = whole;
