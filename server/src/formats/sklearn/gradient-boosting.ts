@@ -188,11 +188,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const t0 = raws[0];
   const positives = classRowsOfStageZero(t0, p0, 1);
   if (typeof positives === 'string') return asCounts(`stage 0: ${positives}`);
-  const weights: number[] = new Array(t0.nodeCount * 2);
-  positives.forEach((pos, i) => {
-    weights[i * 2] = t0.weighted[i] - pos;
-    weights[i * 2 + 1] = pos;
-  });
+  const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
   if (subsample < 1) {
     notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are not read`);
     // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
@@ -202,11 +198,11 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     const fits = exactDrawRows(drawn, subsample).filter((n) => Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
     if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn} and whose positives ${p0} x N are whole`);
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
+    const weights = positives.flatMap((pos, i) => [negatives[i], pos]);
     return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
   }
   // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
   notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-  const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
   return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
 }
 
