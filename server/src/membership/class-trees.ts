@@ -1,7 +1,7 @@
 /**
- * Membership for a classifier read as row counts with one class tree per class
- * (`forest.countedClasses`: scikit-learn's multi-class gradient boosting without subsample or
- * sample weights, so every training row reached a leaf of every tree). Basis `class-trees`.
+ * Membership for a classifier read as row counts with class trees (`forest.countedClasses`:
+ * scikit-learn's gradient boosting without subsample or sample weights, and AdaBoostClassifier, so
+ * every training row reached a leaf of every tree). Basis `class-trees`.
  *
  * Proven non-member: the leaf the candidate reaches in its class's tree holds no row of its class,
  * or the leaf it reaches in another class's tree holds rows of that class only: either way no
@@ -42,6 +42,8 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
   forest.trees.forEach((tree, t) => tree.classWeights.forEach((n, node) => (targets[offsets[t] + node] = n)));
   counted.trees.forEach(({ rows }, k) => rows.forEach((n, node) => (targets[classOffsets[k] + node] = n)));
 
+  // The certified rows of each class, once.
+  const certifiedOf = counted.classes.map((label) => certified.filter((row) => row.certified && row.label === label));
   const verdicts: CandidateVerdict[] = [];
   const groups: { size: number; keys: Int32Array; members: number[]; share: number }[] = [];
   const groupOf = new Map<string, number>();
@@ -51,8 +53,7 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
     if (k < 0) return verdicts.push({ score: 0, verdict: 'non-member' });
     const leaves = leavesOf(forest, candidate.values);
     if (excluded(forest, counted, leaves, k)) return verdicts.push({ score: 0, verdict: 'non-member' });
-    const label = counted.classes[k];
-    const mine = certified.filter((row) => row.certified && row.label === label);
+    const mine = certifiedOf[k];
     const member = mine.length > 0 && mine.some((row) => certifiedInCell(row, cellBox(forest, candidate.values), forest.splitRule));
     verdicts.push({ score: member ? 1 : 0.5, verdict: member ? 'member' : 'likely-non-member' });
     const keys = new Int32Array(trees + 1);
