@@ -60,12 +60,14 @@ export function rowCountMass(targets: Float64Array, groups: readonly MassGroup[]
 export class MassScorer {
   private readonly candidates: CandidateGroups<CandidateGroup & { share: number }>;
 
-  constructor(forest: Forest) {
-    this.candidates = new CandidateGroups(forest);
+  /** `extra`: further blocks of counts to fit (class-trees.ts: each class tree's rows of its class). */
+  constructor(forest: Forest, extra: readonly ArrayLike<number>[] = []) {
+    this.candidates = new CandidateGroups(forest, extra);
   }
 
-  add(candidate: number, leaves: Int32Array, y: number, share: number): void {
-    this.candidates.add(candidate, leaves, y, () => ({ share }));
+  /** `extra`: the [block, node] pairs of the extra blocks' counts the candidate adds to. */
+  add(candidate: number, leaves: Int32Array, y: number, share: number, extra: readonly (readonly [number, number])[] = []): void {
+    this.candidates.add(candidate, leaves, y, () => ({ share }), extra);
   }
 
   rescore(verdicts: CandidateVerdict[], threshold: number): void {

@@ -128,16 +128,23 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
   const points = rows.map((row) => row.values.map((v) => v ?? 0));
   let certified = 0;
   let fromProvenBoxes = 0;
+  // Each class tree's leaf regions, walked once per tree (binary models name tree 0 for both classes).
+  const regions = new Map<number, Map<number, ([number, number] | null)[]>>();
+  for (const { tree: t } of counted.trees) {
+    if (regions.has(t)) continue;
+    const boxes = new Map<number, ([number, number] | null)[]>();
+    forEachLeafBox(forest.trees[t], features, (leaf, box) => boxes.set(leaf, box));
+    regions.set(t, boxes);
+  }
   classTrees.forEach(({ tree, rows: ofClass }, k) => {
+    const boxes = regions.get(counted.trees[k].tree)!;
     const left = new Map<number, number>();
-    forEachLeafBox(tree, features, (leaf) => left.set(leaf, ofClass[leaf]));
+    for (const leaf of boxes.keys()) left.set(leaf, ofClass[leaf]);
     const label = counted.classes[k];
     for (const row of rows) {
       if (!row.certified || row.label !== label || !row.intervals) continue;
       for (const leaf of leavesOverlapping(tree, row.intervals)) left.set(leaf, Math.max(0, (left.get(leaf) ?? 0) - 1));
     }
-    const boxes = new Map<number, ([number, number] | null)[]>();
-    forEachLeafBox(tree, features, (leaf, box) => boxes.set(leaf, box));
     // Rows estimated as this class first, then any uncertified row in the leaf.
     for (const pass of [true, false]) {
       rows.forEach((row, r) => {
