@@ -36,7 +36,7 @@
 import type { Forest } from '../forest/schema';
 import { classCount } from '../forest/structure';
 import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
-import { probeFirstTrees } from '../attacks/first-tree-probe';
+import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { leavesOf } from './leaves';
 import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from './cell';
@@ -46,6 +46,7 @@ import { AssignmentScorer } from './assignment';
 import { MassScorer } from './row-count-mass';
 import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
 import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
+import { HessianScorer, hessianSetup, type HessianSetup } from './boosted-hessians';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
 export interface MembershipOptions {
@@ -88,6 +89,8 @@ export const DEFAULT_THRESHOLDS: Record<MembershipBasis, number> = {
   'bootstrap-draws': 0.8,
   'dp-noise': 0.5,
   'boosted-first-tree': 0.5,
+  // A mass: the likely-member side is a mass of at least one half.
+  'boosted-hessians': 0.5,
   weighted: 0.8,
   'regression-targets': 0.5,
   'class-trees': CLASS_TREES_THRESHOLD,
@@ -100,14 +103,20 @@ interface Plan {
   table?: DrawTable;
   /** Tree 0's probed count of each class per leaf node (boosted). */
   probed?: Map<number, number[]>;
+  /** What the fit of every tree's sums needs (boosted-hessians). */
+  hessians?: HessianSetup;
 }
 
 function plan(forest: Forest, deadline: number): Plan {
+  // XGBoost: every tree's sums where the loss gives each candidate's hessians, else tree 0's counts.
+  const boostedProbe = forest.boosting ? probeFirstTrees(forest) : undefined;
+  const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
+  if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
     return { basis: 'class-trees', reason: "a classifier read as row counts: each candidate's class against the first round's tree for it; a leaf without rows of the class proves a non-member" };
   }
   if (forest.task !== 'classification') {
-    if (forest.boosting) return { basis: 'unsupported', reason: 'boosted regression models have no leaf targets to test a candidate against' };
+    if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
     const unsupported = regressionUnsupported(forest);
     if (unsupported) return { basis: 'unsupported', reason: unsupported };
     return regressionProves(forest)
@@ -116,7 +125,7 @@ function plan(forest: Forest, deadline: number): Plan {
   }
   if (forest.privacy) return { basis: 'dp-noise', reason: 'the counts are noised (differential privacy): likelihoods only, nothing is proven' };
   if (forest.boosting) {
-    const probe = probeFirstTrees(forest);
+    const probe = boostedProbe!;
     const tree = probe.trees[0];
     if (probe.status === 'not-applicable' || !tree || probe.trees.length !== 1 || forest.classes.length !== 2) {
       return { basis: 'unsupported', reason: `boosted model: the first tree's row counts could not be probed (${probe.reason ?? probe.status}; binary classification only)` };
@@ -139,6 +148,18 @@ function plan(forest: Forest, deadline: number): Plan {
     return { basis: 'bootstrap-draws', reason: "the trees' root counts differ, so they were not grown on the same rows; scores only" };
   }
   return { basis: 'row-counts' };
+}
+
+function hessianPlan(setup: HessianSetup, probe: FirstTreeProbe): Plan {
+  const assumed = (['eta', 'lambda'] as const).filter((k) => probe.parameters[k]?.source === 'assumed');
+  return {
+    basis: 'boosted-hessians',
+    reason:
+      `boosted model: scored by fitting every candidate's share of every tree's hessian ${setup.gradients ? 'and gradient sums' : 'sums (the gradient sums are not used: alpha or max_delta_step)'}; scores only, nothing is proven from them` +
+      (setup.subsample !== undefined ? `; each tree's sums are over its own draw (subsample ${setup.subsample}), scaled to all rows` : '') +
+      (assumed.length ? `; ${assumed.join(' and ')} assumed at XGBoost's default` : ''),
+    hessians: setup,
+  };
 }
 
 export function assessMembership(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions = {}): MembershipResult {
@@ -166,6 +187,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   const counts = new Float64Array(trees.length);
   const assign = p.basis === 'replayed-bootstrap' ? new AssignmentScorer(forest) : undefined;
   const mass = p.basis === 'row-counts' && options.acrossCandidates !== false ? new MassScorer(forest) : undefined;
+  const sums = p.basis === 'boosted-hessians' ? new HessianScorer(forest, p.hessians!, candidates.length) : undefined;
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
@@ -181,6 +203,17 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
       }
       const scored = scoreRegressionCandidate(forest, leavesOf(forest, candidate.values), target, regressionProves(forest));
       verdicts.push({ score: scored.score, verdict: scored.nonMember ? 'non-member' : scored.score >= threshold ? 'likely-member' : 'likely-non-member' });
+      continue;
+    }
+    if (p.basis === 'boosted-hessians' && forest.task !== 'classification') {
+      // Squared error: the label is the target.
+      const target = Number(candidate.label);
+      if (!Number.isFinite(target)) {
+        verdicts.push({ score: NaN, verdict: 'unknown' });
+        continue;
+      }
+      sums!.add(verdicts.length, candidate.values, target);
+      verdicts.push({ score: 0.5, verdict: 'likely-non-member' });
       continue;
     }
     if (y < 0) {
@@ -219,10 +252,15 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
         score = probedCounts && probedCounts[y] > 0 ? 1 / probedCounts[y] : 0;
         break;
       }
+      case 'boosted-hessians':
+        // Rescored by the fit below.
+        score = 0.5;
+        sums!.add(verdicts.length, candidate.values, y);
+        break;
       default:
         score = confidence(forest, leaves, y);
     }
-    if (!proven && p.basis !== 'dp-noise' && p.basis !== 'boosted-first-tree') {
+    if (!proven && p.basis !== 'dp-noise' && p.basis !== 'boosted-first-tree' && p.basis !== 'boosted-hessians') {
       const budget = Date.now() < proofDeadline ? options.proofBudget ?? 2_000 : 0;
       if (provenMember(forest, candidate, leaves, y, p.basis, certified, budget)) proven = 'member';
     } else if (!proven && certified.length && p.basis !== 'dp-noise') {
@@ -250,7 +288,11 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   }
   // Row counts: the candidate's mass in the fit of all candidates to the leaf counts (row-count-mass.ts).
   mass?.rescore(verdicts, threshold);
-  return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
+  // Boosted: the candidate's mass in the fit of every tree's sums (boosted-hessians.ts).
+  sums?.rescore(verdicts, threshold);
+  const capped = sums && sums.treesUsed < trees.length ? `; the first ${sums.treesUsed} of ${trees.length} trees fitted (memory cap for ${candidates.length} candidates)` : '';
+  const reason = p.reason ? p.reason + capped : undefined;
+  return { basis: p.basis, ...(reason ? { reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
 }
 
 /** Mean over trees of the candidate's leaf's fraction of label y (0 for an empty leaf). */

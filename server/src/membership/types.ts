@@ -23,6 +23,8 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
  * - `bootstrap-draws`: bootstrap without usable seeds: counts are draws; likelihoods only.
  * - `dp-noise`: differentially private counts: the Laplace likelihood, no proven verdicts.
  * - `boosted-first-tree`: XGBoost binary:logistic, the first tree's probed row counts.
+ * - `boosted-hessians`: XGBoost (logistic, softmax, squared error), every tree's hessian and
+ *   gradient sums, fitted across candidates (boosted-hessians.ts); scores only.
  * - `weighted`: sample or class weights: counts are weights; scores only.
  * - `regression-targets`: regression forests: the candidate's target against its leaves' mean
  *   targets (regression.ts); proven non-members without bootstrap and sample weights.
@@ -31,7 +33,7 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
  * - `unsupported`: nothing to score (regression trees without mean targets, boosted models
  *   without probed counts).
  */
-export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'weighted' | 'regression-targets' | 'class-trees' | 'unsupported';
+export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'boosted-hessians' | 'weighted' | 'regression-targets' | 'class-trees' | 'unsupported';
 
 export interface Candidate {
   /** One value per model feature, in the model's order (already lined up, see cli/membership.ts). */
