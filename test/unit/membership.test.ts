@@ -36,6 +36,8 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   pima_xgb: { member: 0, nonMember: 0 },
   wine_xgb_multi: { member: 0, nonMember: 0 },
   diabetes_xgb_reg: { member: 0, nonMember: 0 },
+  diabetes_gb_reg: { member: 0, nonMember: 0 },
+  diabetes_hgb_reg: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -69,7 +71,7 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
       const { forest, candidates, member, cell } = await load(entry);
       const result = assessMembership(forest, candidates);
       // Multi-class boosting is read as row counts with one class tree per class; XGBoost is fitted by its sums.
-      const basis = /GradientBoosting/.test(entry.estimator) ? 'class-trees' : /XGB/.test(entry.estimator) ? 'boosted-hessians' : entry.bootstrap ? 'replayed-bootstrap' : 'row-counts';
+      const basis = /XGB|GradientBoostingRegressor/.test(entry.estimator) ? 'boosted-hessians' : /GradientBoosting/.test(entry.estimator) ? 'class-trees' : entry.bootstrap ? 'replayed-bootstrap' : 'row-counts';
       assert.equal(result.basis, basis);
       assert.equal(result.candidates.length, candidates.length);
       result.candidates.forEach(({ verdict, score }, i) => {
@@ -84,9 +86,10 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
       const floor = PROVEN_AT_LEAST[entry.name];
       assert.ok((counts.member ?? 0) >= floor.member, `${counts.member ?? 0} proven members, measured ${floor.member}`);
       assert.ok((counts['non-member'] ?? 0) >= floor.nonMember, `${counts['non-member'] ?? 0} proven non-members, measured ${floor.nonMember}`);
-      // Members are never excluded, so they all sit on the likely/proven member side or at least score above every proven non-member.
+      // Members are never excluded, so they all score above every proven non-member (the boosted
+      // fit proves nothing: its mass may reach 0 for a member).
       const minMember = Math.min(...result.candidates.filter((_, i) => member[i]).map((c) => c.score));
-      assert.ok(minMember > 0, 'a member scored 0');
+      if (basis !== 'boosted-hessians') assert.ok(minMember > 0, 'a member scored 0');
     });
   }
 
@@ -209,10 +212,12 @@ describe('membership: DP and boosted models', () => {
     assert.ok(strong > weak, `AUC ${strong} at epsilon 30, ${weak} at 1`);
   });
 
-  it("XGBoost (binary, three classes, squared error): every tree's sums fitted across candidates rank members above non-members, nothing proven", async () => {
-    // Floors below the AUC measured when the fixtures were made (0.973, 0.866, 1.000); tree 0's
-    // counts alone (the basis before) ranked pima_xgb at 0.484 and left the other two unscored.
-    for (const [name, floor] of [['pima_xgb', 0.9], ['wine_xgb_multi', 0.75], ['diabetes_xgb_reg', 0.95]] as const) {
+  it("XGBoost (binary, three classes, squared error) and scikit-learn's squared-error boosting: every tree's sums fitted across candidates rank members above non-members, nothing proven", async () => {
+    // Floors below the AUC measured when the fixtures were made (0.973, 0.866, 1.000, 0.958, 0.794:
+    // 30 histogram rounds); tree 0's counts alone (the basis before) ranked pima_xgb at 0.484 and
+    // left the others unscored.
+    const floors = [['pima_xgb', 0.9], ['wine_xgb_multi', 0.75], ['diabetes_xgb_reg', 0.95], ['diabetes_gb_reg', 0.9], ['diabetes_hgb_reg', 0.7]] as const;
+    for (const [name, floor] of floors) {
       const { forest, candidates, member } = await load(manifest.find((e) => e.name === name)!);
       const result = assessMembership(forest, candidates);
       assert.equal(result.basis, 'boosted-hessians');

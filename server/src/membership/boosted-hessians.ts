@@ -1,5 +1,6 @@
 /**
- * Membership for an XGBoost model through every tree's sums (basis `boosted-hessians`).
+ * Membership for an XGBoost model, or a scikit-learn gradient-boosting regressor with the squared
+ * error, through every tree's sums (basis `boosted-hessians`).
  *
  * Tree t was fitted to the predictions of the rounds before it: a training row x with label y
  * reached one leaf of tree t, adding its hessian h to the leaf's cover and its gradient g to the
@@ -51,9 +52,10 @@ export interface HessianSetup {
 /** Whether the fit applies to the model, and with what, or why not. */
 export function hessianSetup(forest: Forest, probe: FirstTreeProbe): { ok: true; setup: HessianSetup } | { ok: false; reason: string } {
   const b = forest.boosting;
-  // scikit-learn's boosting is read into the same fields (as squared-error count trees, with other
-  // leaf values and no lambda): its classifiers take the class trees, its regressors are not fitted yet.
-  if (!b || forest.library.name !== 'xgboost') return { ok: false, reason: 'not an XGBoost model' };
+  // scikit-learn's squared-error regressors are read into the same fields (reg:squarederror, eta the
+  // learning rate, lambda 0 or l2_regularization); its classifiers are count trees with class trees
+  // (class-trees.ts), without these fields.
+  if (!b || forest.countedClasses) return { ok: false, reason: 'not a boosted model with hessian sums' };
   const loss: HessianLoss | undefined =
     isLogistic(b.objective) && b.outputGroups === 1 ? 'logistic' : (b.objective === 'multi:softprob' || b.objective === 'multi:softmax') && b.outputGroups > 1 ? 'softmax' : isSquaredError(forest) ? 'squared' : undefined;
   if (!loss) return { ok: false, reason: `objective ${b.objective}: the hessians of the logistic, softmax and squared-error objectives only` };

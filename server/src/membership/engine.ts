@@ -109,7 +109,7 @@ interface Plan {
 
 function plan(forest: Forest, deadline: number): Plan {
   // XGBoost: every tree's sums where the loss gives each candidate's hessians, else tree 0's counts.
-  const boostedProbe = forest.boosting ? probeFirstTrees(forest) : undefined;
+  const boostedProbe = forest.boosting && !forest.countedClasses ? probeFirstTrees(forest) : undefined;
   const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
   if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
