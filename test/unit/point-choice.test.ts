@@ -61,8 +61,12 @@ describe('likeliestPoint on hand-made axes', () => {
     assert.equal(likeliestPoint(lone, 0, -Infinity, 0.25), representative(-Infinity, 0.25, false));
   });
 
-  it('says nothing about a value the interval does not bound', () => {
-    assert.equal(likeliestPoint(axesOf([spread]), 0, -Infinity, Infinity), null);
+  it('gives a value no interval bounds the densest window of all its thresholds, and nothing when no tree splits it', () => {
+    const point = likeliestPoint(axesOf([spread]), 0, -Infinity, Infinity)!;
+    assert.ok(point > 49 && point < 53, `point ${point}`);
+    assert.equal(likeliestPoint(axesOf([[]]), 0, -Infinity, Infinity), null);
+    // One threshold: no spread to make a window of; training values lie on both sides of it.
+    assert.equal(likeliestPoint(axesOf([[0.25]]), 0, -Infinity, Infinity), 0.25);
   });
 
   it('gives an integer-valued feature an integer inside its interval', () => {
@@ -88,15 +92,15 @@ describe('likeliestPoint on hand-made axes', () => {
 
 /** The rule as first written: a scan of every window inside the interval (the reference for the table). */
 function scanned(axes: FeatureAxes, f: number, lower: number, upper: number): number | null {
+  // Null on the whole axis; then only the thresholds give a point.
   const fallback = representative(lower, upper, axes.integral[f] === 1, axes.splitRule);
-  if (fallback === null) return null;
   const cuts = axes.thresholds[f];
   const mean = cuts.reduce((a, b) => a + b, 0) / cuts.length;
   const width = 2 * TOLERANCE_STD * Math.sqrt(cuts.reduce((a, b) => a + (b - mean) ** 2, 0) / cuts.length);
   const inside = [...cuts].filter((c) => c > lower && c < upper);
-  if (inside.length === 0 || !(width > 0)) return fallback;
+  if (inside.length === 0 || !(width > 0)) return fallback ?? (inside.length > 0 ? inside[(inside.length - 1) >> 1] : null);
   let count = 0;
-  let centre = fallback;
+  let centre: number | null = fallback;
   for (let i = 0; i < inside.length; i++) {
     let j = i;
     while (j < inside.length && inside[j] <= inside[i] + width) j++;
@@ -105,6 +109,7 @@ function scanned(axes: FeatureAxes, f: number, lower: number, upper: number): nu
       centre = (inside[i] + inside[j - 1]) / 2;
     }
   }
+  if (centre === null) return null;
   return Math.fround(centre) > lower && Math.fround(centre) <= upper ? Math.fround(centre) : centre;
 }
 

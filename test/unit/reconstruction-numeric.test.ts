@@ -24,6 +24,7 @@ import { intervalBounds } from '../../server/src/attacks/reconstruction/feature-
 import { satisfiesAll } from '../../server/src/attacks/reconstruction/formulation';
 import { buildLeafTable } from '../../server/src/attacks/reconstruction/leaves';
 import { mergeBySignature } from '../../server/src/attacks/reconstruction/merge';
+import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-choice';
 import { boxToRow } from '../../server/src/attacks/reconstruction/rows';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
 import { minimumCostMatching } from '../../server/src/evaluate/matching';
@@ -123,12 +124,14 @@ describe('numeric scikit-learn forests, exact enumeration', () => {
       const certified = result.reconstruction.filter((r) => r.certified);
       assert.equal(certified.length, result.certifiedRows);
       assert.ok(allContainDistinctTrueRows(certified, truth), 'a certified row holds no distinct true row');
-      // Values are representative points inside their intervals (null only where unconstrained).
+      // Values are representative points inside their intervals; where unconstrained, the point
+      // the thresholds make likeliest (null for a 0/1 feature, and one no tree splits).
       for (const row of result.reconstruction) {
         assert.ok(row.intervals, 'numeric rows carry intervals');
         row.values.forEach((v, f) => {
           const interval = row.intervals![f];
-          if (interval === null) assert.equal(v, null);
+          const axes = details.table.axes;
+          if (interval === null) assert.equal(v, axes.binary[f] ? null : likeliestPoint(axes, f, -Infinity, Infinity));
           else assert.ok(v !== null && v > interval[0] && v <= interval[1], `value ${v} outside (${interval[0]}, ${interval[1]}]`);
         });
       }

@@ -398,10 +398,12 @@ export function groupsToRows(forest: Forest, axes: FeatureAxes, groups: RowGroup
   const modelled = mixed.some((m) => m === 1);
   for (const g of groups) {
     const absent = Array.from(g.low, (lo, f) => mixed[f] === 1 && lo > g.high[f]);
-    // An absent value reads as the whole axis (null value and interval), then is marked missing.
+    // An absent value reads as the whole axis (null interval, and its value is emptied), then is marked missing.
     const low = Int32Array.from(g.low, (lo, f) => (absent[f] ? 0 : lo));
     const high = Int32Array.from(g.high, (hi, f) => (absent[f] ? axes.intervals[f] - 1 : hi));
     const { values, intervals } = boxToRow(axes, low, high);
+    // A missing value has no point (a training CSV leaves it empty).
+    absent.forEach((a, f) => a && (values[f] = null));
     for (let i = 0; i < g.count; i++) {
       rows.push({
         values: [...values],

@@ -45,7 +45,8 @@ export function hasIntervalFeature(axes: FeatureAxes): boolean {
 /**
  * A box of interval indices as a row: per feature its interval (null when the box spans the whole
  * axis: the model does not constrain it) and a value: 0/1 on a determined binary feature, a
- * point of the interval on a numeric one (see `likeliestPoint`), else null.
+ * point of the interval on a numeric one (see `likeliestPoint`; on the whole axis too, where the
+ * thresholds are densest), else null.
  */
 export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayLike<number>): { values: (number | null)[]; intervals: ([number, number] | null)[] } {
   const values: (number | null)[] = [];
@@ -53,7 +54,8 @@ export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayL
   for (let f = 0; f < low.length; f++) {
     const whole = low[f] === 0 && high[f] === axes.intervals[f] - 1;
     if (whole) {
-      values.push(null);
+      // Unbounded: no interval; a numeric feature still gets the point the thresholds make likeliest.
+      values.push(axes.binary[f] ? null : likeliestPoint(axes, f, -Infinity, Infinity));
       intervals.push(null);
       continue;
     }
