@@ -5,7 +5,9 @@
  * a leaf stores how many distinct training rows reached it (`n_node_samples`), so a leaf whose
  * (non-noised) weights name one class alone holds that many distinct training rows of that class
  * inside its box. The anchor tree is the tree whose such leaves hold the most rows; their boxes are
- * the certified rows. Everything else is an estimate: every tree's leaves get estimated row counts
+ * the certified rows, except for a class another tree certifies more rows of: rows of different
+ * classes are different rows, so that class's rows are certified by that tree's leaves instead
+ * (each leaf's proven rows given to the walked rows of the class that lie in it). Everything else is an estimate: every tree's leaves get estimated row counts
  * per class (distinct rows split by the class weights, or the released counts), scaled so that
  * each tree holds N rows, and rows are walked against them (complete.ts) from the anchor's leaves.
  */
@@ -15,9 +17,10 @@ import type { RunContext } from '../context';
 import { buildLeafTable, type LeafTable } from '../leaves';
 import { boxToRow, hasIntervalFeature } from '../rows';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
-import { boxForest, leafBoxReader } from './box-forest';
+import { boxForest, leafBoxReader, type BoxForest } from './box-forest';
+import type { WalkTree } from '../row-walk';
 import { completeRows } from './complete';
-import { anchorGroups } from './row-groups';
+import { anchorGroups, type CompletedRow, type RowGroup } from './row-groups';
 import { boxTightness } from './tightness';
 
 export interface EstimateInput {
@@ -103,18 +106,38 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   ctx.stats.leafCountError = completed.leafCountError;
   ctx.stats.mergedCells = groups.length;
 
+  // Which tree's leaves certify each class: rows of different classes are different rows, so each
+  // class may take the tree whose leaves give the most of its walked rows a proof (the anchor's
+  // groups are exact; another tree's leaf proves as many of the rows the walk put in it as it holds).
+  const claimTree = input.anchorTree !== undefined ? new Array<number>(classes).fill(anchor) : bestClaimTrees(walk, completed.rows, proven, groups, anchor);
   // The first members of each anchor group are the rows its leaf proves (as many as it proves).
-  const certifiedOf = groups.map((group) => Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]));
+  const certifiedOf = groups.map((group) => (claimTree[group.classIndex] === anchor ? Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]) : 0));
+  // Elsewhere each proving leaf's rows go to the walked rows of its class that lie in it.
+  const room = claimTree.map((t) => proven[t].slice());
   const seen = new Int32Array(groups.length);
   const certifiedBoxes: { low: Int32Array; high: Int32Array }[] = [];
   const groupBoxes = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => {
     const group = groups[row.group];
+    const c = row.classIndex;
+    const point = boxToRow(table.axes, row.low, row.high);
+    const label = forest.classes[c];
+    if (claimTree[c] !== anchor) {
+      const t = claimTree[c];
+      const leaf = leafHolding(walk.trees[t], row.low, row.high);
+      if (leaf < 0 || room[c][leaf * classes + c] <= 0) return { values: point.values, intervals: point.intervals, label, certified: false };
+      room[c][leaf * classes + c]--;
+      const low = new Int32Array(table.axes.intervals.length);
+      const high = Int32Array.from(table.axes.intervals, (k) => k - 1);
+      leafBox(t, leaf, low, high);
+      certifiedBoxes.push({ low, high });
+      return { values: point.values, intervals: boxToRow(table.axes, low, high).intervals, label, certified: true };
+    }
     const certified = seen[row.group]++ < certifiedOf[row.group];
     if (certified) certifiedBoxes.push(group);
-    const point = boxToRow(table.axes, row.low, row.high);
-    return { values: point.values, intervals: certified ? groupBoxes[row.group].slice() : point.intervals, label: forest.classes[row.classIndex], certified };
+    return { values: point.values, intervals: certified ? groupBoxes[row.group].slice() : point.intervals, label, certified };
   });
+  const claimTrees = [...new Set(claimTree)];
   const certifiedRows = certifiedBoxes.length;
   const boxes = boxTightness(table.axes, certifiedBoxes, 0);
   const reason = [
@@ -122,12 +145,54 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     noised
       ? `nothing certified: noised counts prove no row (N = ${N}, ${input.rowsSource})`
       : certifiedRows > 0
-        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of tree ${anchor} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
+        ? `${certifiedRows} of ${N} rows (N ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchor}` : `trees ${claimTree.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
         : `nothing certified: no leaf stores its distinct rows under a single class (N = ${N}, ${input.rowsSource})`,
     `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled to N rows a tree (missing them by ${completed.leafCountError})`,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };
+}
+
+/**
+ * Per class, the tree whose leaves certify the most of the walked rows of that class: for the
+ * anchor, its groups' proven rows; for another tree, each leaf's proven rows of the class up to the
+ * walked rows of the class that lie in it. The anchor on ties.
+ */
+function bestClaimTrees(walk: BoxForest, rows: readonly CompletedRow[], proven: readonly Int32Array[], groups: readonly RowGroup[], anchor: number): number[] {
+  const classes = walk.classes;
+  const best = new Array<number>(classes).fill(anchor);
+  const most = new Float64Array(classes);
+  for (const group of groups) most[group.classIndex] += Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]);
+  walk.trees.forEach((tree, t) => {
+    if (t === anchor) return;
+    const walked = new Int32Array(tree.left.length * classes);
+    for (const row of rows) {
+      const leaf = leafHolding(tree, row.low, row.high);
+      if (leaf >= 0) walked[leaf * classes + row.classIndex]++;
+    }
+    const got = new Float64Array(classes);
+    for (let at = 0; at < walked.length; at++) got[at % classes] += Math.min(walked[at], proven[t][at]);
+    for (let c = 0; c < classes; c++) {
+      if (got[c] > most[c]) {
+        most[c] = got[c];
+        best[c] = t;
+      }
+    }
+  });
+  return best;
+}
+
+/** The leaf of the tree whose region holds the whole box (interval indices), or -1 when the box straddles a split. */
+function leafHolding(tree: WalkTree, low: Int32Array, high: Int32Array): number {
+  let node = 0;
+  while (tree.left[node] !== -1) {
+    const f = tree.feature[node];
+    const cut = tree.cut[node];
+    if (high[f] < cut) node = tree.left[node];
+    else if (low[f] >= cut) node = tree.right[node];
+    else return -1;
+  }
+  return node;
 }
 
 /**
