@@ -143,8 +143,9 @@ export interface ReconstructionStats {
    */
   leafCountError?: number;
   /**
-   * `row-boxes` and `box-estimate`: the tree whose leaves seeded the row groups. Every certified
-   * row lies inside one of its leaves (regression-box-labels.ts reads targets from them).
+   * `row-boxes` and `box-estimate`: the tree whose leaves seeded the row groups, or (a one-class
+   * `box-estimate` whose rows another tree certifies more of) that tree. Every certified row lies
+   * inside one of its leaves (regression-box-labels.ts reads targets from them).
    */
   anchorTree?: number;
   /**

@@ -110,6 +110,9 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   // class may take the tree whose leaves give the most of its walked rows a proof (the anchor's
   // groups are exact; another tree's leaf proves as many of the rows the walk put in it as it holds).
   const claimTree = input.anchorTree !== undefined ? new Array<number>(classes).fill(anchor) : bestClaimTrees(walk, completed.rows, proven, groups, anchor);
+  // One class (regression forests' count view): the tree whose leaves hold the certified rows,
+  // which regression-box-labels.ts reads their targets from.
+  if (classes === 1) ctx.stats.anchorTree = claimTree[0];
   // The first members of each anchor group are the rows its leaf proves (as many as it proves).
   const certifiedOf = groups.map((group) => (claimTree[group.classIndex] === anchor ? Math.min(group.size, proven[anchor][group.leaf[anchor] * classes + group.classIndex]) : 0));
   // Elsewhere each proving leaf's rows go to the walked rows of its class that lie in it.
