@@ -13,6 +13,8 @@ import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
+import { featureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
+import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-choice';
 import { completeForest } from '../../server/src/forest/complete';
 import type { Forest } from '../../server/src/forest/schema';
 import { readModel } from '../../server/src/formats';
@@ -202,5 +204,30 @@ describe('missing values, categorical splits, vector leaves', () => {
     assert.equal(result.kind, 'unreadable');
     assert.equal(result.reason, 'unsupported-estimator');
     assert.match(result.detail ?? '', /vector leaves/);
+  });
+});
+
+describe('boosting-counts: values the first round leaves unbounded', () => {
+  it("a multi-class model's rows get the whole model's likeliest point where the first round's trees bound nothing", async () => {
+    const file = path.join(FIXTURES, 'membership', 'wine_xgb_multi.json');
+    const read = readModel(new Uint8Array(fs.readFileSync(file)), file);
+    assert.equal(read.kind, 'model');
+    const completed = completeForest((read as { forest: Forest }).forest);
+    assert.ok(completed.ok);
+    const forest = completed.forest;
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(result.method, 'boosting-counts', result.reason);
+    const whole = featureAxes(forest);
+    assert.ok(whole.ok);
+    let filled = 0;
+    for (const row of result.reconstruction) {
+      row.intervals!.forEach((interval, f) => {
+        if (interval !== null) return;
+        // Unbounded by the first round: the point the whole model's thresholds make likeliest.
+        assert.equal(row.values[f], likeliestPoint(whole.axes, f, -Infinity, Infinity), `feature ${f}`);
+        if (row.values[f] !== null) filled++;
+      });
+    }
+    assert.ok(filled > 0, 'no unbounded value was filled');
   });
 });

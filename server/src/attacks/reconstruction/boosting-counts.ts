@@ -23,13 +23,14 @@ import { labelBoostedBoxes } from './boosted-box-labels';
 import { reconstructSubsampled, subsampledRows, type SubsampledRows } from './boosted-subsample';
 import { reconstructByBoxes } from './boxes';
 import type { RunContext } from './context';
+import { featureAxes } from './feature-axes';
 import { buildLeafTable, type LeafTable } from './leaves';
 import { labelMulticlassBoxes } from './multiclass-box-labels';
 import { oneVsRestFormulation } from './multiclass-formulation';
 import type { MergedCell } from './merge';
 import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
-import { boxToRow } from './rows';
+import { boxToRow, fillUnbounded } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
@@ -125,6 +126,14 @@ function asRowCounts(view: Forest, classTrees: readonly ProbedTree[]): Forest {
 
 /** Undefined when the model is not one this method reads (the caller then says why). */
 export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
+  const result = await reconstructFromCounts(forest, ctx, expose, limits);
+  // The multi-class view holds the first round's trees only: a value they leave unbounded gets
+  // its point from the thresholds of every tree (rows.ts, fillUnbounded).
+  const whole = result.reconstruction.length > 0 ? featureAxes(forest) : undefined;
+  return whole?.ok ? { ...result, reconstruction: fillUnbounded(result.reconstruction, whole.axes) } : result;
+}
+
+async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const prepared = prepare(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   if (prepared.subsample) {

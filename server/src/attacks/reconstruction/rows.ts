@@ -65,3 +65,24 @@ export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayL
   }
   return { values, intervals };
 }
+
+/**
+ * Rows built from part of a model (a boosted model's first round) have values the part does not
+ * bound: each such numeric value gets the point the whole model's thresholds make likeliest
+ * (`axes`: the whole model's), rather than the part's, which has fewer thresholds or none. A value
+ * marked missing, a 0/1 feature and a feature no tree splits keep theirs.
+ */
+export function fillUnbounded(rows: ReconstructedRow[], axes: FeatureAxes): ReconstructedRow[] {
+  return rows.map((row) => {
+    if (!row.intervals) return row;
+    let values: (number | null)[] | undefined;
+    row.values.forEach((v, f) => {
+      if (row.intervals![f] !== null || row.missing?.[f] || axes.binary[f] || f >= axes.thresholds.length) return;
+      const point = likeliestPoint(axes, f, -Infinity, Infinity);
+      if (point === null || point === v) return;
+      values ??= row.values.slice();
+      values[f] = point;
+    });
+    return values ? { ...row, values } : row;
+  });
+}
