@@ -11,6 +11,9 @@
  *   complete.ts     one full training set inside the proven boxes (an estimate: greedy walks)
  *   point-search.ts then moves of single rows' points between leaves, annealed, to fit the counts better
  *   tightness.ts    how narrow the proven boxes are, relative to the thresholds' range
+ *   estimate.ts     counts that are not shared row counts (bootstrap, weights, noise): single-class
+ *                   leaves certify, the rest an estimate walked as above
+ *   claim-trees.ts  which tree's leaves certify each class of that estimate
  *
  * What is certified: every group's box and class (its `size` members are distinct training rows
  * inside it, whatever training set produced the model). How much that reveals is the box width,
