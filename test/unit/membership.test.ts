@@ -213,8 +213,7 @@ describe('membership: DP and boosted models', () => {
   });
 
   it("XGBoost (binary, three classes, squared error) and scikit-learn's squared-error boosting: every tree's sums fitted across candidates rank members above non-members, nothing proven", async () => {
-    // Floors below the AUC measured when the fixtures were made (0.973, 0.866, 1.000, 0.958, 0.794:
-    // 30 histogram rounds); tree 0's counts alone (the basis before) ranked pima_xgb at 0.484 and
+    // Floors below the AUC measured (0.971, 0.836, 1.000, 0.958, 0.794: 30 histogram rounds); tree 0's counts alone (the basis before) ranked pima_xgb at 0.484 and
     // left the others unscored.
     const floors = [['pima_xgb', 0.9], ['wine_xgb_multi', 0.75], ['diabetes_xgb_reg', 0.95], ['diabetes_gb_reg', 0.9], ['diabetes_hgb_reg', 0.7]] as const;
     for (const [name, floor] of floors) {
