@@ -31,6 +31,7 @@
 import type { Forest } from '../forest/schema';
 import { baseMargin, isLogistic } from '../forest/boosting';
 import { isSquaredError } from '../attacks/boosted-covers';
+import { isMultiClass } from '../attacks/reconstruction/boosting-counts';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { leavesOf } from './leaves';
 import type { CandidateVerdict } from './types';
@@ -58,7 +59,7 @@ export function hessianSetup(forest: Forest, probe: FirstTreeProbe): { ok: true;
   // (class-trees.ts), without these fields.
   if (!b || forest.countedClasses) return { ok: false, reason: 'not a boosted model with hessian sums' };
   const loss: HessianLoss | undefined =
-    isLogistic(b.objective) && b.outputGroups === 1 ? 'logistic' : (b.objective === 'multi:softprob' || b.objective === 'multi:softmax') && b.outputGroups > 1 ? 'softmax' : isSquaredError(forest) ? 'squared' : undefined;
+    isLogistic(b.objective) && b.outputGroups === 1 ? 'logistic' : isMultiClass(forest) && b.outputGroups > 1 ? 'softmax' : isSquaredError(forest) ? 'squared' : undefined;
   if (!loss) return { ok: false, reason: `objective ${b.objective}: the hessians of the logistic, softmax and squared-error objectives only` };
   const groups = loss === 'softmax' ? b.outputGroups : 1;
   // Round r's trees are r x groups .. r x groups + groups - 1, one per class in class order.
@@ -85,7 +86,7 @@ const WORK = 3e8;
 /** Step along the scaled gradient (measured: 0.5 converges on the bench models without oscillating). */
 const STEP = 0.5;
 /**
- * Candidate-tree entries held at most (keys, h and g: 16 bytes each, 320 MB): past it only the first
+ * Candidate-tree entries held at most (key, h and g: 12 bytes each, 240 MB): past it only the first
  * rounds are fitted (each tree's sums are equations of their own, so a prefix of rounds is a
  * smaller fit of the same kind).
  */

@@ -128,8 +128,9 @@ function asRowCounts(view: Forest, classTrees: readonly ProbedTree[]): Forest {
 export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const result = await reconstructFromCounts(forest, ctx, expose, limits);
   // The multi-class view holds the first round's trees only: a value they leave unbounded gets
-  // its point from the thresholds of every tree (rows.ts, fillUnbounded).
-  const whole = result.reconstruction.length > 0 ? featureAxes(forest) : undefined;
+  // its point from the thresholds of every tree (rows.ts, fillUnbounded). Other views hold every
+  // tree, whose thresholds already gave it.
+  const whole = isMultiClass(forest) && result.reconstruction.length > 0 ? featureAxes(forest) : undefined;
   return whole?.ok ? { ...result, reconstruction: fillUnbounded(result.reconstruction, whole.axes) } : result;
 }
 

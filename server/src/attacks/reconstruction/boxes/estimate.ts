@@ -7,9 +7,10 @@
  * inside its box. The anchor tree is the tree whose such leaves hold the most rows; their boxes are
  * the certified rows, except for a class another tree certifies more rows of: rows of different
  * classes are different rows, so that class's rows are certified by that tree's leaves instead
- * (each leaf's proven rows given to the walked rows of the class that lie in it). Everything else is an estimate: every tree's leaves get estimated row counts
- * per class (distinct rows split by the class weights, or the released counts), scaled so that
- * each tree holds N rows, and rows are walked against them (complete.ts) from the anchor's leaves.
+ * (each leaf's proven rows given to the walked rows of the class that lie in it; claim-trees.ts).
+ * Everything else is an estimate: every tree's leaves get estimated row counts per class (distinct
+ * rows split by the class weights, or the released counts), scaled so that each tree holds N rows,
+ * and rows are walked against them (complete.ts) from the anchor's leaves.
  */
 import type { Forest } from '../../../forest/schema';
 import { classCount } from '../../../forest/structure';
