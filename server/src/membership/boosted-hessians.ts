@@ -33,6 +33,7 @@ import { baseMargin, isLogistic } from '../forest/boosting';
 import { isSquaredError } from '../attacks/boosted-covers';
 import { isMultiClass } from '../attacks/reconstruction/boosting-counts';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
+import { EntryTable, leastSquaresMass, nodeOffsets, treesWithinCap } from './least-squares-mass';
 import { leavesOf } from './leaves';
 import type { CandidateVerdict } from './types';
 
@@ -80,22 +81,11 @@ export function hessianSetup(forest: Forest, probe: FirstTreeProbe): { ok: true;
   return { ok: true, setup: { loss, groups, eta, lambda: p.lambda?.value ?? 1, gradients, ...(subsample !== undefined ? { subsample } : {}) } };
 }
 
-/** Rounds of the fit (at most), and the candidate-tree visits all rounds together may take (about a second here). */
-const ROUNDS = 2_000;
-const WORK = 3e8;
-/** Step along the scaled gradient (measured: 0.5 converges on the bench models without oscillating). */
-const STEP = 0.5;
-/**
- * Candidate-tree entries held at most (key, h and g: 12 bytes each, 240 MB): past it only the first
- * rounds are fitted (each tree's sums are equations of their own, so a prefix of rounds is a
- * smaller fit of the same kind).
- */
-const MAX_ENTRIES = 20_000_000;
 /** Covers below this are taken as this in the residuals' scale (XGBoost's min_child_weight is 1 by default). */
 const LEAST_COVER = 1e-3;
 
 /** The predicted probability per group from the margins (unused for squared error). */
-function probabilities(loss: HessianLoss, margins: Float64Array, out: Float64Array): void {
+export function probabilities(loss: HessianLoss, margins: Float64Array, out: Float64Array): void {
   if (loss === 'logistic') {
     out[0] = 1 / (1 + Math.exp(-margins[0]));
   } else if (loss === 'softmax') {
@@ -110,13 +100,11 @@ function probabilities(loss: HessianLoss, margins: Float64Array, out: Float64Arr
 /** Collects candidates (their leaves, h and g per tree), then fits their masses. */
 export class HessianScorer {
   private readonly members: number[] = [];
-  /** Per added candidate and tree: the leaf's key (an index into the sums), h and g. */
-  private readonly keys: Int32Array;
-  private readonly h: Float32Array;
-  private readonly g: Float32Array;
-  /** Trees fitted: all of them, or the first rounds' when the candidates times the trees pass MAX_ENTRIES. */
+  /** Per added candidate and tree: the leaf's key (an index into the sums), h (first) and g (second). */
+  private readonly entries: EntryTable;
+  /** Trees fitted: all of them, or the first rounds' when the candidates times the trees pass the entry cap (least-squares-mass.ts). */
   readonly treesUsed: number;
-  private readonly offsets: number[] = [];
+  private readonly offsets: number[];
   private readonly cover: Float64Array;
   private readonly gradient: Float64Array;
 
@@ -126,17 +114,10 @@ export class HessianScorer {
     /** Candidates to be added, at most. */
     capacity: number,
   ) {
-    const rounds = forest.trees.length / setup.groups;
-    this.treesUsed = Math.min(rounds, Math.max(1, Math.floor(MAX_ENTRIES / Math.max(1, capacity * setup.groups)))) * setup.groups;
-    const entries = capacity * this.treesUsed;
-    this.keys = new Int32Array(entries);
-    this.h = new Float32Array(entries);
-    this.g = new Float32Array(entries);
-    let total = 0;
-    for (const tree of forest.trees) {
-      this.offsets.push(total);
-      total += tree.left.length;
-    }
+    this.treesUsed = treesWithinCap(forest.trees.length, setup.groups, capacity);
+    this.entries = new EntryTable(capacity, this.treesUsed);
+    const { offsets, total } = nodeOffsets(forest.trees);
+    this.offsets = offsets;
     // Sums over one tree's draw stand for about `subsample` of the rows: scaled up to all of them.
     const scale = 1 / (setup.subsample ?? 1);
     this.cover = new Float64Array(total);
@@ -169,20 +150,21 @@ export class HessianScorer {
     const b = forest.boosting!;
     const margins = Float64Array.from({ length: groups }, (_, k) => baseMargin({ objective: b.objective, baseScore: [b.baseScore[k] ?? b.baseScore[0]] }));
     const p = new Float64Array(groups);
-    const at = this.members.length * used;
+    const { keys, first: h, second: g } = this.entries;
+    const at = this.entries.next();
     this.members.push(index);
     for (let round = 0; round * groups < used; round++) {
       probabilities(loss, margins, p);
       for (let k = 0; k < groups; k++) {
         const t = round * groups + k;
-        this.keys[at + t] = this.offsets[t] + leaves[t];
+        keys[at + t] = this.offsets[t] + leaves[t];
         if (loss === 'squared') {
-          this.h[at + t] = 1;
-          this.g[at + t] = margins[0] - y;
+          h[at + t] = 1;
+          g[at + t] = margins[0] - y;
         } else {
           const own = loss === 'logistic' ? y : y === k ? 1 : 0;
-          this.h[at + t] = (loss === 'softmax' ? 2 : 1) * p[k] * (1 - p[k]);
-          this.g[at + t] = p[k] - own;
+          h[at + t] = (loss === 'softmax' ? 2 : 1) * p[k] * (1 - p[k]);
+          g[at + t] = p[k] - own;
         }
       }
       for (let k = 0; k < groups; k++) margins[k] += trees[round * groups + k].boosting!.leafValue[leaves[round * groups + k]];
@@ -191,12 +173,7 @@ export class HessianScorer {
 
   /** Each added candidate's mass, in the order added. */
   masses(): Float64Array {
-    const n = this.members.length;
-    const trees = this.treesUsed;
-    const mass = new Float64Array(n).fill(0.5);
-    if (n === 0) return mass;
-    const { keys, h, g, cover, gradient } = this;
-    const useG = this.setup.gradients;
+    const { cover, offsets } = this;
     const size = cover.length;
     // Each leaf's residuals relative to its cover, times its tree's share of the hessian mass: a
     // tree whose rows the earlier rounds already fit (p near 0 or 1) holds little of it and says
@@ -207,43 +184,10 @@ export class HessianScorer {
     this.forest.trees.forEach((tree) => (heaviest = Math.max(heaviest, tree.boosting!.cover![0] ?? 0)));
     this.forest.trees.forEach((tree, t) => {
       const share = heaviest > 0 && Number.isFinite(tree.boosting!.cover![0]) ? Math.max(0, tree.boosting!.cover![0]) / heaviest : 1;
-      const end = t + 1 < this.offsets.length ? this.offsets[t + 1] : size;
-      for (let q = this.offsets[t]; q < end; q++) weight[q] = share / Math.max(LEAST_COVER, cover[q]);
+      const end = t + 1 < offsets.length ? offsets[t + 1] : size;
+      for (let q = offsets[t]; q < end; q++) weight[q] = share / Math.max(LEAST_COVER, cover[q]);
     });
-    // The diagonal of the least-squares system, per candidate (it does not change with the masses).
-    const inLeaf = new Float64Array(size);
-    for (let e = 0; e < n * trees; e++) inLeaf[keys[e]]++;
-    const diagonal = new Float64Array(n);
-    for (let c = 0, e = 0; c < n; c++) {
-      let d = 0;
-      for (let t = 0; t < trees; t++, e++) d += (h[e] * h[e] + (useG ? g[e] * g[e] : 0)) * weight[keys[e]] * inLeaf[keys[e]];
-      diagonal[c] = Math.max(d, 1e-12);
-    }
-    const rounds = Math.max(1, Math.min(ROUNDS, Math.floor(WORK / Math.max(1, n * trees))));
-    const sumH = new Float64Array(size);
-    const sumG = new Float64Array(size);
-    for (let round = 0; round < rounds; round++) {
-      sumH.fill(0);
-      sumG.fill(0);
-      for (let c = 0, e = 0; c < n; c++) {
-        for (let t = 0; t < trees; t++, e++) {
-          sumH[keys[e]] += h[e] * mass[c];
-          if (useG) sumG[keys[e]] += g[e] * mass[c];
-        }
-      }
-      // Residuals relative to the leaf's cover.
-      for (let q = 0; q < size; q++) {
-        sumH[q] = (sumH[q] - cover[q]) * weight[q];
-        if (useG) sumG[q] = (sumG[q] - gradient[q]) * weight[q];
-      }
-      for (let c = 0, e = 0; c < n; c++) {
-        let step = 0;
-        for (let t = 0; t < trees; t++, e++) step += h[e] * sumH[keys[e]] + (useG ? g[e] * sumG[keys[e]] : 0);
-        const next = mass[c] - (STEP * step) / diagonal[c];
-        if (Number.isFinite(next)) mass[c] = Math.min(1, Math.max(0, next));
-      }
-    }
-    return mass;
+    return leastSquaresMass(this.entries, { first: cover, second: this.gradient, weight }, this.setup.gradients);
   }
 
   /** Every added candidate's score becomes its mass; proven verdicts keep theirs. */
