@@ -317,6 +317,35 @@ function leafOf(tree: Forest['trees'][number], x: readonly number[]): number {
   return node;
 }
 
+/**
+ * Per tree and leaf of a binary log-loss model read with `countedClasses.logLoss`: the true
+ * training rows' residuals gradientScale (y - p) - w p (1 - p), p each row's probability before
+ * the tree's stage from the IR's margins and leaf values, w = leaf value / learning rate; with the
+ * leaf's rows and w x lambda, what the residuals must add up to (membership/newton-steps.ts).
+ */
+function newtonSums(forest: Forest, rows: readonly TrainingRow[]): { residual: number; rows: number; stated: number; target: number; where: string }[] {
+  const logLoss = forest.countedClasses!.logLoss!;
+  assert.equal(logLoss.initialMargins.length, 1, 'a binary model');
+  const positive = forest.countedClasses!.classes[1];
+  const sums = forest.trees.map((tree) => tree.left.map(() => ({ residual: 0, rows: 0 })));
+  for (const row of rows) {
+    let margin = logLoss.initialMargins[0];
+    const y = row.label === positive ? 1 : 0;
+    forest.trees.forEach((tree, t) => {
+      let node = 0;
+      while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+      const p = 1 / (1 + Math.exp(-margin));
+      const w = tree.boosting!.leafValue[node] / logLoss.learningRate;
+      sums[t][node].residual += logLoss.gradientScale * (y - p) - w * p * (1 - p);
+      sums[t][node].rows++;
+      margin += tree.boosting!.leafValue[node];
+    });
+  }
+  return forest.trees.flatMap((tree, t) =>
+    tree.left.flatMap((l, node) => (l === -1 ? [{ ...sums[t][node], stated: tree.classWeights[node], target: (tree.boosting!.leafValue[node] / logLoss.learningRate) * logLoss.lambda, where: `tree ${t} leaf ${node}` }] : [])),
+  );
+}
+
 describe('sklearn gradient boosting', () => {
   it('gb_reg (squared_error): the boosted IR of reg:squarederror, lambda 0, equal to scikit-learn\'s arrays', () => {
     const truth = truthOf('gb_reg');
@@ -418,6 +447,25 @@ describe('sklearn gradient boosting', () => {
     // Every row certified with its class: stage 0's class rows per leaf are distinct rows of that class.
     assert.equal(r.certifiedRows, truth.n, r.reason);
     assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it("gb_clf: every stage's leaf values are learning_rate x scikit-learn's Newton steps, which the true rows' residuals satisfy from the prior's log-odds", () => {
+    const truth = truthOf('gb_clf');
+    const { forest } = readFixture('gb_clf');
+    const logLoss = forest.countedClasses!.logLoss!;
+    assert.equal(logLoss.learningRate, truth.learning_rate);
+    const p0 = truth.class_prior![1];
+    assert.ok(Math.abs(logLoss.initialMargins[0] - Math.log(p0 / (1 - p0))) < 1e-12);
+    assert.deepEqual([logLoss.gradientScale, logLoss.lambda], [1, 0]);
+    forest.trees.forEach((tree, t) => {
+      assert.equal(tree.boosting!.group, 0);
+      tree.left.forEach((l, node) => l === -1 && assert.ok(Math.abs(tree.boosting!.leafValue[node] - truth.learning_rate! * truth.stages![t][0].value[node][0]) < 1e-12, `stage ${t} leaf ${node}`));
+    });
+    const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'gb_clf.train.csv')).rows);
+    assert.ok(sums.length > forest.trees.length);
+    for (const leaf of sums) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+    }
   });
   it('gb_clf_sub (subsample 0.7): stage 0\'s counts are exact for the rows it drew; N determined by the draw and the prior; every drawn row certified with its class', async () => {
     const truth = truthOf('gb_clf_sub');
@@ -603,6 +651,19 @@ describe('sklearn histogram gradient boosting', () => {
     const r = await reconstruct(forest, { budgetMs: 10_000 });
     assert.equal(r.certifiedRows, truth.n, r.reason);
     assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it("hgb_clf: leaf values (times the learning rate already) are -G / (H + l2) steps of the log-loss from the baseline, which the true rows' residuals satisfy", () => {
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf.truth.json'), 'utf8')) as HistTruth;
+    const { forest } = decodeHist('hgb_clf');
+    const logLoss = forest.countedClasses!.logLoss!;
+    assert.deepEqual([logLoss.initialMargins, logLoss.learningRate, logLoss.gradientScale, logLoss.lambda], [truth.baseline, truth.learning_rate, 1, truth.l2_regularization]);
+    forest.trees.forEach((tree, t) => tree.left.forEach((l, node) => l === -1 && assert.equal(tree.boosting!.leafValue[node], truth.iterations[t][0].value[node], `iteration ${t} leaf ${node}`)));
+    const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'hgb_clf.train.csv')).rows);
+    for (const leaf of sums) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      // scikit-learn sums float32 gradients and hessians.
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-4 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}, the step says ${leaf.target}`);
+    }
   });
   it('hgb_clf_multi: row counts only, with a note; hgb_reg_es: N is the training split, noted', () => {
     const multi = decodeHist('hgb_clf_multi');

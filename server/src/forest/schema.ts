@@ -174,6 +174,28 @@ export const ForestSchema = z.object({
       classes: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2),
       /** `trees[k]`: the tree counting class k, and class k's rows at each of its nodes. */
       trees: z.array(z.object({ tree: z.number().int().nonnegative(), rows: z.array(z.number().int().nonnegative()) })),
+      /**
+       * Log-loss models (scikit-learn's GradientBoostingClassifier and
+       * HistGradientBoostingClassifier): how every tree's leaves were fitted, so that any row's
+       * probabilities before each round follow, and with them each leaf's Newton step as an
+       * equation on its rows (membership/newton-steps.ts). Every tree then carries
+       * `boosting.leafValue` (what a leaf adds to its class's margin) and `boosting.group` (the
+       * class it scores, 0 for a binary model); tree t scores group t mod the groups.
+       */
+      logLoss: z
+        .object({
+          /** The margin every row starts from, per group: one for a binary model (class 1's log-odds), else one per class. */
+          initialMargins: z.array(z.number()).min(1),
+          learningRate: z.number().positive(),
+          /**
+           * A leaf's weight w = leafValue / learningRate solves, over its training rows,
+           * gradientScale x sum(y - p) = w x (sum p (1 - p) + lambda): scikit-learn's multinomial
+           * gradient boosting steps by (K - 1) / K, everything else by 1.
+           */
+          gradientScale: z.number().positive(),
+          lambda: z.number().nonnegative(),
+        })
+        .optional(),
     })
     .optional(),
 });

@@ -43,7 +43,7 @@ export interface CheckedForest {
   trees: readonly CheckedTree[];
   privacy?: unknown;
   boosting?: { outputGroups?: number };
-  countedClasses?: { classes: readonly unknown[]; trees: readonly { tree: number; rows: ArrayLike<number> }[] };
+  countedClasses?: { classes: readonly unknown[]; trees: readonly { tree: number; rows: ArrayLike<number> }[]; logLoss?: { initialMargins: readonly unknown[] } };
 }
 
 /** Why a forest is refused: `corrupt` (inconsistent) or `too-large` (sound, but beyond the analyses' limits). */
@@ -64,7 +64,7 @@ export const MAX_TREE_DEPTH = 5_000;
 export function validateForest(forest: CheckedForest): Invalid | undefined {
   const classes = Math.max(1, forest.classes.length);
   const features = forest.features.length;
-  const groups = forest.boosting?.outputGroups ?? 1;
+  const groups = forest.boosting?.outputGroups ?? forest.countedClasses?.logLoss?.initialMargins.length ?? 1;
   const noisedCounts = forest.privacy !== undefined;
   for (let t = 0; t < forest.trees.length; t++) {
     const problem = treeProblem(forest.trees[t], classes, features, groups, noisedCounts);
@@ -94,6 +94,13 @@ function countedClassesProblem(counted: NonNullable<CheckedForest['countedClasse
       const l = tree.left[i];
       if (l !== LEAF && rows[i] !== rows[l] + rows[tree.right[i]]) return `class ${k}'s tree ${t} node ${i} has ${rows[i]} rows of the class, its children ${rows[l]} + ${rows[tree.right[i]]}`;
     }
+  }
+  // Log-loss steps: tree t adds its leaf values to group t mod the groups (one per class, or one).
+  const groups = counted.logLoss?.initialMargins.length;
+  if (groups !== undefined) {
+    if (trees.length % groups !== 0) return `logLoss: ${trees.length} trees are not whole rounds of ${groups}`;
+    const wrong = trees.findIndex((tree, t) => !tree.boosting || tree.boosting.group !== t % groups);
+    if (wrong >= 0) return `logLoss: tree ${wrong} has no leaf values for group ${wrong % groups}`;
   }
   return undefined;
 }

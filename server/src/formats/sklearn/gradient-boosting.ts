@@ -162,6 +162,16 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
 
   // Classifier.
   const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
+  /**
+   * Every stage's trees as count trees with the class counts, and, when the learning rate is
+   * known, each tree's leaf values (learning rate x the Newton step) and the log-loss it stepped:
+   * what membership/newton-steps.ts fits candidates to. `initialMargins` per class tree of a stage.
+   */
+  const steppedCounts = (initialMargins: number[], gradientScale: number, perClass: { tree: number; rows: number[] }[]): Pick<ForestInput, 'trees' | 'countedClasses'> => {
+    if (learningRate === undefined || !(learningRate > 0) || !initialMargins.every(Number.isFinite)) return { trees: countTrees(), countedClasses: { classes, trees: perClass } };
+    const trees = raws.map((t, i) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted), boosting: { leafValue: Array.from(t.values, (v) => learningRate * v), group: i % K } }));
+    return { trees, countedClasses: { classes, trees: perClass, logLoss: { initialMargins, learningRate, gradientScale, lambda: 0 } } };
+  };
   if (loss !== 'log_loss' && loss !== 'deviance') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
   if (initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
   const prior = arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
@@ -179,7 +189,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
       perClass.push({ tree: k, rows });
     }
     notes.push(`multinomial log-loss from the class prior: stage 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: perClass } }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training, ...steppedCounts(Array.from(prior, (p) => Math.log(clipProbability(p))), (K - 1) / K, perClass) }, notes };
   }
   const p0 = prior[1];
   if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
@@ -203,7 +213,17 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   }
   // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
   notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-  return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees(), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
+  const clipped = clipProbability(p0);
+  return { forest: { ...base, task: 'regression', classes: [], training, ...steppedCounts([Math.log(clipped / (1 - clipped))], 1, [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }]) }, notes };
+}
+
+/**
+ * scikit-learn 1.2's start from the class prior (BinomialDeviance / MultinomialDeviance
+ * get_init_raw_predictions): each probability clipped to [eps, 1 - eps], eps float32's.
+ */
+function clipProbability(p: number): number {
+  const eps = 2 ** -23;
+  return Math.min(1 - eps, Math.max(eps, p));
 }
 
 /**
