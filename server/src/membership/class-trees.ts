@@ -18,6 +18,7 @@ import type { Forest } from '../forest/schema';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { cellBox, certifiedInCell } from './cell';
 import { leavesOf } from './leaves';
+import { NewtonStepScorer } from './newton-steps';
 import { MassScorer } from './row-count-mass';
 import type { Candidate, CandidateVerdict } from './types';
 
@@ -26,9 +27,11 @@ export const CLASS_TREES_THRESHOLD = 0.625;
 
 export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Candidate[], certified: readonly ReconstructedRow[], threshold: number): CandidateVerdict[] {
   const counted = forest.countedClasses!;
-  // Fit targets: every tree's leaf rows (the trees are read as row counts, one column), then each
-  // class tree's rows of its class, as one extra block per class.
-  const mass = new MassScorer(forest, counted.trees.map(({ rows }) => rows));
+  // Log-loss models: least squares to every leaf's rows and Newton step (newton-steps.ts). Else
+  // (AdaBoost) the multiplicative fit to every tree's leaf rows (the trees are read as row counts,
+  // one column), then each class tree's rows of its class, as one extra block per class.
+  const newton = counted.logLoss ? new NewtonStepScorer(forest, counted.logLoss, candidates.length) : undefined;
+  const mass = newton ? undefined : new MassScorer(forest, counted.trees.map(({ rows }) => rows));
   // The certified rows of each class, once.
   const certifiedOf = counted.classes.map((label) => certified.filter((row) => row.certified && row.label === label));
   const verdicts: CandidateVerdict[] = [];
@@ -41,12 +44,13 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
     const mine = certifiedOf[k];
     const member = mine.length > 0 && mine.some((row) => certifiedInCell(row, cellBox(forest, candidate.values), forest.splitRule));
     verdicts.push({ score: member ? 1 : 0.5, verdict: member ? 'member' : 'likely-non-member' });
+    if (newton) return newton.add(i, leaves, k);
     let share = 0;
     forest.trees.forEach((tree, t) => (share += 1 / Math.max(1, tree.classWeights[leaves[t]])));
-    mass.add(i, leaves, 0, share / forest.trees.length, [[k, leaves[counted.trees[k].tree]]]);
+    mass!.add(i, leaves, 0, share / forest.trees.length, [[k, leaves[counted.trees[k].tree]]]);
   });
   // Proven members keep their verdict; their score becomes their chance of being the proven row.
-  mass.rescore(verdicts, threshold);
+  (newton ?? mass!).rescore(verdicts, threshold);
   return verdicts;
 }
 

@@ -117,7 +117,8 @@ function plan(forest: Forest, deadline: number): Plan {
   const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
   if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
-    return { basis: 'class-trees', reason: "a classifier read as row counts: each candidate's class against the first round's tree for it; a leaf without rows of the class proves a non-member" };
+    const score = forest.countedClasses.logLoss ? "; scored on every tree's leaf rows and log-loss Newton steps" : '';
+    return { basis: 'class-trees', reason: `a classifier read as row counts: each candidate's class against the first round's tree for it; a leaf without rows of the class proves a non-member${score}` };
   }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
