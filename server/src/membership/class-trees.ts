@@ -42,7 +42,9 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
     const leaves = leavesOf(forest, candidate.values);
     if (excluded(forest, counted, leaves, k)) return verdicts.push({ score: 0, verdict: 'non-member' });
     const mine = certifiedOf[k];
-    const member = mine.length > 0 && mine.some((row) => certifiedInCell(row, cellBox(forest, candidate.values), forest.splitRule));
+    // The candidate's cell once (a walk of every tree), not once per certified row.
+    const cell = mine.length > 0 ? cellBox(forest, candidate.values) : undefined;
+    const member = cell !== undefined && mine.some((row) => certifiedInCell(row, cell, forest.splitRule));
     verdicts.push({ score: member ? 1 : 0.5, verdict: member ? 'member' : 'likely-non-member' });
     if (newton) return newton.add(i, leaves, k);
     let share = 0;
