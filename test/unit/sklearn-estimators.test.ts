@@ -318,28 +318,38 @@ function leafOf(tree: Forest['trees'][number], x: readonly number[]): number {
 }
 
 /**
- * Per tree and leaf of a binary log-loss model read with `countedClasses.logLoss`: the true
- * training rows' residuals gradientScale (y - p) - w p (1 - p), p each row's probability before
- * the tree's stage from the IR's margins and leaf values, w = leaf value / learning rate; with the
- * leaf's rows and w x lambda, what the residuals must add up to (membership/newton-steps.ts).
+ * Per tree and leaf of a log-loss model read with `countedClasses.logLoss`: the true training
+ * rows' residuals gradientScale (y - p) - w p (1 - p), p each row's probability of the tree's class
+ * before its stage (the sigmoid of one margin, or the softmax of one per class) from the IR's
+ * margins and leaf values, w = leaf value / learning rate; with the leaf's rows and w x lambda,
+ * what the residuals must add up to (membership/newton-steps.ts).
  */
 function newtonSums(forest: Forest, rows: readonly TrainingRow[]): { residual: number; rows: number; stated: number; target: number; where: string }[] {
   const logLoss = forest.countedClasses!.logLoss!;
-  assert.equal(logLoss.initialMargins.length, 1, 'a binary model');
-  const positive = forest.countedClasses!.classes[1];
+  const classes = forest.countedClasses!.classes;
+  const groups = logLoss.initialMargins.length;
   const sums = forest.trees.map((tree) => tree.left.map(() => ({ residual: 0, rows: 0 })));
   for (const row of rows) {
-    let margin = logLoss.initialMargins[0];
-    const y = row.label === positive ? 1 : 0;
-    forest.trees.forEach((tree, t) => {
-      let node = 0;
-      while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
-      const p = 1 / (1 + Math.exp(-margin));
-      const w = tree.boosting!.leafValue[node] / logLoss.learningRate;
-      sums[t][node].residual += logLoss.gradientScale * (y - p) - w * p * (1 - p);
-      sums[t][node].rows++;
-      margin += tree.boosting!.leafValue[node];
-    });
+    const margins = [...logLoss.initialMargins];
+    const k = classes.indexOf(row.label);
+    assert.ok(k >= 0, `label ${row.label}`);
+    for (let round = 0; round * groups < forest.trees.length; round++) {
+      const exp = margins.map((m) => Math.exp(m));
+      const total = exp.reduce((a, b) => a + b, 0);
+      const leaves = margins.map((_, g) => {
+        const t = round * groups + g;
+        const tree = forest.trees[t];
+        let node = 0;
+        while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
+        const p = groups === 1 ? 1 / (1 + Math.exp(-margins[0])) : exp[g] / total;
+        const y = (groups === 1 ? k === 1 : k === g) ? 1 : 0;
+        const w = tree.boosting!.leafValue[node] / logLoss.learningRate;
+        sums[t][node].residual += logLoss.gradientScale * (y - p) - w * p * (1 - p);
+        sums[t][node].rows++;
+        return node;
+      });
+      leaves.forEach((node, g) => (margins[g] += forest.trees[round * groups + g].boosting!.leafValue[node]));
+    }
   }
   return forest.trees.flatMap((tree, t) =>
     tree.left.flatMap((l, node) => (l === -1 ? [{ ...sums[t][node], stated: tree.classWeights[node], target: (tree.boosting!.leafValue[node] / logLoss.learningRate) * logLoss.lambda, where: `tree ${t} leaf ${node}` }] : [])),
@@ -512,6 +522,19 @@ describe('sklearn gradient boosting', () => {
       assert.equal(rows[0], truth.stage0_class_rows![k] && Object.values(truth.stage0_class_rows![k]).reduce((a, b) => a + b, 0));
     });
   });
+  it("gb_clf_multi: each class's tree steps by (K - 1) / K x sum(y - p) / sum(p (1 - p)) from the prior's logs, which the true rows' residuals satisfy", () => {
+    const truth = truthOf('gb_clf_multi');
+    const { forest } = readFixture('gb_clf_multi');
+    const logLoss = forest.countedClasses!.logLoss!;
+    assert.deepEqual(logLoss.initialMargins, truth.class_prior!.map((p) => Math.log(p)));
+    assert.deepEqual([logLoss.learningRate, logLoss.gradientScale, logLoss.lambda], [truth.learning_rate, 2 / 3, 0]);
+    forest.trees.forEach((tree, i) => assert.equal(tree.boosting!.group, i % 3));
+    const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'gb_clf_multi.train.csv')).rows);
+    for (const leaf of sums) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+    }
+  });
   it('gb_clf_multi: the reconstruction gives every row a class, certified only where the first round proves it', async () => {
     const r = await reconstruct(readFixture('gb_clf_multi').forest, { budgetMs: 5_000 });
     assert.match(r.reason ?? '', /rows certified with their class/);
@@ -662,6 +685,17 @@ describe('sklearn histogram gradient boosting', () => {
     for (const leaf of sums) {
       assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
       // scikit-learn sums float32 gradients and hessians.
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-4 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}, the step says ${leaf.target}`);
+    }
+  });
+  it("hgb_clf_multi: each class's tree steps -G / (H + l2) of the multinomial loss from the baseline, which the true rows' residuals satisfy", () => {
+    const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf_multi.truth.json'), 'utf8')) as HistTruth;
+    const { forest } = decodeHist('hgb_clf_multi');
+    const logLoss = forest.countedClasses!.logLoss!;
+    assert.deepEqual([logLoss.initialMargins, logLoss.gradientScale, logLoss.lambda], [truth.baseline, 1, truth.l2_regularization]);
+    const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'hgb_clf_multi.train.csv')).rows);
+    for (const leaf of sums) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
       assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-4 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}, the step says ${leaf.target}`);
     }
   });
