@@ -8,6 +8,7 @@ float64 for HistGradientBoosting) and per data set `<set>.candidates.csv` (every
   bc_*, pima_*     binary: breast cancer (569 rows), Pima (768); members a seeded half
   iris_*, wine_*   three classes: iris (150), wine (178)
   *_gb             GradientBoostingClassifier()          *_hgb   HistGradientBoostingClassifier()
+  *_gbsub          GradientBoostingClassifier(subsample=0.8)
   *_ada            AdaBoostClassifier() (50 stumps)      *_ada3  AdaBoostClassifier(max_depth=3 trees)
   *_xgb            XGBClassifier() (100 rounds of depth 6)
 
@@ -47,6 +48,7 @@ def pima():
 SETS = {"bc": load_breast_cancer(return_X_y=True), "pima": pima(), "iris": load_iris(return_X_y=True), "wine": load_wine(return_X_y=True)}
 MODELS = {
     "gb": lambda: GradientBoostingClassifier(random_state=1),
+    "gbsub": lambda: GradientBoostingClassifier(subsample=0.8, random_state=1),
     "hgb": lambda: HistGradientBoostingClassifier(random_state=1),
     "ada": lambda: AdaBoostClassifier(random_state=1),
     "ada3": lambda: AdaBoostClassifier(DecisionTreeClassifier(max_depth=3), random_state=1),

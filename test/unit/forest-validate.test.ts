@@ -281,3 +281,22 @@ test('a tree deeper than MAX_TREE_DEPTH is refused as too large (walks cost dept
   assert.deepEqual(report.findings.map((f) => f.rule), ['unreadable-model']);
   assert.match(report.findings[0].message, /\(too-large\)[^]*tree 0 is deeper than/);
 });
+
+test("logLoss: a margin per class (one for two), each stage tree scoring its class in turn, its own stages checked as trees", () => {
+  const multi = () => clone(readFixtureForest(join(FIXTURES, 'estimators'), 'gb_clf_multi.joblib'));
+  const sub = () => clone(readFixtureForest(join(FIXTURES, 'estimators'), 'gb_clf_sub.joblib'));
+  assert.equal(forestProblem(multi()), undefined);
+  assert.equal(forestProblem(sub()), undefined);
+  const margins = multi();
+  margins.logLoss!.classes.push(3);
+  expectProblem(margins, /logLoss: 3 initial margins for 4 classes/);
+  const order = multi();
+  order.trees[1].boosting!.group = 0;
+  expectProblem(order, /logLoss: stage tree 1 has no leaf values for group 1/);
+  const rounds = multi();
+  rounds.trees.pop();
+  expectProblem(rounds, /logLoss: 5 stage trees are not whole rounds of 3/);
+  const stage = sub();
+  stage.logLoss!.stages![2].left[0] = 99;
+  expectProblem(stage, /logLoss: stage tree 2/);
+});

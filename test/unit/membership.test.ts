@@ -21,7 +21,7 @@ import type { Candidate, MembershipVerdict } from '../../server/src/membership/t
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'membership');
-interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number }
+interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number; subsample?: number }
 const manifest: Entry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
 
 /** Proven verdicts measured when the fixtures were made (floors). */
@@ -40,6 +40,7 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   diabetes_hgb_reg: { member: 0, nonMember: 0 },
   pima_gb: { member: 0, nonMember: 10 },
   breast_cancer_xgb: { member: 0, nonMember: 0 },
+  pima_gb_sub: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -73,7 +74,11 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
       const { forest, candidates, member, cell } = await load(entry);
       const result = assessMembership(forest, candidates);
       // Multi-class boosting is read as row counts with one class tree per class; XGBoost is fitted by its sums.
-      const basis = /XGB|GradientBoostingRegressor/.test(entry.estimator) ? 'boosted-hessians' : /GradientBoosting/.test(entry.estimator) ? 'class-trees' : entry.bootstrap ? 'replayed-bootstrap' : 'row-counts';
+      const basis = /XGB|GradientBoostingRegressor/.test(entry.estimator)
+        ? 'boosted-hessians'
+        : /GradientBoosting/.test(entry.estimator)
+          ? entry.subsample !== undefined ? 'newton-steps' : 'class-trees'
+          : entry.bootstrap ? 'replayed-bootstrap' : 'row-counts';
       assert.equal(result.basis, basis);
       assert.equal(result.candidates.length, candidates.length);
       result.candidates.forEach(({ verdict, score }, i) => {
@@ -91,7 +96,7 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
       // Members are never excluded, so they all score above every proven non-member (the boosted
       // fit proves nothing: its mass may reach 0 for a member).
       const minMember = Math.min(...result.candidates.filter((_, i) => member[i]).map((c) => c.score));
-      if (basis !== 'boosted-hessians') assert.ok(minMember > 0, 'a member scored 0');
+      if (basis !== 'boosted-hessians' && basis !== 'newton-steps') assert.ok(minMember > 0, 'a member scored 0');
     });
   }
 
@@ -110,17 +115,32 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
     // wine_hgb_multi (three classes, HistGradientBoostingClassifier) 0.745 -> 0.791.
     for (const [name, floor] of [['pima_gb', 0.975], ['wine_hgb_multi', 0.77]] as const) {
       const { forest, candidates, member } = await load(manifest.find((e) => e.name === name)!);
-      assert.ok(forest.countedClasses?.logLoss, `${name}: read without its log-loss steps`);
+      assert.ok(forest.logLoss, `${name}: read without its log-loss steps`);
       const result = assessMembership(forest, candidates);
       assert.match(result.reason ?? '', /Newton steps/);
-      const { logLoss: _steps, ...rowsOnly } = forest.countedClasses!;
-      const without = assessMembership({ ...forest, countedClasses: rowsOnly }, candidates);
+      const { logLoss: _steps, ...rowsOnly } = forest;
+      const without = assessMembership(rowsOnly, candidates);
       assert.doesNotMatch(without.reason ?? '', /Newton steps/);
       const [withSteps, alone] = [auc(result.candidates.map((c) => c.score), member)!, auc(without.candidates.map((c) => c.score), member)!];
       assert.ok(withSteps >= floor && withSteps > alone + 0.01, `${name}: AUC ${withSteps} with the steps, ${alone} without`);
       // The same proofs either way: the steps only score.
       assert.deepEqual(result.candidates.map((c) => c.verdict === 'non-member'), without.candidates.map((c) => c.verdict === 'non-member'));
     }
+  });
+
+  it('gradient boosting with subsample: read as stage 0, scored on every stage\'s rows and Newton steps scaled to its draw, nothing proven', async () => {
+    // Measured 0.911; on stage 0's draw alone (the basis before, bootstrap-draws) 0.537.
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_gb_sub')!);
+    assert.equal(forest.trees.length, 1);
+    assert.equal(forest.logLoss?.stages?.length, 100);
+    const result = assessMembership(forest, candidates);
+    assert.equal(result.basis, 'newton-steps');
+    assert.match(result.reason ?? '', /subsample 0\.8/);
+    for (const c of result.candidates) assert.ok(c.verdict === 'likely-member' || c.verdict === 'likely-non-member', c.verdict);
+    const { logLoss: _steps, ...stageZero } = forest;
+    const before = assessMembership(stageZero, candidates);
+    const [area, alone] = [auc(result.candidates.map((c) => c.score), member)!, auc(before.candidates.map((c) => c.score), member)!];
+    assert.ok(area >= 0.88 && area > alone + 0.2, `AUC ${area} on every stage, ${alone} on stage 0`);
   });
 
   it('a bootstrap forest whose seeds are gone proves no non-member, and says why', async () => {

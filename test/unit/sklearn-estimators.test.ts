@@ -318,27 +318,28 @@ function leafOf(tree: Forest['trees'][number], x: readonly number[]): number {
 }
 
 /**
- * Per tree and leaf of a log-loss model read with `countedClasses.logLoss`: the true training
+ * Per stage tree and leaf of a log-loss model read with `logLoss` (every stage grown on every row): the true training
  * rows' residuals gradientScale (y - p) - w p (1 - p), p each row's probability of the tree's class
  * before its stage (the sigmoid of one margin, or the softmax of one per class) from the IR's
  * margins and leaf values, w = leaf value / learning rate; with the leaf's rows and w x lambda,
  * what the residuals must add up to (membership/newton-steps.ts).
  */
 function newtonSums(forest: Forest, rows: readonly TrainingRow[]): { residual: number; rows: number; stated: number; target: number; where: string }[] {
-  const logLoss = forest.countedClasses!.logLoss!;
-  const classes = forest.countedClasses!.classes;
+  const logLoss = forest.logLoss!;
+  const { classes } = logLoss;
+  const stages = logLoss.stages ?? forest.trees;
   const groups = logLoss.initialMargins.length;
-  const sums = forest.trees.map((tree) => tree.left.map(() => ({ residual: 0, rows: 0 })));
+  const sums = stages.map((tree) => tree.left.map(() => ({ residual: 0, rows: 0 })));
   for (const row of rows) {
     const margins = [...logLoss.initialMargins];
     const k = classes.indexOf(row.label);
     assert.ok(k >= 0, `label ${row.label}`);
-    for (let round = 0; round * groups < forest.trees.length; round++) {
+    for (let round = 0; round * groups < stages.length; round++) {
       const exp = margins.map((m) => Math.exp(m));
       const total = exp.reduce((a, b) => a + b, 0);
       const leaves = margins.map((_, g) => {
         const t = round * groups + g;
-        const tree = forest.trees[t];
+        const tree = stages[t];
         let node = 0;
         while (tree.left[node] !== -1) node = Math.fround(row.values[tree.feature[node]]) <= tree.threshold[node] ? tree.left[node] : tree.right[node];
         const p = groups === 1 ? 1 / (1 + Math.exp(-margins[0])) : exp[g] / total;
@@ -348,10 +349,10 @@ function newtonSums(forest: Forest, rows: readonly TrainingRow[]): { residual: n
         sums[t][node].rows++;
         return node;
       });
-      leaves.forEach((node, g) => (margins[g] += forest.trees[round * groups + g].boosting!.leafValue[node]));
+      leaves.forEach((node, g) => (margins[g] += stages[round * groups + g].boosting!.leafValue[node]));
     }
   }
-  return forest.trees.flatMap((tree, t) =>
+  return stages.flatMap((tree, t) =>
     tree.left.flatMap((l, node) => (l === -1 ? [{ ...sums[t][node], stated: tree.classWeights[node], target: (tree.boosting!.leafValue[node] / logLoss.learningRate) * logLoss.lambda, where: `tree ${t} leaf ${node}` }] : [])),
   );
 }
@@ -461,7 +462,7 @@ describe('sklearn gradient boosting', () => {
   it("gb_clf: every stage's leaf values are learning_rate x scikit-learn's Newton steps, which the true rows' residuals satisfy from the prior's log-odds", () => {
     const truth = truthOf('gb_clf');
     const { forest } = readFixture('gb_clf');
-    const logLoss = forest.countedClasses!.logLoss!;
+    const logLoss = forest.logLoss!;
     assert.equal(logLoss.learningRate, truth.learning_rate);
     const p0 = truth.class_prior![1];
     assert.ok(Math.abs(logLoss.initialMargins[0] - Math.log(p0 / (1 - p0))) < 1e-12);
@@ -492,6 +493,15 @@ describe('sklearn gradient boosting', () => {
     for (const leaf of Object.keys(inbag)) assert.equal(tree.classWeights[Number(leaf) * 2 + 1], inbag[leaf], `leaf ${leaf}: the drawn rows' positives`);
     const drawn = truth.stages![0][0].n_node_samples[0];
     assert.equal(drawn, Math.floor(0.7 * rows.length));
+    // Every stage, on its own draw, kept for membership: count trees of the drawn rows with
+    // learning_rate x scikit-learn's Newton steps.
+    const logLoss = forest.logLoss!;
+    assert.deepEqual([logLoss.subsample, logLoss.classes, logLoss.stages!.length], [0.7, truth.classes, truth.stages!.length]);
+    logLoss.stages!.forEach((stage, t) => {
+      assertTreeEquals(stage, truth.stages![t][0], `stage ${t}`);
+      assert.deepEqual(stage.classWeights, truth.stages![t][0].n_node_samples);
+      stage.left.forEach((l, node) => l === -1 && assert.ok(Math.abs(stage.boosting!.leafValue[node] - truth.learning_rate! * truth.stages![t][0].value[node][0]) < 1e-12, `stage ${t} leaf ${node}`));
+    });
     const r = await reconstruct(forest, { budgetMs: 10_000 });
     assert.equal(r.method, 'box-estimate');
     assert.equal(r.rows, rows.length);
@@ -525,7 +535,7 @@ describe('sklearn gradient boosting', () => {
   it("gb_clf_multi: each class's tree steps by (K - 1) / K x sum(y - p) / sum(p (1 - p)) from the prior's logs, which the true rows' residuals satisfy", () => {
     const truth = truthOf('gb_clf_multi');
     const { forest } = readFixture('gb_clf_multi');
-    const logLoss = forest.countedClasses!.logLoss!;
+    const logLoss = forest.logLoss!;
     assert.deepEqual(logLoss.initialMargins, truth.class_prior!.map((p) => Math.log(p)));
     assert.deepEqual([logLoss.learningRate, logLoss.gradientScale, logLoss.lambda], [truth.learning_rate, 2 / 3, 0]);
     forest.trees.forEach((tree, i) => assert.equal(tree.boosting!.group, i % 3));
@@ -678,7 +688,7 @@ describe('sklearn histogram gradient boosting', () => {
   it("hgb_clf: leaf values (times the learning rate already) are -G / (H + l2) steps of the log-loss from the baseline, which the true rows' residuals satisfy", () => {
     const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf.truth.json'), 'utf8')) as HistTruth;
     const { forest } = decodeHist('hgb_clf');
-    const logLoss = forest.countedClasses!.logLoss!;
+    const logLoss = forest.logLoss!;
     assert.deepEqual([logLoss.initialMargins, logLoss.learningRate, logLoss.gradientScale, logLoss.lambda], [truth.baseline, truth.learning_rate, 1, truth.l2_regularization]);
     forest.trees.forEach((tree, t) => tree.left.forEach((l, node) => l === -1 && assert.equal(tree.boosting!.leafValue[node], truth.iterations[t][0].value[node], `iteration ${t} leaf ${node}`)));
     const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'hgb_clf.train.csv')).rows);
@@ -691,7 +701,7 @@ describe('sklearn histogram gradient boosting', () => {
   it("hgb_clf_multi: each class's tree steps -G / (H + l2) of the multinomial loss from the baseline, which the true rows' residuals satisfy", () => {
     const truth = JSON.parse(fs.readFileSync(path.join(DIR, 'hgb_clf_multi.truth.json'), 'utf8')) as HistTruth;
     const { forest } = decodeHist('hgb_clf_multi');
-    const logLoss = forest.countedClasses!.logLoss!;
+    const logLoss = forest.logLoss!;
     assert.deepEqual([logLoss.initialMargins, logLoss.gradientScale, logLoss.lambda], [truth.baseline, 1, truth.l2_regularization]);
     const sums = newtonSums(forest, readTrainingRows(path.join(DIR, 'hgb_clf_multi.train.csv')).rows);
     for (const leaf of sums) {

@@ -61,7 +61,7 @@ export function hasDefaultFeatureNames(forest: Pick<Forest, 'features'>): boolea
   return forest.features.every((feature, i) => feature.name === `x${i}`);
 }
 
-export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'classes' | 'countedClasses'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {
+export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
   const labelIndex = columnOf.get(data.labelColumn)!;
@@ -92,7 +92,7 @@ export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'feat
       if (value === undefined) return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}': '${data.rows[r][c]}' is not a number` };
       values.push(value);
     }
-    rows.push({ values, label: labelOf(data.rows[r][labelIndex], forest.countedClasses?.classes ?? forest.classes) });
+    rows.push({ values, label: labelOf(data.rows[r][labelIndex], forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes) });
   }
   return { ok: true, aligned: { rows, featureColumns: columns.map((c) => data.header[c]), matchedBy } };
 }

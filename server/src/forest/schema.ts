@@ -174,28 +174,38 @@ export const ForestSchema = z.object({
       classes: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2),
       /** `trees[k]`: the tree counting class k, and class k's rows at each of its nodes. */
       trees: z.array(z.object({ tree: z.number().int().nonnegative(), rows: z.array(z.number().int().nonnegative()) })),
+    })
+    .optional(),
+  /**
+   * scikit-learn's log-loss gradient boosting (GradientBoostingClassifier,
+   * HistGradientBoostingClassifier): how every stage's trees were fitted, so that any row's class
+   * probabilities before each stage follow, and with them each leaf's Newton step as an equation on
+   * its rows (membership/newton-steps.ts). The stages are count trees (one column: the rows the
+   * stage grew on), each with `boosting.leafValue` (what a leaf adds to its class's margin) and
+   * `boosting.group` (the class it scores, 0 for a binary model; stage tree t scores group t mod the
+   * groups; checked).
+   */
+  logLoss: z
+    .object({
+      /** The class labels, in the order of the groups (a binary model: the negative class, then the positive). */
+      classes: z.array(z.union([z.string(), z.number(), z.boolean()])).min(2),
+      /** The margin every row starts from, per group: one for a binary model (class 1's log-odds), else one per class. */
+      initialMargins: z.array(z.number()).min(1),
+      learningRate: z.number().positive(),
       /**
-       * Log-loss models (scikit-learn's GradientBoostingClassifier and
-       * HistGradientBoostingClassifier): how every tree's leaves were fitted, so that any row's
-       * probabilities before each round follow, and with them each leaf's Newton step as an
-       * equation on its rows (membership/newton-steps.ts). Every tree then carries
-       * `boosting.leafValue` (what a leaf adds to its class's margin) and `boosting.group` (the
-       * class it scores, 0 for a binary model); tree t scores group t mod the groups.
+       * A leaf's weight w = leafValue / learningRate solves, over the rows its stage grew on,
+       * gradientScale x sum(y - p) = w x (sum p (1 - p) + lambda): scikit-learn's multinomial
+       * gradient boosting steps by (K - 1) / K, everything else by 1.
        */
-      logLoss: z
-        .object({
-          /** The margin every row starts from, per group: one for a binary model (class 1's log-odds), else one per class. */
-          initialMargins: z.array(z.number()).min(1),
-          learningRate: z.number().positive(),
-          /**
-           * A leaf's weight w = leafValue / learningRate solves, over its training rows,
-           * gradientScale x sum(y - p) = w x (sum p (1 - p) + lambda): scikit-learn's multinomial
-           * gradient boosting steps by (K - 1) / K, everything else by 1.
-           */
-          gradientScale: z.number().positive(),
-          lambda: z.number().nonnegative(),
-        })
-        .optional(),
+      gradientScale: z.number().positive(),
+      lambda: z.number().nonnegative(),
+      /** Below 1: each stage grew on its own draw of int(subsample x N) rows, without replacement. */
+      subsample: z.number().gt(0).lte(1).default(1),
+      /**
+       * The stages' trees when they are not the forest's own (a binary model with subsample is read
+       * as its stage 0 alone, a classification tree); absent: the forest's trees are the stages.
+       */
+      stages: z.array(TreeSchema).optional(),
     })
     .optional(),
 });

@@ -43,7 +43,8 @@ export interface CheckedForest {
   trees: readonly CheckedTree[];
   privacy?: unknown;
   boosting?: { outputGroups?: number };
-  countedClasses?: { classes: readonly unknown[]; trees: readonly { tree: number; rows: ArrayLike<number> }[]; logLoss?: { initialMargins: readonly unknown[] } };
+  countedClasses?: { classes: readonly unknown[]; trees: readonly { tree: number; rows: ArrayLike<number> }[] };
+  logLoss?: { classes: readonly unknown[]; initialMargins: readonly unknown[]; stages?: readonly CheckedTree[] };
 }
 
 /** Why a forest is refused: `corrupt` (inconsistent) or `too-large` (sound, but beyond the analyses' limits). */
@@ -64,7 +65,8 @@ export const MAX_TREE_DEPTH = 5_000;
 export function validateForest(forest: CheckedForest): Invalid | undefined {
   const classes = Math.max(1, forest.classes.length);
   const features = forest.features.length;
-  const groups = forest.boosting?.outputGroups ?? forest.countedClasses?.logLoss?.initialMargins.length ?? 1;
+  // The forest's trees add to output groups when they are the log-loss stages themselves.
+  const groups = forest.boosting?.outputGroups ?? (forest.logLoss && !forest.logLoss.stages ? forest.logLoss.initialMargins.length : 1);
   const noisedCounts = forest.privacy !== undefined;
   for (let t = 0; t < forest.trees.length; t++) {
     const problem = treeProblem(forest.trees[t], classes, features, groups, noisedCounts);
@@ -74,6 +76,8 @@ export function validateForest(forest: CheckedForest): Invalid | undefined {
   }
   const counted = forest.countedClasses ? countedClassesProblem(forest.countedClasses, forest.trees) : undefined;
   if (counted) return { problem: `countedClasses: ${counted}`, reason: 'corrupt' };
+  const steps = forest.logLoss ? logLossProblem(forest.logLoss, forest, features) : undefined;
+  if (steps) return { problem: `logLoss: ${steps}`, reason: 'corrupt' };
   return undefined;
 }
 
@@ -95,12 +99,23 @@ function countedClassesProblem(counted: NonNullable<CheckedForest['countedClasse
       if (l !== LEAF && rows[i] !== rows[l] + rows[tree.right[i]]) return `class ${k}'s tree ${t} node ${i} has ${rows[i]} rows of the class, its children ${rows[l]} + ${rows[tree.right[i]]}`;
     }
   }
-  // Log-loss steps: tree t adds its leaf values to group t mod the groups (one per class, or one).
-  const groups = counted.logLoss?.initialMargins.length;
-  if (groups !== undefined) {
-    if (trees.length % groups !== 0) return `logLoss: ${trees.length} trees are not whole rounds of ${groups}`;
-    const wrong = trees.findIndex((tree, t) => !tree.boosting || tree.boosting.group !== t % groups);
-    if (wrong >= 0) return `logLoss: tree ${wrong} has no leaf values for group ${wrong % groups}`;
+  return undefined;
+}
+
+/**
+ * logLoss: a margin per class (one for two), and stages (its own, or the forest's trees) in whole
+ * rounds, stage tree t adding leaf values to group t mod the groups; its own stages are count trees
+ * (one column) checked as the forest's are.
+ */
+function logLossProblem(logLoss: NonNullable<CheckedForest['logLoss']>, forest: CheckedForest, features: number): string | undefined {
+  const groups = logLoss.initialMargins.length;
+  if (groups !== (logLoss.classes.length === 2 ? 1 : logLoss.classes.length)) return `${groups} initial margins for ${logLoss.classes.length} classes`;
+  const stages = logLoss.stages ?? forest.trees;
+  if (stages.length % groups !== 0) return `${stages.length} stage trees are not whole rounds of ${groups}`;
+  for (let t = 0; t < stages.length; t++) {
+    if (stages[t].boosting?.group !== t % groups) return `stage tree ${t} has no leaf values for group ${t % groups}`;
+    const problem = logLoss.stages ? treeProblem(stages[t], 1, features, groups) : undefined;
+    if (problem) return `stage tree ${t}${problem.startsWith(':') ? '' : ' '}${problem}`;
   }
   return undefined;
 }

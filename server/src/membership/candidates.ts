@@ -43,7 +43,7 @@ export async function readCandidates(path: string, label: string, membersColumn?
   return { data: { ...data, header: keep(data.header), rows: data.rows.map(keep) }, members, membersColumn };
 }
 
-export function alignCandidates(file: CandidateFile, forest: Pick<Forest, 'features' | 'classes'>): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position' } | { ok: false; problem: string } {
+export function alignCandidates(file: CandidateFile, forest: Pick<Forest, 'features' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position' } | { ok: false; problem: string } {
   const fit = alignTrainingData(file.data, forest);
   if (!fit.ok) return fit;
   return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values as number[], label: row.label! })), matchedBy: fit.aligned.matchedBy };

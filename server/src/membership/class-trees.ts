@@ -30,7 +30,7 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
   // Log-loss models: least squares to every leaf's rows and Newton step (newton-steps.ts). Else
   // (AdaBoost) the multiplicative fit to every tree's leaf rows (the trees are read as row counts,
   // one column), then each class tree's rows of its class, as one extra block per class.
-  const newton = counted.logLoss ? new NewtonStepScorer(forest, counted.logLoss, candidates.length) : undefined;
+  const newton = forest.logLoss && !forest.logLoss.stages ? new NewtonStepScorer(forest.trees, forest.logLoss, candidates.length) : undefined;
   const mass = newton ? undefined : new MassScorer(forest, counted.trees.map(({ rows }) => rows));
   // The certified rows of each class, once.
   const certifiedOf = counted.classes.map((label) => certified.filter((row) => row.certified && row.label === label));

@@ -34,6 +34,10 @@
  *    softmax and squared-error objectives, scikit-learn's squared-error regressors): the
  *    candidate's mass in a least-squares fit of all candidates' hessians and gradients to every
  *    tree's sums (boosted-hessians.ts; bench AUC Pima 0.476 -> 0.989 against tree 0's counts).
+ *  - scikit-learn's log-loss gradient boosting: the candidate's mass in a least-squares fit to
+ *    every leaf's rows and Newton step (newton-steps.ts), on the class-trees scale (class-trees.ts,
+ *    which also proves non-members) when every stage grew on every row, as itself (basis
+ *    `newton-steps`, nothing proven) when each stage grew on its own draw (subsample).
  *  - regression forests: the candidate's target against its leaves' mean targets (regression.ts).
  * Unproven candidates get `likely-member` at or above the threshold, `likely-non-member` below.
  */
@@ -50,6 +54,7 @@ import { AssignmentScorer } from './assignment';
 import { MassScorer } from './row-count-mass';
 import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
 import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
+import { NEWTON_STEPS_THRESHOLD, scoreNewtonStepCandidates } from './newton-steps';
 import { HessianScorer, hessianSetup, type HessianSetup } from './boosted-hessians';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
 
@@ -98,6 +103,7 @@ export const DEFAULT_THRESHOLDS: Record<MembershipBasis, number> = {
   weighted: 0.8,
   'regression-targets': 0.5,
   'class-trees': CLASS_TREES_THRESHOLD,
+  'newton-steps': NEWTON_STEPS_THRESHOLD,
   unsupported: 0.5,
 };
 
@@ -117,8 +123,15 @@ function plan(forest: Forest, deadline: number): Plan {
   const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
   if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
-    const score = forest.countedClasses.logLoss ? "; scored on every tree's leaf rows and log-loss Newton steps" : '';
+    const score = forest.logLoss ? "; scored on every tree's leaf rows and log-loss Newton steps" : '';
     return { basis: 'class-trees', reason: `a classifier read as row counts: each candidate's class against the first round's tree for it; a leaf without rows of the class proves a non-member${score}` };
+  }
+  if (forest.logLoss) {
+    const share = forest.logLoss.subsample;
+    return {
+      basis: 'newton-steps',
+      reason: `log-loss gradient boosting, each stage grown on its own draw (subsample ${share}): scored by fitting every candidate's share of every stage's leaf rows and Newton steps, scaled by 1 / ${share}; scores only, nothing is proven from them`,
+    };
   }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
@@ -184,8 +197,8 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     options.trainingRows !== null &&
     options.trainingRows > 0 &&
     certified.length === options.trainingRows;
-  if (p.basis === 'class-trees') {
-    const verdicts = scoreClassTreeCandidates(forest, candidates, certified, threshold);
+  if (p.basis === 'class-trees' || p.basis === 'newton-steps') {
+    const verdicts = p.basis === 'class-trees' ? scoreClassTreeCandidates(forest, candidates, certified, threshold) : scoreNewtonStepCandidates(forest, candidates, threshold);
     return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
   }
   const verdicts: CandidateVerdict[] = [];

@@ -9,7 +9,7 @@ import { goesLeft, leafOf, type SplitRule } from '../forest/structure';
 export { goesLeft, leafOf, type SplitRule };
 
 /** The leaf per tree, in tree order. */
-export function leavesOf(forest: Forest, values: readonly number[]): Int32Array {
+export function leavesOf(forest: Pick<Forest, 'trees' | 'splitRule'>, values: readonly number[]): Int32Array {
   const leaves = new Int32Array(forest.trees.length);
   for (let t = 0; t < forest.trees.length; t++) leaves[t] = leafOf(forest.trees[t], values, forest.splitRule);
   return leaves;

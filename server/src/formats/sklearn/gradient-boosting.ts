@@ -15,8 +15,9 @@
  *    probability p0, so the Newton step sklearn writes into each leaf
  *    (BinomialDeviance._update_terminal_region: sum(y - p0) / sum(p0 (1 - p0))) is
  *    (pos - n p0) / (n p0 (1 - p0)), and an internal node's value, the mean residual, is pos / n - p0:
- *    each node's positives follow exactly. Stage 0 is read as a classification tree with those
- *    counts; later stages' leaves mix residuals of different predictions and are left out (noted);
+ *    each node's positives follow exactly. Every stage is read as a count tree and stage 0 gives
+ *    both classes' rows (`countedClasses`); with subsample, stage 0 alone, a classification tree
+ *    with those counts (of its draw), since the other stages grew on other draws;
  *  - multi-class classifier, log-loss, init_ the class prior: every stage's K trees are read as
  *    count trees (one column of rows), and stage 0's tree for class k, whose rows all started at
  *    the prior, gives class k's rows at every node from its multinomial Newton step
@@ -25,6 +26,10 @@
  *  - anything else (other losses, a custom init estimator, sample weights, a multi-class model with
  *    subsample): the trees are read as count trees (one column of rows, no target means): rows and
  *    intervals, no labels (noted).
+ * Log-loss classifiers also keep every stage's leaf values (learning_rate x the Newton step) and the
+ * loss they stepped from the prior, the forest's `logLoss` (membership/newton-steps.ts fits
+ * candidates to them): on the forest's own trees, or, for a binary model with subsample (read as
+ * its stage 0 alone), as `logLoss.stages`.
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
@@ -163,14 +168,14 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   // Classifier.
   const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
   /**
-   * Every stage's trees as count trees with the class counts, and, when the learning rate is
-   * known, each tree's leaf values (learning rate x the Newton step) and the log-loss it stepped:
-   * what membership/newton-steps.ts fits candidates to. `initialMargins` per class tree of a stage.
+   * Every stage's trees as count trees and, when the learning rate and the margins are readable,
+   * each with its leaf values (learning rate x the Newton step), with the log-loss they stepped:
+   * the forest's `logLoss`, what membership/newton-steps.ts fits candidates to.
    */
-  const steppedCounts = (initialMargins: number[], gradientScale: number, perClass: { tree: number; rows: number[] }[]): Pick<ForestInput, 'trees' | 'countedClasses'> => {
-    if (learningRate === undefined || !(learningRate > 0) || !initialMargins.every(Number.isFinite)) return { trees: countTrees(), countedClasses: { classes, trees: perClass } };
+  const stepped = (initialMargins: number[], gradientScale: number): Pick<ForestInput, 'trees' | 'logLoss'> => {
+    if (learningRate === undefined || !(learningRate > 0) || !initialMargins.every(Number.isFinite)) return { trees: countTrees() };
     const trees = raws.map((t, i) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted), boosting: { leafValue: Array.from(t.values, (v) => learningRate * v), group: i % K } }));
-    return { trees, countedClasses: { classes, trees: perClass, logLoss: { initialMargins, learningRate, gradientScale, lambda: 0 } } };
+    return { trees, logLoss: { classes, initialMargins, learningRate, gradientScale, lambda: 0, subsample } };
   };
   if (loss !== 'log_loss' && loss !== 'deviance') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
   if (initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
@@ -181,7 +186,12 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     // class's rows: the multinomial Newton step from the prior (see classRowsOfStageZero).
     const why = `${classes.length} classes, each of stage 0's ${K} trees scoring one`;
     if (weighted) return asCounts(`${why}; sample weights make the steps weighted sums`);
-    if (subsample < 1) return asCounts(`${why}; with subsample below 1 each stage saw another draw of the rows`);
+    const margins = Array.from(prior, (p) => Math.log(clipProbability(p)));
+    if (subsample < 1) {
+      // No class counts (each stage saw another draw), but every stage's Newton steps still score candidates.
+      const counts = asCounts(`${why}; with subsample below 1 each stage saw another draw of the rows`);
+      return { ...counts, forest: { ...counts.forest, ...stepped(margins, (K - 1) / K) } };
+    }
     const perClass: { tree: number; rows: number[] }[] = [];
     for (let k = 0; k < K; k++) {
       const rows = classRowsOfStageZero(raws[k], prior[k], K);
@@ -189,7 +199,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
       perClass.push({ tree: k, rows });
     }
     notes.push(`multinomial log-loss from the class prior: stage 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-    return { forest: { ...base, task: 'regression', classes: [], training, ...steppedCounts(Array.from(prior, (p) => Math.log(clipProbability(p))), (K - 1) / K, perClass) }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training, ...stepped(margins, (K - 1) / K), countedClasses: { classes, trees: perClass } }, notes };
   }
   const p0 = prior[1];
   if (!(p0 > 0 && p0 < 1)) return asCounts(`the class prior ${p0} leaves stage 0 without a Newton step`);
@@ -200,7 +210,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   if (typeof positives === 'string') return asCounts(`stage 0: ${positives}`);
   const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
   if (subsample < 1) {
-    notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are not read`);
+    notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are kept for membership only (their Newton steps, scaled to the draw)`);
     // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
     // probability was still the prior, so its counts are exact for those rows. The prior is the
     // class share of all N rows, which with the draw often determines N.
@@ -209,12 +219,14 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn} and whose positives ${p0} x N are whole`);
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
     const weights = positives.flatMap((pos, i) => [negatives[i], pos]);
-    return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }] }, notes };
+    // Every stage, on its own draw, as the log-loss stages (membership scores on their Newton steps).
+    const { trees: stageTrees, logLoss } = stepped([logOdds(p0)], 1);
+    const steps = logLoss ? { logLoss: { ...logLoss, stages: stageTrees } } : {};
+    return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }], ...steps }, notes };
   }
   // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
   notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-  const clipped = clipProbability(p0);
-  return { forest: { ...base, task: 'regression', classes: [], training, ...steppedCounts([Math.log(clipped / (1 - clipped))], 1, [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }]) }, notes };
+  return { forest: { ...base, task: 'regression', classes: [], training, ...stepped([logOdds(p0)], 1), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
 }
 
 /**
@@ -224,6 +236,12 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
 function clipProbability(p: number): number {
   const eps = 2 ** -23;
   return Math.min(1 - eps, Math.max(eps, p));
+}
+
+/** A binary model's starting margin: the clipped prior's log-odds. */
+function logOdds(p: number): number {
+  const clipped = clipProbability(p);
+  return Math.log(clipped / (1 - clipped));
 }
 
 /**

@@ -196,15 +196,15 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
 
   const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
   /**
-   * Every iteration's trees as count trees with the class counts, each with its leaf values (the
-   * grower already multiplied them by the learning rate), and the log-loss they stepped from the
-   * baseline: what membership/newton-steps.ts fits candidates to.
+   * Every iteration's trees as count trees, each with its leaf values (the grower already
+   * multiplied them by the learning rate), with the log-loss they stepped from the baseline: the
+   * forest's `logLoss`, what membership/newton-steps.ts fits candidates to.
    */
-  const steppedCounts = (perClass: { tree: number; rows: number[] }[]): Pick<ForestInput, 'trees' | 'countedClasses'> => {
+  const stepped = (): Pick<ForestInput, 'trees' | 'logLoss'> => {
     const initialMargins = Array.from(baseline.slice(0, K));
-    if (!initialMargins.every(Number.isFinite)) return { trees: countTrees(), countedClasses: { classes, trees: perClass } };
+    if (!initialMargins.every(Number.isFinite)) return { trees: countTrees() };
     const trees = raws.map((t, i) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples), boosting: { leafValue: Array.from(t.values), group: i % K! } }));
-    return { trees, countedClasses: { classes, trees: perClass, logLoss: { initialMargins, learningRate, gradientScale: 1, lambda: l2 } } };
+    return { trees, logLoss: { classes, initialMargins, learningRate, gradientScale: 1, lambda: l2 } };
   };
   if (K! > 1) {
     const why = `${classes.length} classes, each of iteration 0's ${K} trees scoring one`;
@@ -221,7 +221,7 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
       perClass.push({ tree: k, rows });
     }
     notes.push(`multinomial log-loss: iteration 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${iterations.length} iterations is read as row counts`);
-    return { forest: { ...base, task: 'regression', classes: [], training, ...steppedCounts(perClass) }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], training, ...stepped(), countedClasses: { classes, trees: perClass } }, notes };
   }
   if (loss !== 'log_loss' && loss !== 'binary_crossentropy' && loss !== 'auto') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
   // Iteration 0: every row's probability is p0 (the baseline's expit); its positives are class 1's rows.
@@ -237,7 +237,8 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
     task: 'regression',
     classes: [],
     training,
-    ...steppedCounts([{ tree: 0, rows: negatives }, { tree: 0, rows: positives }]),
+    ...stepped(),
+    countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] },
   };
   return { forest, notes };
 }
