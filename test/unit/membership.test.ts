@@ -128,6 +128,16 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
     }
   });
 
+  it('log-loss steps from a broken file (an infinite leaf value) leave those entries out: every score finite, in [0, 1]', async () => {
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_gb')!);
+    const trees = forest.trees.map((tree, t) => (t === 3 ? { ...tree, boosting: { ...tree.boosting!, leafValue: tree.boosting!.leafValue.map(() => Infinity) } } : tree));
+    const result = assessMembership({ ...forest, trees }, candidates);
+    assert.equal(result.candidates.length, candidates.length);
+    for (const c of result.candidates) assert.ok(Number.isFinite(c.score) && c.score >= 0 && c.score <= 1, `score ${c.score}`);
+    // The rest still ranks (measured 0.638); NaN entries would freeze every mass in their leaves (0.522).
+    assert.ok(auc(result.candidates.map((c) => c.score), member)! > 0.6);
+  });
+
   it('gradient boosting with subsample: read as stage 0, scored on every stage\'s rows and Newton steps scaled to its draw, nothing proven', async () => {
     // Measured 0.911; on stage 0's draw alone (the basis before, bootstrap-draws) 0.537.
     const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_gb_sub')!);
