@@ -95,6 +95,16 @@ describe('advisor on COMPAS (scikit-learn, no bagging)', () => {
     assert.equal(report.scenarios.length, 1, 'bootstrap only');
   });
 
+  it('a gradient-boosting classifier read as its stage 0 (subsample): no remedy simulated on that one stage, and a note says why', async () => {
+    const forest = await readForest(join(FIXTURES, 'estimators', 'gb_clf_sub.joblib'));
+    assert.equal(forest.task, 'classification');
+    assert.ok(forest.logLoss?.stages);
+    const current = await reconstruct(forest, { budgetMs: 5_000 });
+    const report = await advise(forest, current, { epsilons: [1], leafSizes: [5], dpRepeats: 1, budgetMs: 5_000 });
+    assert.equal(report.scenarios.length, 0);
+    assert.ok(report.notes.some((n) => /boosted classifier/.test(n)), report.notes.join(' | '));
+  });
+
   it('with neither truth nor an exact reconstruction, scores nothing and advises no epsilon', async () => {
     const forest = await readForest(COMPAS);
     const none: ReconstructionResult = { ...(await reconstruct(forest, { budgetMs: 0 })), status: 'timeout' };

@@ -154,8 +154,15 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     notes.push('boosted models store hessian sums, not counts: none of the simulated remedies applies to them yet');
     return [];
   }
+  // Gradient boosting and AdaBoost (read as row counts, or a binary model with subsample as its
+  // stage 0): each stage was fitted to the ones before it, so merging one stage's leaves or
+  // resampling its counts stands for no retrained model.
+  if (forest.logLoss || forest.countedClasses) {
+    notes.push('a boosted classifier (gradient boosting or AdaBoost): its stages were fitted one after another, so no remedy simulated on its counts stands for a retrained model; none is simulated for it yet');
+    return [];
+  }
   if (forest.task !== 'classification') {
-    notes.push(forest.countedClasses ? 'a classifier read as row counts (multi-class gradient boosting): no remedy is simulated for it yet' : 'the simulated remedies apply to classification forests only: none simulated for a regression model');
+    notes.push('the simulated remedies apply to classification forests only: none simulated for a regression model');
     return [];
   }
   const seed = options.seed ?? 1;
