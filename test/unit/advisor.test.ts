@@ -99,6 +99,8 @@ describe('advisor on COMPAS (scikit-learn, no bagging)', () => {
     const forest = await readForest(join(FIXTURES, 'estimators', 'gb_clf_sub.joblib'));
     assert.equal(forest.task, 'classification');
     assert.ok(forest.logLoss?.stages);
+    // Its summary counts the file's three stages, not the one tree analysed.
+    assert.equal((await lintFile(join(FIXTURES, 'estimators', 'gb_clf_sub.joblib'))).model?.trees, 3);
     const current = await reconstruct(forest, { budgetMs: 5_000 });
     const report = await advise(forest, current, { epsilons: [1], leafSizes: [5], dpRepeats: 1, budgetMs: 5_000 });
     assert.equal(report.scenarios.length, 0);

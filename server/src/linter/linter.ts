@@ -102,7 +102,9 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
     estimator: forest.estimator,
-    trees: forest.trees.length,
+    // The file's trees: a binary GradientBoostingClassifier with subsample is analysed as its stage
+    // 0, but holds every stage (logLoss.stages).
+    trees: forest.logLoss?.stages?.length ?? forest.trees.length,
     classes: forest.classes,
     features: forest.features.length,
     trainingRows: rows?.rows ?? null,
