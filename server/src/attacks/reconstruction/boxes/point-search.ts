@@ -38,7 +38,7 @@ const TARGETS = 3;
  * with a slower schedule (Pima without bootstrap: error 4,318 after 80 sweeps, 3,398 after 160,
  * 3,166 after 320, with a longer budget); with 80 sweeps Pima's search ended at 44 s of a 60 s
  * budget. 160 is about what Pima's forests fit in 60 s (error 3,370, RA 89.8%, ending at 54 s), and
- * a forest of 200 rows still ends its search in well under a second (0.7 s; 400 sweeps took 1.4 s,
+ * a forest of 200 rows is still reconstructed in well under a second (0.7 s; with 400 sweeps 1.4 s,
  * which on a loaded machine under a 5 s budget ran into the clock, so two runs of the same file,
  * CLI and editor, certified 138 and 137 rows: a schedule that follows the clock is not repeatable).
  */
