@@ -37,7 +37,8 @@ const TARGETS = 3;
  * Sweeps of the annealing schedule, or the time left when that runs out first. The search gains
  * with a slower schedule (Pima without bootstrap: error 4,318 after 80 sweeps, 3,398 after 160,
  * 3,166 after 320, with a longer budget); with 80 sweeps Pima's search ended at 44 s of a 60 s
- * budget. 160 is about what Pima's forests fit in 60 s (error 3,370, RA 89.8%, ending at 54 s), and
+ * budget. 160 is about what Pima's forests fit in 60 s (error 3,370, RA 89.8%, ending at 54 s; with
+ * the packed walks of packTrees at 48 s, and 240 sweeps or the clock's 281 did no better), and
  * a forest of 200 rows is still reconstructed in well under a second (0.7 s; with 400 sweeps 1.4 s,
  * which on a loaded machine under a 5 s budget ran into the clock, so two runs of the same file,
  * CLI and editor, certified 138 and 137 rows: a schedule that follows the clock is not repeatable).
@@ -81,6 +82,7 @@ export async function searchPoints(
   // Only rows with a tree left open by the propagation move; pinned groups keep their proven leaves.
   const movable = rows.map((_, r) => r).filter((r) => groups[rows[r].group].unplaced > 0);
   const count = movable.length;
+  const { packed, roots } = packTrees(forest);
   const points = new Int32Array(count * features);
   const leaves = new Int32Array(count * trees);
   movable.forEach((r, i) => {
@@ -182,10 +184,10 @@ export async function searchPoints(
   return { leafCountError: error, moves, sweeps };
 
   function leafOf(t: number, point: Int32Array, at: number): number {
-    const tree = forest.trees[t];
-    let node = 0;
-    while (tree.left[node] !== -1) node = point[at + tree.feature[node]] < tree.cut[node] ? tree.left[node] : tree.right[node];
-    return node;
+    const base = roots[t];
+    let n = base;
+    while (packed[n] >= 0) n = point[at + packed[n]] < packed[n + 1] ? packed[n + 2] : packed[n + 3];
+    return (n - base) >> 2;
   }
 
   /** Moves row i (class c) to `point`, whose leaves are `to`: the open counts follow. */
@@ -238,4 +240,36 @@ export async function searchPoints(
       }
     }
   }
+}
+
+/**
+ * Every tree's splits in one array, four numbers per node: feature (-1 on leaves), cut, and the
+ * offsets of the left and right child; `roots[t]` is tree t's root offset, so node n of tree t is at
+ * roots[t] + 4n. The search walks a trial point down every tree for each move (most of its time), and
+ * one array read in node order is faster than four: 30 sweeps on Pima without bootstrap, 6.9 s
+ * against 8.0 s, the same moves.
+ */
+function packTrees(forest: BoxForest): { packed: Int32Array; roots: Int32Array } {
+  const roots = new Int32Array(forest.trees.length);
+  let size = 0;
+  forest.trees.forEach((tree, t) => {
+    roots[t] = size;
+    size += 4 * tree.left.length;
+  });
+  const packed = new Int32Array(size);
+  forest.trees.forEach((tree, t) => {
+    const base = roots[t];
+    for (let n = 0; n < tree.left.length; n++) {
+      const at = base + 4 * n;
+      if (tree.left[n] === -1) {
+        packed[at] = -1;
+        continue;
+      }
+      packed[at] = tree.feature[n];
+      packed[at + 1] = tree.cut[n];
+      packed[at + 2] = base + 4 * tree.left[n];
+      packed[at + 3] = base + 4 * tree.right[n];
+    }
+  });
+  return { packed, roots };
 }
