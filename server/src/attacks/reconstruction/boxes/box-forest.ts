@@ -71,6 +71,11 @@ export class Candidates {
   readonly hullHigh: Int32Array;
   private readonly low: Int32Array;
   private readonly high: Int32Array;
+  /** `best`'s leaf so far: its node, its open count and its box. */
+  private bestLeaf = -1;
+  private bestOpen = -Infinity;
+  private readonly bestLow: Int32Array;
+  private readonly bestHigh: Int32Array;
 
   constructor(readonly features: number) {
     this.leaves = new Int32Array(64);
@@ -79,6 +84,8 @@ export class Candidates {
     this.hullHigh = new Int32Array(features);
     this.low = new Int32Array(features);
     this.high = new Int32Array(features);
+    this.bestLow = new Int32Array(features);
+    this.bestHigh = new Int32Array(features);
   }
 
   /**
@@ -93,6 +100,55 @@ export class Candidates {
     this.hullHigh.fill(-1);
     this.visit(tree, open, classes, c, 0, ignoreRoom);
     return this.count;
+  }
+
+  /**
+   * The leaf `find` would list first among those with the most class-c rows still to place (the
+   * walks' choice, complete.ts), without listing the others: its box is written into low/high and
+   * its node returned (-1 when the box reaches no leaf with room and `ignoreRoom` is false; then
+   * low/high are unchanged). The walks call this once per row and tree, and listing every leaf
+   * with room, each with its box, was most of their time.
+   */
+  best(tree: WalkTree, open: Int32Array, classes: number, c: number, low: Int32Array, high: Int32Array, ignoreRoom = false): number {
+    this.low.set(low);
+    this.high.set(high);
+    this.bestLeaf = -1;
+    this.bestOpen = -Infinity;
+    this.visitBest(tree, open, classes, c, 0, ignoreRoom);
+    if (this.bestLeaf >= 0) {
+      low.set(this.bestLow);
+      high.set(this.bestHigh);
+    }
+    return this.bestLeaf;
+  }
+
+  private visitBest(tree: WalkTree, open: Int32Array, classes: number, c: number, node: number, ignoreRoom: boolean): void {
+    const here = open[node * classes + c];
+    if (!ignoreRoom && here <= 0) return;
+    if (tree.left[node] === -1) {
+      // Strictly more: the first of equals in visiting order, as the walks picked from `find`'s list.
+      if (here > this.bestOpen) {
+        this.bestOpen = here;
+        this.bestLeaf = node;
+        this.bestLow.set(this.low);
+        this.bestHigh.set(this.high);
+      }
+      return;
+    }
+    const f = tree.feature[node];
+    const cut = tree.cut[node];
+    const low = this.low[f];
+    const high = this.high[f];
+    if (low < cut) {
+      if (high > cut - 1) this.high[f] = cut - 1;
+      this.visitBest(tree, open, classes, c, tree.left[node], ignoreRoom);
+      this.high[f] = high;
+    }
+    if (high >= cut) {
+      if (low < cut) this.low[f] = cut;
+      this.visitBest(tree, open, classes, c, tree.right[node], ignoreRoom);
+      this.low[f] = low;
+    }
   }
 
   /** Box of candidate k: feature f's range is boxLow(k, f) .. boxHigh(k, f). */

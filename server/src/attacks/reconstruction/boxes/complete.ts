@@ -149,12 +149,10 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
     for (const t of order) {
       if (group.leaf[t] !== -1) continue;
       const open = forest.open[t];
-      let found = candidates.find(forest.trees[t], open, classes, c, row.low, row.high);
-      if (found === 0) found = candidates.find(forest.trees[t], open, classes, c, row.low, row.high, true);
-      let pick = 0;
-      for (let k = 1; k < found; k++) if (open[candidates.leaves[k] * classes + c] > open[candidates.leaves[pick] * classes + c]) pick = k;
-      candidates.copyBox(pick, row.low, row.high);
-      leaves[t] = candidates.leaves[pick];
+      // The leaf with most room for the class (any reachable leaf when none has room).
+      let leaf = candidates.best(forest.trees[t], open, classes, c, row.low, row.high);
+      if (leaf < 0) leaf = candidates.best(forest.trees[t], open, classes, c, row.low, row.high, true);
+      leaves[t] = leaf;
       delta += change(t, leaves[t], c, -1);
       place(forest, t, leaves[t], c, 1);
     }
