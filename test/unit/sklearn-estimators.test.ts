@@ -545,6 +545,39 @@ describe('sklearn gradient boosting', () => {
       assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
     }
   });
+  it("gb_clf_zero (init='zero', binary): stage 0 steps from margin 0, so its values give every node's positives; every row certified with its class", async () => {
+    const truth = truthOf('gb_clf_zero');
+    const { forest, notes } = readFixture('gb_clf_zero');
+    assert.equal(truth.class_prior, null, 'the fixture has no prior: init_ is the string "zero"');
+    assert.ok(notes.some((n) => /log-loss from init='zero'/.test(n)), notes.join(' | '));
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, truth.classes);
+    for (const [leaf, positives] of Object.entries(truth.stage0_positives!)) assert.equal(counted.trees[1].rows[Number(leaf)], positives, `leaf ${leaf}: positives`);
+    // The Newton steps from margin 0 (probability 1/2), which the true rows' residuals satisfy.
+    assert.deepEqual(forest.logLoss!.initialMargins, [0]);
+    const rows = readTrainingRows(path.join(DIR, 'gb_clf_zero.train.csv')).rows;
+    for (const leaf of newtonSums(forest, rows)) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+    }
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.certifiedRows, truth.n, r.reason);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it("gb_clf_multi_zero (init='zero', 3 classes): each class's stage-0 tree steps from margin 0 (probability 1/3) and gives that class's rows", () => {
+    const truth = truthOf('gb_clf_multi_zero');
+    const { forest } = readFixture('gb_clf_multi_zero');
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, truth.classes);
+    counted.trees.forEach(({ rows }, k) => {
+      for (const [leaf, n] of Object.entries(truth.stage0_class_rows![k])) assert.equal(rows[Number(leaf)], n, `class ${k}, leaf ${leaf}`);
+    });
+    assert.deepEqual(forest.logLoss!.initialMargins, [0, 0, 0]);
+    for (const leaf of newtonSums(forest, readTrainingRows(path.join(DIR, 'gb_clf_multi_zero.train.csv')).rows)) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+    }
+  });
   it('gb_clf_multi: the reconstruction gives every row a class, certified only where the first round proves it', async () => {
     const r = await reconstruct(readFixture('gb_clf_multi').forest, { budgetMs: 5_000 });
     assert.match(r.reason ?? '', /rows certified with their class/);

@@ -178,15 +178,19 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     return { trees, logLoss: { classes, initialMargins, learningRate, gradientScale, lambda: 0, subsample } };
   };
   if (loss !== 'log_loss' && loss !== 'deviance') return asCounts(`loss='${loss}': the leaves are not log-loss Newton steps`);
-  if (initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
-  const prior = arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
+  // init='zero' starts every row at margin 0: probability 1/2 (binary) or 1/K (softmax of zeros),
+  // the same Newton step from a uniform prior.
+  const zeroInit = asString(init) === 'zero';
+  if (!zeroInit && initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
+  const prior = zeroInit ? new Array<number>(Math.max(2, K)).fill(1 / Math.max(2, K)) : arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
   if (prior.length !== Math.max(2, K)) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has ${Math.max(2, K)}.`);
+  const start = zeroInit ? "init='zero' (margin 0 for every row)" : 'the class prior';
   if (K > 1) {
     // Every stage's K trees as count trees (their rows), and stage 0's tree per class for that
     // class's rows: the multinomial Newton step from the prior (see classRowsOfStageZero).
     const why = `${classes.length} classes, each of stage 0's ${K} trees scoring one`;
     if (weighted) return asCounts(`${why}; sample weights make the steps weighted sums`);
-    const margins = Array.from(prior, (p) => Math.log(clipProbability(p)));
+    const margins = zeroInit ? new Array<number>(K).fill(0) : Array.from(prior, (p) => Math.log(clipProbability(p)));
     if (subsample < 1) {
       // No class counts (each stage saw another draw), but every stage's Newton steps still score candidates.
       const counts = asCounts(`${why}; with subsample below 1 each stage saw another draw of the rows`);
@@ -198,7 +202,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
       if (typeof rows === 'string') return asCounts(`${why}; class ${String(classes[k])}'s tree: ${rows}`);
       perClass.push({ tree: k, rows });
     }
-    notes.push(`multinomial log-loss from the class prior: stage 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
+    notes.push(`multinomial log-loss from ${start}: stage 0's tree for each class gives that class's rows at every node exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
     return { forest: { ...base, task: 'regression', classes: [], training, ...stepped(margins, (K - 1) / K), countedClasses: { classes, trees: perClass } }, notes };
   }
   const p0 = prior[1];
@@ -210,13 +214,14 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   if (typeof positives === 'string') return asCounts(`stage 0: ${positives}`);
   const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
   if (subsample < 1) {
-    notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are kept for membership only (their Newton steps, scaled to the draw)`);
+    notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are kept for membership only (their Newton steps, scaled to the draw)`);
     // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
     // probability was still the prior, so its counts are exact for those rows. The prior is the
     // class share of all N rows, which with the draw often determines N.
     const drawn = t0.nodeSamples[0];
-    const fits = exactDrawRows(drawn, subsample).filter((n) => Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
-    if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn} and whose positives ${p0} x N are whole`);
+    // (With init='zero' the 1/2 is no class share, so it says nothing about N.)
+    const fits = exactDrawRows(drawn, subsample).filter((n) => zeroInit || Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
+    if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn}${zeroInit ? '' : ` and whose positives ${p0} x N are whole`}`);
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
     const weights = positives.flatMap((pos, i) => [negatives[i], pos]);
     // Every stage, on its own draw, as the log-loss stages (membership scores on their Newton steps).
@@ -225,7 +230,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }], ...steps }, notes };
   }
   // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
-  notes.push(`log-loss with prior ${p0}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
+  notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
   return { forest: { ...base, task: 'regression', classes: [], training, ...stepped([logOdds(p0)], 1), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
 }
 
