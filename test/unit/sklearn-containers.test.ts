@@ -15,7 +15,9 @@ import { describe, it } from 'node:test';
 import { unpickle } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
-import { lintBytes } from '../../server/src/linter/linter';
+import { pythonFloat } from '../../server/src/formats/sklearn/pipeline-features';
+import { alignTrainingData } from '../../server/src/evaluate/training-data';
+import { lintBytes, lintFile } from '../../server/src/linter/linter';
 import { detailOf } from '../../server/src/rules/message';
 import { MODEL_RULES, unknownGlobalFindings } from '../../server/src/rules';
 import type { ModelRead, NoTreeModelRead } from '../../server/src/formats/types';
@@ -31,6 +33,8 @@ interface ExpectedModel {
   nodes: number[];
   features: number;
   rows: number;
+  /** For a model after a Pipeline's transformers: scikit-learn's get_feature_names_out() of the steps before it. */
+  input_names?: string[];
 }
 
 interface Entry {
@@ -67,6 +71,9 @@ describe('containers: the walk finds every tree model where scikit-learn keeps i
         assert.deepEqual(got.forest.trees.map((t) => t.left.length), want.nodes, want.location);
         assert.equal(got.forest.features.length, want.features, want.location);
         assert.equal(got.forest.training.rows, want.rows, want.location);
+        // Named as scikit-learn names what the earlier steps output; elsewhere the model's own names.
+        if (want.input_names) assert.deepEqual(got.forest.features.map((f) => f.name), want.input_names, want.location);
+        else assert.ok(!got.notes.some((n) => /get_feature_names_out/.test(n)), `${want.location}: renamed though no step before it names its features`);
       }
       if (entry.models.length === 0) {
         assert.deepEqual(decoded.unread, []);
@@ -122,6 +129,42 @@ describe('containers: the reader and the linter', () => {
       if (read.location) assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${read.location} (`)), own.map((f) => f.message).join('\n'));
     });
   }
+});
+
+describe("containers: a Pipeline's model named by the steps before it", () => {
+  it('covers a ColumnTransformer on a numpy array and one on a DataFrame with a nested imputing Pipeline', () => {
+    const named = manifest.filter((e) => e.models.some((m) => m.input_names));
+    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib']);
+  });
+
+  it("one-hot columns are binary features, the rest keep their kind; the note says where the names come from; findings use them", () => {
+    const file = 'pipeline_dataframe.joblib';
+    const decoded = decodeModel(graph(file));
+    const forest = decoded.models[0].forest;
+    const names = forest.features.map((f) => f.name);
+    forest.features.forEach((f) => assert.equal(f.kind === 'binary', /^cat__Pregnancies_/.test(f.name), f.name));
+    assert.ok(decoded.models[0].notes.some((n) => /get_feature_names_out\(\) gives them \(num__Glucose, num__Insulin, num__SkinThickness, \.\.\.\); 13 one-hot columns/.test(n)), decoded.models[0].notes.join(' | '));
+    const report = lintBytes(fs.readFileSync(path.join(DIR, file)), file);
+    const tested = report.findings.map((f) => f.message).join('\n');
+    assert.ok(names.some((name) => tested.includes(name)), tested);
+    assert.doesNotMatch(tested, /\bx\d+ (<=|>)/);
+  });
+
+  it('a CSV of the earlier steps\' output still matches by name, or by position under other headers', async () => {
+    const forest = (await lintFile(path.join(DIR, 'pipeline_dataframe.joblib'), { keepForest: true })).forest!;
+    assert.equal(forest.featureNamesFrom, 'pipeline');
+    const names = forest.features.map((f) => f.name);
+    const row = names.map((_, i) => String(i % 2));
+    const byName = alignTrainingData({ path: 'named.csv', header: [...names, 'y'], labelColumn: 'y', rows: [[...row, '1']] }, forest);
+    assert.ok(byName.ok && byName.aligned.matchedBy === 'name');
+    const numbered = names.map((_, i) => `column ${i}`);
+    const byPosition = alignTrainingData({ path: 'numbered.csv', header: [...numbered, 'y'], labelColumn: 'y', rows: [[...row, '1']] }, forest);
+    assert.ok(byPosition.ok && byPosition.aligned.matchedBy === 'position', byPosition.ok ? '' : byPosition.problem);
+  });
+
+  it("writes categories as Python's str() does", () => {
+    assert.deepEqual([1, 0.5, 13, 1e-5, 0.0001, 1e16, -2.5, 123456].map(pythonFloat), ['1.0', '0.5', '13.0', '1e-05', '0.0001', '1e+16', '-2.5', '123456.0']);
+  });
 });
 
 describe('containers: unknown globals in a file without a tree model are a note', () => {

@@ -56,12 +56,15 @@ export interface AlignedTrainingData {
   matchedBy: 'name' | 'position';
 }
 
-/** True when the model stored no feature names and the IR numbered them `x0, x1, ...`. */
-export function hasDefaultFeatureNames(forest: Pick<Forest, 'features'>): boolean {
-  return forest.features.every((feature, i) => feature.name === `x${i}`);
+/**
+ * True when the model stored no feature names: the IR numbered them `x0, x1, ...`, or named them
+ * after its Pipeline's earlier steps (a CSV of those steps' output may carry other headers).
+ */
+export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featureNamesFrom'>): boolean {
+  return forest.featureNamesFrom === 'pipeline' || forest.features.every((feature, i) => feature.name === `x${i}`);
 }
 
-export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {
+export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
   const labelIndex = columnOf.get(data.labelColumn)!;

@@ -141,6 +141,11 @@ export const ForestSchema = z.object({
   classes: z.array(z.union([z.string(), z.number(), z.boolean()])),
   /** Features in the order of `Tree.feature`; names are `x0..` when the model stored none. */
   features: z.array(FeatureSchema),
+  /**
+   * `pipeline`: the model stored no names and these are the names its Pipeline's earlier steps
+   * give (scikit-learn's get_feature_names_out); a CSV may still be matched to them by position.
+   */
+  featureNamesFrom: z.enum(['pipeline']).optional(),
   /** Whether a node sends `x <= threshold` left (scikit-learn) or `x < threshold` left (XGBoost). */
   splitRule: z.enum(['less-or-equal', 'less']).default('less-or-equal'),
   hyperParameters: z.record(HyperParameterValue).default({}),

@@ -7,6 +7,7 @@
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
+import { featuresAfter } from './pipeline-features';
 
 export { DecodeError } from './decode-helpers';
 export type { Decoded } from './decode-helpers';
@@ -34,7 +35,9 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   let firstError: DecodeError | undefined;
   for (const found of walk.models) {
     try {
-      models.push({ ...found.decode(found.value, found.cls), location: found.location, estimator: found.cls.name });
+      const decoded = found.decode(found.value, found.cls);
+      const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
+      models.push({ ...(preceding ? namedByPipeline(decoded, preceding) : decoded), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -45,6 +48,26 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // An estimator it does not read (multi-output, never fitted) is a note like any unread model.
   if (models.length === 0 && walk.models.length === 1 && walk.unread.length === 0 && firstError && firstError.reason !== 'unsupported-estimator') throw firstError;
   return { models: primaryFirst(models), unread, holds: describeHolding(root) };
+}
+
+/**
+ * A Pipeline step's model fitted on the earlier steps' numpy output names its features `x0..`; the
+ * earlier steps' fitted state names them as scikit-learn's get_feature_names_out() would
+ * (./pipeline-features.ts). Only then, and only when the counts agree, the names are replaced.
+ */
+function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
+  const features = decoded.forest.features;
+  if (!features.every((f, i) => f.name === `x${i}`)) return decoded;
+  const named = featuresAfter(preceding);
+  if (!named || named.length !== features.length) return decoded;
+  // A scaler alone in front of a model fitted on an array: still x0.., nothing to say.
+  if (named.every((f, i) => f.name === features[i].name && !f.binary)) return decoded;
+  const binary = named.filter((f) => f.binary).length;
+  return {
+    ...decoded,
+    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
+    notes: [...decoded.notes, `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`],
+  };
 }
 
 /**

@@ -51,6 +51,8 @@ export interface Walk {
   unread: UnreadEstimator[];
   /** Class names of every other object met, in order, for "the file holds ..." messages. */
   others: string[];
+  /** Per Pipeline step (the step's object), the fitted steps before it: what its input went through. */
+  precedingSteps: Map<object, PyValue[]>;
 }
 
 /** Bounds that keep a hostile graph (deep, wide or cyclic through the memo) cheap to walk. */
@@ -71,7 +73,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [] };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map() };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -132,10 +134,12 @@ export function findModels(root: PyValue): Walk {
       const name = asString(pair?.[0]);
       if (!pair || name === undefined || pair.length < 2) return false;
     }
-    for (const entry of entries) {
+    const steps = accessor.endsWith('.named_steps') ? entries.map((entry) => seqItems(entry)![1]) : undefined;
+    entries.forEach((entry, i) => {
       const pair = seqItems(entry)!;
+      if (steps && i > 0 && pair[1] !== null && typeof pair[1] === 'object') walk.precedingSteps.set(pair[1], steps.slice(0, i));
       visit(pair[1], `${accessor}[${pyKey(pair[0])}]`, depth + 1);
-    }
+    });
     return true;
   };
 

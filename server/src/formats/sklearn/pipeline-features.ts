@@ -1,0 +1,268 @@
+/**
+ * The features a Pipeline step sees, named from the fitted steps before it as scikit-learn's
+ * `get_feature_names_out()` names them: a forest fitted after a ColumnTransformer was fitted on a
+ * numpy array, so it stores no names of its own (`x0`, `x1`, ...), while its findings should say
+ * `num__age` and `cat__city_Paris`. Read from the fitted state alone (nothing is run):
+ *
+ * - one-to-one transformers keep their input names (scalers, OrdinalEncoder, imputers less the
+ *   columns they drop, plus `missingindicator_<name>` columns when they add indicators);
+ * - OneHotEncoder gives `<input>_<category>` per category kept (marked binary: 0 or 1);
+ * - ColumnTransformer concatenates its parts' outputs in order, `<part>__<name>` unless
+ *   `verbose_feature_names_out=False`; FeatureUnion likewise; a nested Pipeline chains its steps.
+ *
+ * Anything else (PCA, polynomial features, selectors, a project's own transformer) gives no names:
+ * the model keeps `x0..`, as before.
+ */
+import { type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
+import { arrayOrThrow, labelOf } from './decode-helpers';
+
+export interface StepFeature {
+  name: string;
+  /** OneHotEncoder's outputs are 0 or 1. */
+  binary?: boolean;
+}
+
+/** Transformers whose output column i is input column i (get_feature_names_out returns the inputs). */
+const ONE_TO_ONE = new Set([
+  'StandardScaler',
+  'MinMaxScaler',
+  'MaxAbsScaler',
+  'RobustScaler',
+  'Normalizer',
+  'PowerTransformer',
+  'QuantileTransformer',
+  'OrdinalEncoder',
+  'Binarizer',
+]);
+
+/** Bounds a hostile file's nesting and width. */
+const MAX_DEPTH = 16;
+const MAX_FEATURES = 1_000_000;
+
+/**
+ * The names of the features the step after `steps` sees, or undefined when a step's output cannot
+ * be named from its fitted state. `inputs`: the names going into the first step, when known (else
+ * that step's `feature_names_in_`, or `x0..` for its `n_features_in_`).
+ */
+export function featuresAfter(steps: readonly PyValue[], inputs?: StepFeature[], depth = 0): StepFeature[] | undefined {
+  if (depth > MAX_DEPTH) return undefined;
+  let current = inputs;
+  for (const step of steps) {
+    current = featuresOut(step, current, depth + 1);
+    if (!current || current.length > MAX_FEATURES) return undefined;
+  }
+  return current;
+}
+
+function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, depth: number): StepFeature[] | undefined {
+  if (step === null || asString(step) === 'passthrough') return inputs;
+  const cls = classOf(step);
+  const state = stateDict(step);
+  if (!cls || !state) return undefined;
+  const named = inputs ?? inputNames(step);
+  switch (cls.name) {
+    case 'Pipeline':
+      return featuresAfter(namedParts(state.get('steps')) ?? [], named, depth);
+    case 'ColumnTransformer':
+      return named && columnTransformer(state, named, depth);
+    case 'FeatureUnion':
+      return named && featureUnion(state, named, depth);
+    case 'OneHotEncoder':
+      return named && oneHot(state, named);
+    case 'SimpleImputer':
+      return named && imputer(state, named);
+  }
+  if (ONE_TO_ONE.has(cls.name)) return named;
+  return undefined;
+}
+
+/** What a step fitted directly on the data was given: `feature_names_in_`, else `x0..` for `n_features_in_`. */
+function inputNames(step: PyValue): StepFeature[] | undefined {
+  const state = stateDict(step);
+  if (!state) return undefined;
+  const names = state.get('feature_names_in_');
+  if (names !== undefined && names !== null && isArray(names)) {
+    try {
+      return arrayOrThrow(names, 'feature_names_in_').values().map((v) => ({ name: String(labelOf(v as PyValue)) }));
+    } catch {
+      return undefined;
+    }
+  }
+  const n = numeric(state.get('n_features_in_'));
+  if (n === undefined || !Number.isInteger(n) || n < 0 || n > MAX_FEATURES) return undefined;
+  return Array.from({ length: n }, (_, i) => ({ name: `x${i}` }));
+}
+
+/** `[(name, estimator, ...), ...]` as [name, estimator, rest...] tuples. */
+function namedEntries(list: PyValue | undefined): PyValue[][] | undefined {
+  const entries = seqItems(list);
+  if (!entries) return undefined;
+  const out: PyValue[][] = [];
+  for (const entry of entries) {
+    const parts = seqItems(entry);
+    if (!parts || parts.length < 2 || asString(parts[0]) === undefined) return undefined;
+    out.push(parts);
+  }
+  return out;
+}
+
+function namedParts(list: PyValue | undefined): PyValue[] | undefined {
+  return namedEntries(list)?.map((parts) => parts[1]);
+}
+
+function columnTransformer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], depth: number): StepFeature[] | undefined {
+  const parts = namedEntries(state.get('transformers_'));
+  if (!parts) return undefined;
+  const verbose = state.get('verbose_feature_names_out') !== false;
+  const out: StepFeature[] = [];
+  for (const [nameValue, transformer, columns] of parts) {
+    if (asString(transformer) === 'drop') continue;
+    const picked = selectColumns(columns, inputs);
+    if (!picked) return undefined;
+    // scikit-learn leaves out parts that select no column (an empty remainder).
+    if (picked.length === 0) continue;
+    const produced = asString(transformer) === 'passthrough' ? picked : featuresOut(transformer, picked, depth + 1);
+    if (!produced) return undefined;
+    const prefix = verbose ? `${asString(nameValue)}__` : '';
+    for (const f of produced) out.push({ ...f, name: prefix + f.name });
+  }
+  return out;
+}
+
+function featureUnion(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], depth: number): StepFeature[] | undefined {
+  const parts = namedEntries(state.get('transformer_list'));
+  if (!parts) return undefined;
+  const out: StepFeature[] = [];
+  for (const [nameValue, transformer] of parts) {
+    if (asString(transformer) === 'drop') continue;
+    const produced = featuresOut(transformer, inputs, depth + 1);
+    if (!produced) return undefined;
+    for (const f of produced) out.push({ ...f, name: `${asString(nameValue)}__${f.name}` });
+  }
+  return out;
+}
+
+/** A ColumnTransformer part's columns: names, indices or a boolean mask (list or array), or one of them alone. */
+function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): StepFeature[] | undefined {
+  if (columns === undefined) return undefined;
+  let items: PyValue[] | undefined = seqItems(columns);
+  if (!items && isArray(columns)) {
+    try {
+      items = arrayOrThrow(columns, 'columns').values() as PyValue[];
+    } catch {
+      return undefined;
+    }
+  }
+  if (!items) items = [columns];
+  if (items.length > 0 && items.every((v) => typeof v === 'boolean')) {
+    if (items.length !== inputs.length) return undefined;
+    return inputs.filter((_, i) => items![i] === true);
+  }
+  const picked: StepFeature[] = [];
+  for (const item of items) {
+    const name = asString(item);
+    const index = name === undefined ? numeric(item) : undefined;
+    if (name !== undefined) {
+      const at = inputs.findIndex((f) => f.name === name);
+      if (at < 0) return undefined;
+      picked.push(inputs[at]);
+    } else if (index !== undefined && Number.isInteger(index) && index >= -inputs.length && index < inputs.length) {
+      picked.push(inputs[index < 0 ? inputs.length + index : index]);
+    } else {
+      return undefined;
+    }
+  }
+  return picked;
+}
+
+/** `<input>_<category>` for every category kept (less the dropped one per feature, `drop_idx_`). */
+function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[]): StepFeature[] | undefined {
+  const categories = seqItems(state.get('categories_'));
+  if (!categories || categories.length !== inputs.length) return undefined;
+  // Infrequent categories merge into one column named `<input>_infrequent_sklearn`; not followed.
+  const infrequent = state.get('_infrequent_enabled');
+  if (infrequent === true) return undefined;
+  const dropValue = state.get('drop_idx_');
+  let drop: (number | undefined)[] | undefined;
+  if (dropValue !== undefined && dropValue !== null) {
+    try {
+      const values = arrayOrThrow(dropValue, 'drop_idx_').values();
+      drop = values.map((v) => (typeof v === 'number' ? v : undefined));
+    } catch {
+      return undefined;
+    }
+    if (drop.length !== inputs.length) return undefined;
+  }
+  const out: StepFeature[] = [];
+  for (let i = 0; i < categories.length; i++) {
+    let array;
+    try {
+      array = arrayOrThrow(categories[i], 'categories_');
+    } catch {
+      return undefined;
+    }
+    const float = array.dtype.kind === 'f';
+    array.values().forEach((category, k) => {
+      if (drop?.[i] === k) return;
+      out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true });
+    });
+  }
+  return out;
+}
+
+/**
+ * SimpleImputer keeps its inputs, less the columns it could not fill (`statistics_` NaN, dropped
+ * unless `keep_empty_features`), then adds `missingindicator_<name>` for the columns its
+ * indicator marks (`add_indicator`).
+ */
+function imputer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[]): StepFeature[] | undefined {
+  let kept = inputs;
+  const statistics = state.get('statistics_');
+  const strategy = asString(state.get('strategy'));
+  if (statistics !== undefined && statistics !== null && strategy !== 'constant' && state.get('keep_empty_features') !== true) {
+    let values: Float64Array;
+    try {
+      const array = arrayOrThrow(statistics, 'statistics_');
+      // Object statistics (most_frequent on strings) are never NaN for a kept column.
+      values = array.dtype.kind === 'f' ? array.numbers() : new Float64Array(inputs.length);
+    } catch {
+      return undefined;
+    }
+    if (values.length !== inputs.length) return undefined;
+    kept = inputs.filter((_, i) => !Number.isNaN(values[i]));
+  }
+  const indicator = state.get('indicator_');
+  if (state.get('add_indicator') !== true || indicator === undefined || indicator === null) return kept;
+  const marked = stateDict(indicator)?.get('features_');
+  if (marked === undefined) return undefined;
+  let indices: number[];
+  try {
+    indices = Array.from(arrayOrThrow(marked, 'indicator_.features_').numbers());
+  } catch {
+    return undefined;
+  }
+  if (indices.some((i) => !Number.isInteger(i) || i < 0 || i >= inputs.length)) return undefined;
+  return [...kept, ...indices.map((i) => ({ name: `missingindicator_${inputs[i].name}` }))];
+}
+
+/** A category as Python's str() writes it (`str(1.0)` is '1.0', `str(None)` 'None'). */
+function pythonStr(value: PyValue, float: boolean): string {
+  if (value === null) return 'None';
+  if (typeof value === 'boolean') return value ? 'True' : 'False';
+  if (typeof value === 'number' && (float || !Number.isInteger(value))) return pythonFloat(value);
+  return String(labelOf(value));
+}
+
+/** Python's repr of a float: the shortest digits, '.0' on whole numbers, exponent form below 1e-4 and from 1e16. */
+export function pythonFloat(v: number): string {
+  if (Number.isNaN(v)) return 'nan';
+  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
+  const magnitude = Math.abs(v);
+  if (v !== 0 && (magnitude < 1e-4 || magnitude >= 1e16)) {
+    const [mantissa, exponent] = v.toExponential().split('e');
+    const e = Number(exponent);
+    return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  const s = String(v);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
