@@ -7,6 +7,7 @@
  * problems (unreadable, no such label column, ragged rows) are `TrainingDataError`s, raised before
  * any model is read; a file that does not fit one model is a `problem` for that model.
  */
+import { hasNumberedNames } from '../forest/feature-names';
 import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
 import { parseCsv } from '../util/csv';
@@ -57,11 +58,12 @@ export interface AlignedTrainingData {
 }
 
 /**
- * True when the model stored no feature names: the IR numbered them `x0, x1, ...`, or named them
- * after its Pipeline's earlier steps (a CSV of those steps' output may carry other headers).
+ * True when the model stored no feature names: the reader numbered them (`x0, x1, ...`, XGBoost's
+ * `f0, f1, ...`), or named them after its Pipeline's earlier steps (a CSV of those steps' output
+ * may carry other headers).
  */
 export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featureNamesFrom'>): boolean {
-  return forest.featureNamesFrom === 'pipeline' || forest.features.every((feature, i) => feature.name === `x${i}`);
+  return forest.featureNamesFrom === 'pipeline' || hasNumberedNames(forest.features);
 }
 
 export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {

@@ -8,6 +8,7 @@ import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict 
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { featuresAfter } from './pipeline-features';
+import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
 
 export { DecodeError } from './decode-helpers';
 export type { Decoded } from './decode-helpers';
@@ -57,11 +58,11 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
  */
 function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   const features = decoded.forest.features;
-  if (!features.every((f, i) => f.name === `x${i}`)) return decoded;
+  if (!hasNumberedNames(features)) return decoded;
   const named = featuresAfter(preceding);
   if (!named || named.length !== features.length) return decoded;
-  // A scaler alone in front of a model fitted on an array: still x0.., nothing to say.
-  if (named.every((f, i) => f.name === features[i].name && !f.binary)) return decoded;
+  // A scaler alone in front of a model fitted on an array: still numbered, nothing to say.
+  if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) return decoded;
   const binary = named.filter((f) => f.binary).length;
   return {
     ...decoded,

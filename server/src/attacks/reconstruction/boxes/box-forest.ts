@@ -71,7 +71,8 @@ export class Candidates {
   readonly hullHigh: Int32Array;
   private readonly low: Int32Array;
   private readonly high: Int32Array;
-  /** `best`'s leaf so far: its node, its open count and its box. */
+  /** While `best` runs: the walk keeps only the best leaf so far (its node, open count and box), listing none. */
+  private bestOnly = false;
   private bestLeaf = -1;
   private bestOpen = -Infinity;
   private readonly bestLow: Int32Array;
@@ -114,41 +115,14 @@ export class Candidates {
     this.high.set(high);
     this.bestLeaf = -1;
     this.bestOpen = -Infinity;
-    this.visitBest(tree, open, classes, c, 0, ignoreRoom);
+    this.bestOnly = true;
+    this.visit(tree, open, classes, c, 0, ignoreRoom);
+    this.bestOnly = false;
     if (this.bestLeaf >= 0) {
       low.set(this.bestLow);
       high.set(this.bestHigh);
     }
     return this.bestLeaf;
-  }
-
-  private visitBest(tree: WalkTree, open: Int32Array, classes: number, c: number, node: number, ignoreRoom: boolean): void {
-    const here = open[node * classes + c];
-    if (!ignoreRoom && here <= 0) return;
-    if (tree.left[node] === -1) {
-      // Strictly more: the first of equals in visiting order, as the walks picked from `find`'s list.
-      if (here > this.bestOpen) {
-        this.bestOpen = here;
-        this.bestLeaf = node;
-        this.bestLow.set(this.low);
-        this.bestHigh.set(this.high);
-      }
-      return;
-    }
-    const f = tree.feature[node];
-    const cut = tree.cut[node];
-    const low = this.low[f];
-    const high = this.high[f];
-    if (low < cut) {
-      if (high > cut - 1) this.high[f] = cut - 1;
-      this.visitBest(tree, open, classes, c, tree.left[node], ignoreRoom);
-      this.high[f] = high;
-    }
-    if (high >= cut) {
-      if (low < cut) this.low[f] = cut;
-      this.visitBest(tree, open, classes, c, tree.right[node], ignoreRoom);
-      this.low[f] = low;
-    }
   }
 
   /** Box of candidate k: feature f's range is boxLow(k, f) .. boxHigh(k, f). */
@@ -223,9 +197,17 @@ export class Candidates {
   }
 
   private visit(tree: WalkTree, open: Int32Array, classes: number, c: number, node: number, ignoreRoom: boolean): void {
-    if (!ignoreRoom && open[node * classes + c] <= 0) return;
+    const here = open[node * classes + c];
+    if (!ignoreRoom && here <= 0) return;
     if (tree.left[node] === -1) {
-      this.push(node);
+      if (!this.bestOnly) this.push(node);
+      else if (here > this.bestOpen) {
+        // Strictly more: the first of equals in visiting order, as the walks picked from `find`'s list.
+        this.bestOpen = here;
+        this.bestLeaf = node;
+        this.bestLow.set(this.low);
+        this.bestHigh.set(this.high);
+      }
       return;
     }
     const f = tree.feature[node];
