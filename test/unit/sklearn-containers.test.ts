@@ -134,7 +134,13 @@ describe('containers: the reader and the linter', () => {
 describe("containers: a Pipeline's model named by the steps before it", () => {
   it('covers a ColumnTransformer on a numpy array and one on a DataFrame with a nested imputing Pipeline', () => {
     const named = manifest.filter((e) => e.models.some((m) => m.input_names));
-    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib']);
+    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib', 'pipeline_scaled_onehot.joblib']);
+  });
+
+  it('one-hot columns scaled by a later step are named but no longer 0/1', () => {
+    const forest = decodeModel(graph('pipeline_scaled_onehot.joblib')).models[0].forest;
+    assert.ok(forest.features.some((f) => /^cat__x0_/.test(f.name)));
+    assert.ok(forest.features.every((f) => f.kind !== 'binary'), forest.features.map((f) => `${f.name}:${f.kind}`).join(' '));
   });
 
   it("one-hot columns are binary features, the rest keep their kind; the note says where the names come from; findings use them", () => {

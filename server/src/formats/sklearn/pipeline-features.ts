@@ -4,8 +4,9 @@
  * numpy array, so it stores no names of its own (`x0`, `x1`, ...), while its findings should say
  * `num__age` and `cat__city_Paris`. Read from the fitted state alone (nothing is run):
  *
- * - one-to-one transformers keep their input names (scalers, OrdinalEncoder, imputers less the
- *   columns they drop, plus `missingindicator_<name>` columns when they add indicators);
+ * - one-to-one transformers keep their input names (scalers, OrdinalEncoder, Binarizer, imputers
+ *   less the columns they drop, plus `missingindicator_<name>` columns when they add indicators);
+ *   a 0/1 column stays 0/1 only through an imputer or a Binarizer;
  * - OneHotEncoder gives `<input>_<category>` per category kept (marked binary: 0 or 1);
  * - ColumnTransformer concatenates its parts' outputs in order, `<part>__<name>` unless
  *   `verbose_feature_names_out=False`; FeatureUnion likewise; a nested Pipeline chains its steps.
@@ -22,7 +23,10 @@ export interface StepFeature {
   binary?: boolean;
 }
 
-/** Transformers whose output column i is input column i (get_feature_names_out returns the inputs). */
+/**
+ * Transformers whose output column i is input column i (get_feature_names_out returns the inputs)
+ * with its values changed, so a 0/1 column in is no longer one out.
+ */
 const ONE_TO_ONE = new Set([
   'StandardScaler',
   'MinMaxScaler',
@@ -32,7 +36,6 @@ const ONE_TO_ONE = new Set([
   'PowerTransformer',
   'QuantileTransformer',
   'OrdinalEncoder',
-  'Binarizer',
 ]);
 
 /** Bounds a hostile file's nesting and width. */
@@ -72,7 +75,9 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, depth: nu
     case 'SimpleImputer':
       return named && imputer(state, named);
   }
-  if (ONE_TO_ONE.has(cls.name)) return named;
+  if (ONE_TO_ONE.has(cls.name)) return named?.map(({ name }) => ({ name }));
+  // Binarizer: every column 0 or 1 (above its threshold or not).
+  if (cls.name === 'Binarizer') return named?.map(({ name }) => ({ name, binary: true }));
   return undefined;
 }
 
