@@ -17,6 +17,9 @@ import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { pythonFloat } from '../../server/src/formats/sklearn/pipeline-features';
 import { alignTrainingData } from '../../server/src/evaluate/training-data';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
+import { readTrainingRows } from '../support/reconstruction-truth';
 import { lintBytes, lintFile } from '../../server/src/linter/linter';
 import { detailOf } from '../../server/src/rules/message';
 import { MODEL_RULES, unknownGlobalFindings } from '../../server/src/rules';
@@ -134,7 +137,7 @@ describe('containers: the reader and the linter', () => {
 describe("containers: a Pipeline's model named by the steps before it", () => {
   it('covers a ColumnTransformer on a numpy array and one on a DataFrame with a nested imputing Pipeline', () => {
     const named = manifest.filter((e) => e.models.some((m) => m.input_names));
-    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib', 'pipeline_scaled_onehot.joblib']);
+    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib', 'pipeline_onehot_compas.joblib', 'pipeline_onehot_compas_bootstrap.joblib', 'pipeline_scaled_onehot.joblib']);
   });
 
   it('one-hot columns scaled by a later step are named but no longer 0/1', () => {
@@ -166,6 +169,69 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     const numbered = names.map((_, i) => `column ${i}`);
     const byPosition = alignTrainingData({ path: 'numbered.csv', header: [...numbered, 'y'], labelColumn: 'y', rows: [[...row, '1']] }, forest);
     assert.ok(byPosition.ok && byPosition.aligned.matchedBy === 'position', byPosition.ok ? '' : byPosition.problem);
+  });
+
+  it("a OneHotEncoder's columns per input are groups the file proves; the reconstruction keeps them and stays sound", async () => {
+    const file = path.join(DIR, 'pipeline_onehot_compas.joblib');
+    const forest = (await lintFile(file, { keepForest: true })).forest!;
+    const names = forest.features.map((f) => f.name);
+    // One group per input, exactly one 1 in each (OneHotEncoder's defaults: nothing dropped, unknown refused).
+    const groups = forest.featureGroups ?? [];
+    assert.deepEqual(groups.map((g) => [g.kind, g.features.map((i) => names[i].split('_')[0])]), [
+      ['one-hot', ['sex', 'sex']],
+      ['one-hot', ['age', 'age', 'age', 'age', 'age']],
+      ['one-hot', ['juvenile-felonies', 'juvenile-felonies']],
+      ['one-hot', ['priors', 'priors', 'priors', 'priors']],
+      ['one-hot', ['current-charge-degree', 'current-charge-degree']],
+    ]);
+    const truth = readTrainingRows(path.join(DIR, 'pipeline_onehot_compas.train.csv'));
+    assert.deepEqual(truth.header.slice(0, -1), names);
+    for (const row of truth.rows) for (const g of groups) assert.equal(g.features.reduce((sum, i) => sum + row.values[i], 0), 1);
+    // The engine gets them as it gets declared groups, named as from the model.
+    const declared = await declaredGroupsFor(file, forest);
+    assert.equal(declared.groups.length, groups.length);
+    assert.deepEqual(declared.sources, ["the model's Pipeline (OneHotEncoder)"]);
+    const withGroups = await reconstruct(forest, { budgetMs: 10_000, groups: declared.groups });
+    const without = await reconstruct(forest, { budgetMs: 10_000 });
+    for (const row of withGroups.reconstruction) for (const g of groups) assert.ok(g.features.reduce((sum, i) => sum + (row.values[i] ?? 0), 0) <= 1, 'a reconstructed row breaks a one-hot group');
+    // Certified rows are true rows: per certified pattern (a value left open matches any), no more
+    // rows than the training rows that fit it, with the label.
+    const patterns = new Map<string, { values: (number | null)[]; label: number; count: number }>();
+    for (const row of withGroups.reconstruction.filter((r) => r.certified)) {
+      const key = `${row.values.join(',')}|${String(row.label)}`;
+      const entry = patterns.get(key) ?? { values: row.values, label: row.label as number, count: 0 };
+      entry.count++;
+      patterns.set(key, entry);
+    }
+    assert.ok(patterns.size > 0, 'nothing certified');
+    for (const [key, { values, label, count }] of patterns) {
+      const fitting = truth.rows.filter((t) => t.label === label && values.every((v, i) => v === null || v === t.values[i])).length;
+      assert.ok(fitting >= count, `${count} rows certified as ${key}; ${fitting} training rows fit it`);
+    }
+    assert.ok(withGroups.certifiedRows >= without.certifiedRows, `${withGroups.certifiedRows} certified with the groups, ${without.certifiedRows} without`);
+  });
+
+  it('with bootstrap, an integer solve that finds nothing in its share of the budget leaves time for the box estimate', async () => {
+    const file = path.join(DIR, 'pipeline_onehot_compas_bootstrap.joblib');
+    const forest = (await lintFile(file, { keepForest: true })).forest!;
+    const declared = await declaredGroupsFor(file, forest);
+    assert.equal(declared.groups.length, 5);
+    const r = await reconstruct(forest, { budgetMs: 8_000, groups: declared.groups });
+    assert.equal(r.method, 'box-estimate', r.reason);
+    assert.match(r.reason ?? '', /the integer solve found no training set in 60% of the budget/);
+    assert.ok(r.certifiedRows > 0, r.reason);
+    // Each certified box holds at least as many training rows of its label as it certifies.
+    const truth = readTrainingRows(path.join(DIR, 'pipeline_onehot_compas_bootstrap.train.csv')).rows;
+    const boxes = new Map<string, { row: (typeof r.reconstruction)[number]; count: number }>();
+    for (const row of r.reconstruction.filter((x) => x.certified)) {
+      const key = `${JSON.stringify(row.intervals)}|${String(row.label)}`;
+      boxes.set(key, { row, count: (boxes.get(key)?.count ?? 0) + 1 });
+    }
+    for (const [key, { row, count }] of boxes) {
+      assert.ok(row.intervals, 'a certified box-estimate row carries its box');
+      const fitting = truth.filter((t) => t.label === row.label && row.intervals!.every((iv, f) => !iv || (t.values[f] > iv[0] && t.values[f] <= iv[1]))).length;
+      assert.ok(fitting >= count, `${count} rows certified in ${key}; ${fitting} training rows lie there`);
+    }
   });
 
   it("writes categories as Python's str() does", () => {

@@ -146,6 +146,15 @@ export const ForestSchema = z.object({
    * give (scikit-learn's get_feature_names_out); a CSV may still be matched to them by position.
    */
   featureNamesFrom: z.enum(['pipeline']).optional(),
+  /**
+   * Groups of 0/1 features the file itself proves, by feature index: the columns a Pipeline's
+   * OneHotEncoder wrote for one input (`one-hot`: exactly one is 1 in every training row;
+   * `at-most-one` when the encoder drops a category or encodes unknown ones as zeros). The
+   * reconstruction uses them as it uses declared groups (recoverability/declared-groups.ts).
+   */
+  featureGroups: z
+    .array(z.object({ kind: z.enum(['one-hot', 'at-most-one']), features: z.array(z.number().int().nonnegative()).min(2), source: z.string() }))
+    .optional(),
   /** Whether a node sends `x <= threshold` left (scikit-learn) or `x < threshold` left (XGBoost). */
   splitRule: z.enum(['less-or-equal', 'less']).default('less-or-equal'),
   hyperParameters: z.record(HyperParameterValue).default({}),

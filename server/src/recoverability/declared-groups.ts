@@ -1,7 +1,9 @@
 /**
  * Categorical groups the user declares, so that the reconstruction can prune cells that break
  * them (issue 3, item 2): one-hot features of one attribute (`race=...`: exactly one is 1) and
- * at-most-one groups. They come from three places, merged in this order:
+ * at-most-one groups. The model file may prove some itself (the columns a Pipeline's
+ * OneHotEncoder wrote for one input: forest.featureGroups); the user declares the others in three
+ * places, merged after those in this order:
  *   1. a sidecar file beside the model: `<model file>.privacy.json` (`forest.joblib.privacy.json`)
  *      or `<model stem>.privacy.json` (`forest.privacy.json`), written by the user or the training script;
  *   2. the setting `modelPrivacyLint.reconstruction.groups` (editor) ;
@@ -140,14 +142,18 @@ export function groupsFromFlags(kind: GroupDeclaration['kind'], values: readonly
   }));
 }
 
-/** Sidecar, then settings, then command line, resolved against the model. */
+/**
+ * The groups the model file itself proves (a Pipeline's OneHotEncoder, forest.featureGroups), then
+ * the sidecar, settings and command line, resolved against the model.
+ */
 export async function declaredGroupsFor(
   modelPath: string,
-  forest: Pick<Forest, 'features'>,
+  forest: Pick<Forest, 'features' | 'featureGroups'>,
   extra: readonly { source: string; declarations: readonly GroupDeclaration[] }[] = [],
 ): Promise<ResolvedGroups> {
   const sidecar = await readSidecar(modelPath);
-  const declared = [...(sidecar.path ? [{ source: basename(sidecar.path), declarations: sidecar.declarations }] : []), ...extra];
+  const own = forest.featureGroups?.length ? [{ source: "the model's Pipeline (OneHotEncoder)", declarations: forest.featureGroups.map(({ kind, features }) => ({ kind, features })) }] : [];
+  const declared = [...own, ...(sidecar.path ? [{ source: basename(sidecar.path), declarations: sidecar.declarations }] : []), ...extra];
   const resolved = resolveGroups(forest, declared);
   return { ...resolved, problems: [...sidecar.problems, ...resolved.problems] };
 }

@@ -7,7 +7,7 @@
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
-import { featuresAfter } from './pipeline-features';
+import { featuresAfter, type OneHotGroup } from './pipeline-features';
 import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
 
 export { DecodeError } from './decode-helpers';
@@ -64,9 +64,15 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   // A scaler alone in front of a model fitted on an array: still numbered, nothing to say.
   if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) return decoded;
   const binary = named.filter((f) => f.binary).length;
+  // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
+  const members = new Map<OneHotGroup, number[]>();
+  named.forEach((f, i) => f.group && members.set(f.group, [...(members.get(f.group) ?? []), i]));
+  const featureGroups = [...members]
+    .filter(([, indices]) => indices.length >= 2)
+    .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices, source: `the Pipeline's OneHotEncoder of ${group.input}` }));
   return {
     ...decoded,
-    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
+    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
     notes: [...decoded.notes, `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`],
   };
 }

@@ -21,6 +21,18 @@ export interface StepFeature {
   name: string;
   /** OneHotEncoder's outputs are 0 or 1. */
   binary?: boolean;
+  /** The columns one OneHotEncoder wrote for one input share this object (see OneHotGroup). */
+  group?: OneHotGroup;
+}
+
+/**
+ * What a OneHotEncoder's columns for one input say about every row it encoded: exactly one of them
+ * is 1 (`exact`: no category dropped and unknown categories refused, so every training row had a
+ * known one), or at most one (a dropped category, or unknown ones encoded as all zeros).
+ */
+export interface OneHotGroup {
+  exact: boolean;
+  input: string;
 }
 
 /**
@@ -75,6 +87,7 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, depth: nu
     case 'SimpleImputer':
       return named && imputer(state, named);
   }
+  // (Scaled, a one-hot column is neither 0/1 nor part of a group whose ones add up to one.)
   if (ONE_TO_ONE.has(cls.name)) return named?.map(({ name }) => ({ name }));
   // Binarizer: every column 0 or 1 (above its threshold or not).
   if (cls.name === 'Binarizer') return named?.map(({ name }) => ({ name, binary: true }));
@@ -198,8 +211,10 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
     }
     if (drop.length !== inputs.length) return undefined;
   }
+  const exact = asString(state.get('handle_unknown')) === 'error' && !drop;
   const out: StepFeature[] = [];
   for (let i = 0; i < categories.length; i++) {
+    const group: OneHotGroup = { exact, input: inputs[i].name };
     let array;
     try {
       array = arrayOrThrow(categories[i], 'categories_');
@@ -209,7 +224,7 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
     const float = array.dtype.kind === 'f';
     array.values().forEach((category, k) => {
       if (drop?.[i] === k) return;
-      out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true });
+      out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true, group });
     });
   }
   return out;
