@@ -218,7 +218,8 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     assert.equal(declared.groups.length, 5);
     const r = await reconstruct(forest, { budgetMs: 8_000, groups: declared.groups });
     assert.equal(r.method, 'box-estimate', r.reason);
-    assert.match(r.reason ?? '', /the integer solve found no training set in 60% of the budget/);
+    // (On a loaded machine the solve may not even start: the same answer, for that reason.)
+    assert.match(r.reason ?? '', /^replayed draws: .*(the integer solve found no training set in 60% of the time left|too little of it was left to start the solver).*, and propagation proved no row/);
     assert.ok(r.certifiedRows > 0, r.reason);
     // Each certified box holds at least as many training rows of its label as it certifies.
     const truth = readTrainingRows(path.join(DIR, 'pipeline_onehot_compas_bootstrap.train.csv')).rows;
@@ -231,6 +232,13 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
       assert.ok(row.intervals, 'a certified box-estimate row carries its box');
       const fitting = truth.filter((t) => t.label === row.label && row.intervals!.every((iv, f) => !iv || (t.values[f] > iv[0] && t.values[f] <= iv[1]))).length;
       assert.ok(fitting >= count, `${count} rows certified in ${key}; ${fitting} training rows lie there`);
+    }
+  });
+
+  it('hostile step graphs end, the forest read and numbered as before: a transformer that is its own part, one shared ten times a level for eight levels', () => {
+    for (const file of ['pipeline_cyclic_transformer.joblib', 'pipeline_shared_transformers.joblib']) {
+      const [model] = decodeModel(graph(file)).models;
+      assert.deepEqual(model.forest.features.map((f) => f.name), ['x0', 'x1', 'x2'], file);
     }
   });
 

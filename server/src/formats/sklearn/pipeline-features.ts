@@ -50,8 +50,9 @@ const ONE_TO_ONE = new Set([
   'OrdinalEncoder',
 ]);
 
-/** Bounds a hostile file's nesting and width. */
+/** Bounds a hostile file's nesting (a cycle ends here too) and width. */
 const MAX_DEPTH = 16;
+const MAX_VISITS = 10_000;
 const MAX_FEATURES = 1_000_000;
 
 /**
@@ -59,17 +60,28 @@ const MAX_FEATURES = 1_000_000;
  * be named from its fitted state. `inputs`: the names going into the first step, when known (else
  * that step's `feature_names_in_`, or `x0..` for its `n_features_in_`).
  */
-export function featuresAfter(steps: readonly PyValue[], inputs?: StepFeature[], depth = 0): StepFeature[] | undefined {
-  if (depth > MAX_DEPTH) return undefined;
+export function featuresAfter(steps: readonly PyValue[], inputs?: StepFeature[]): StepFeature[] | undefined {
+  return chain(steps, inputs, { visits: 0 }, 0);
+}
+
+/** Steps looked at in one naming: a hostile file's shared or cyclic steps (the pickle's memo) end here. */
+interface Walk {
+  visits: number;
+}
+
+function chain(steps: readonly PyValue[], inputs: StepFeature[] | undefined, walk: Walk, depth: number): StepFeature[] | undefined {
   let current = inputs;
   for (const step of steps) {
-    current = featuresOut(step, current, depth + 1);
+    current = featuresOut(step, current, walk, depth + 1);
     if (!current || current.length > MAX_FEATURES) return undefined;
   }
   return current;
 }
 
-function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, depth: number): StepFeature[] | undefined {
+function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Walk, depth: number): StepFeature[] | undefined {
+  // A hostile file can nest steps deeply, or make a step contain itself, or share one step between
+  // many parts level after level: depth and the number of steps looked at are both bounded.
+  if (depth > MAX_DEPTH || ++walk.visits > MAX_VISITS) return undefined;
   if (step === null || asString(step) === 'passthrough') return inputs;
   const cls = classOf(step);
   const state = stateDict(step);
@@ -77,11 +89,11 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, depth: nu
   const named = inputs ?? inputNames(step);
   switch (cls.name) {
     case 'Pipeline':
-      return featuresAfter(namedParts(state.get('steps')) ?? [], named, depth);
+      return chain(namedParts(state.get('steps')) ?? [], named, walk, depth);
     case 'ColumnTransformer':
-      return named && columnTransformer(state, named, depth);
+      return named && columnTransformer(state, named, walk, depth);
     case 'FeatureUnion':
-      return named && featureUnion(state, named, depth);
+      return named && featureUnion(state, named, walk, depth);
     case 'OneHotEncoder':
       return named && oneHot(state, named);
     case 'SimpleImputer':
@@ -128,18 +140,19 @@ function namedParts(list: PyValue | undefined): PyValue[] | undefined {
   return namedEntries(list)?.map((parts) => parts[1]);
 }
 
-function columnTransformer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], depth: number): StepFeature[] | undefined {
+function columnTransformer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], walk: Walk, depth: number): StepFeature[] | undefined {
   const parts = namedEntries(state.get('transformers_'));
   if (!parts) return undefined;
   const verbose = state.get('verbose_feature_names_out') !== false;
   const out: StepFeature[] = [];
   for (const [nameValue, transformer, columns] of parts) {
+    if (++walk.visits > MAX_VISITS || out.length > MAX_FEATURES) return undefined;
     if (asString(transformer) === 'drop') continue;
     const picked = selectColumns(columns, inputs);
     if (!picked) return undefined;
     // scikit-learn leaves out parts that select no column (an empty remainder).
     if (picked.length === 0) continue;
-    const produced = asString(transformer) === 'passthrough' ? picked : featuresOut(transformer, picked, depth + 1);
+    const produced = asString(transformer) === 'passthrough' ? picked : featuresOut(transformer, picked, walk, depth + 1);
     if (!produced) return undefined;
     const prefix = verbose ? `${asString(nameValue)}__` : '';
     for (const f of produced) out.push({ ...f, name: prefix + f.name });
@@ -147,13 +160,14 @@ function columnTransformer(state: NonNullable<ReturnType<typeof stateDict>>, inp
   return out;
 }
 
-function featureUnion(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], depth: number): StepFeature[] | undefined {
+function featureUnion(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], walk: Walk, depth: number): StepFeature[] | undefined {
   const parts = namedEntries(state.get('transformer_list'));
   if (!parts) return undefined;
   const out: StepFeature[] = [];
   for (const [nameValue, transformer] of parts) {
+    if (++walk.visits > MAX_VISITS || out.length > MAX_FEATURES) return undefined;
     if (asString(transformer) === 'drop') continue;
-    const produced = featuresOut(transformer, inputs, depth + 1);
+    const produced = featuresOut(transformer, inputs, walk, depth + 1);
     if (!produced) return undefined;
     for (const f of produced) out.push({ ...f, name: `${asString(nameValue)}__${f.name}` });
   }

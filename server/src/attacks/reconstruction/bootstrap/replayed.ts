@@ -123,6 +123,13 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
   await yieldToEventLoop();
   // What propagation proved stands without a solution: each row its proven candidate, or its first possible one.
   const proven = (why: string) => answer(pickProven(formulation.rowColumns, bounds), bounds, 'timeout', why);
+  // When the solve cannot run or finds nothing and propagation proved no row, the box estimate
+  // answers in the time left (it certifies what single-class leaves prove).
+  const provenOrEstimate = (why: string): Promise<ReconstructionResult> | ReconstructionResult => {
+    const fromProofs = proven(why);
+    if (fromProofs.certifiedRows > 0 || ctx.stopped()) return fromProofs;
+    return tooLarge(`replayed draws: ${why}, and propagation proved no row`);
+  };
   if (ctx.stopped()) return proven(`${ctx.stopReason()} during or after bound propagation`);
   // Too large for the solver's memory, or for the budget left to start it: propagation's proofs are the answer.
   const entries = system.colStart[system.numCols];
@@ -138,7 +145,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     return answer(pickProven(formulation.rowColumns, bounds), bounds, 'bounded', `the formulation holds ${millions(entries)} entries, over the solver's memory cap of ${millions(SOLVER_ENTRY_CAP)}: rows certified by bound propagation and probing only, the others are their first possible candidate (an estimate)${cut}${ambiguity}`);
   }
   if (Date.now() + (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES > deadline) {
-    return proven(`${ctx.stopReason(true)}: too little of it was left to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
+    return provenOrEstimate(`${ctx.stopReason(true)}: too little of it was left to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
   }
 
   // 3. One integer solution, then the certificate.
@@ -155,11 +162,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
-    if (!milp.colValue) {
-      const fromProofs = proven(`${ctx.stopReason()} during the integer solve`);
-      if (fromProofs.certifiedRows > 0 || ctx.stopped()) return fromProofs;
-      return tooLarge(`replayed draws: the integer solve found no training set in ${Math.round(MILP_SHARE * 100)}% of the budget (${(stats.milpMs / 1000).toFixed(1)} s) and propagation proved no row`);
-    }
+    if (!milp.colValue) return provenOrEstimate(`the integer solve found no training set in ${Math.round(MILP_SHARE * 100)}% of the time left (${(stats.milpMs / 1000).toFixed(1)} s)`);
     const solution = Int32Array.from(milp.colValue, (v) => Math.round(v));
     if (!satisfiesSystem(system, solution, bounds)) return ctx.answer({ status: 'failed', reason: 'HiGHS returned a solution that breaks a leaf count', rows, certifiedRows: 0 });
     await yieldToEventLoop();
