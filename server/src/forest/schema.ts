@@ -153,7 +153,7 @@ export const ForestSchema = z.object({
    * reconstruction uses them as it uses declared groups (recoverability/declared-groups.ts).
    */
   featureGroups: z
-    .array(z.object({ kind: z.enum(['one-hot', 'at-most-one']), features: z.array(z.number().int().nonnegative()).min(2), source: z.string() }))
+    .array(z.object({ kind: z.enum(['one-hot', 'at-most-one']), features: z.array(z.number().int().nonnegative()).min(2) }))
     .optional(),
   /** Whether a node sends `x <= threshold` left (scikit-learn) or `x < threshold` left (XGBoost). */
   splitRule: z.enum(['less-or-equal', 'less']).default('less-or-equal'),

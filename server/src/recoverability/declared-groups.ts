@@ -152,7 +152,7 @@ export async function declaredGroupsFor(
   extra: readonly { source: string; declarations: readonly GroupDeclaration[] }[] = [],
 ): Promise<ResolvedGroups> {
   const sidecar = await readSidecar(modelPath);
-  const own = forest.featureGroups?.length ? [{ source: "the model's Pipeline (OneHotEncoder)", declarations: forest.featureGroups.map(({ kind, features }) => ({ kind, features })) }] : [];
+  const own = forest.featureGroups?.length ? [{ source: "the model's Pipeline (OneHotEncoder)", declarations: forest.featureGroups }] : [];
   const declared = [...own, ...(sidecar.path ? [{ source: basename(sidecar.path), declarations: sidecar.declarations }] : []), ...extra];
   const resolved = resolveGroups(forest, declared);
   return { ...resolved, problems: [...sidecar.problems, ...resolved.problems] };

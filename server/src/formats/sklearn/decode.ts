@@ -69,7 +69,7 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   named.forEach((f, i) => f.group && members.set(f.group, [...(members.get(f.group) ?? []), i]));
   const featureGroups = [...members]
     .filter(([, indices]) => indices.length >= 2)
-    .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices, source: `the Pipeline's OneHotEncoder of ${group.input}` }));
+    .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices }));
   return {
     ...decoded,
     forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },

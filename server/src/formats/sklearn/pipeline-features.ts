@@ -32,7 +32,6 @@ export interface StepFeature {
  */
 export interface OneHotGroup {
   exact: boolean;
-  input: string;
 }
 
 /**
@@ -228,7 +227,7 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
   const exact = asString(state.get('handle_unknown')) === 'error' && !drop;
   const out: StepFeature[] = [];
   for (let i = 0; i < categories.length; i++) {
-    const group: OneHotGroup = { exact, input: inputs[i].name };
+    const group: OneHotGroup = { exact };
     let array;
     try {
       array = arrayOrThrow(categories[i], 'categories_');

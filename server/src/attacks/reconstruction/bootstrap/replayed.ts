@@ -1,11 +1,4 @@
 /**
- * Share of the time left that the integer solve may take. COMPAS-like categories one-hot encoded
- * in a Pipeline (1,000 rows, 10 trees of depth 6, bootstrap): the solve found nothing in a whole
- * 30 s budget, which left 0 rows certified where the box estimate certifies 49 in under a second.
- */
-const MILP_SHARE = 0.6;
-
-/**
  * Reconstruction of a forest trained with bootstrap whose per-tree draws were replayed from the
  * stored seeds (draws.ts): candidates per row index (row-candidates.ts), the weighted formulation
  * (replayed-formulation.ts), bound propagation, one integer solution by HiGHS, then the row
@@ -27,6 +20,13 @@ import { satisfiesSystem } from './system';
 import { candidateSize, rowFromCandidates } from './row-facts';
 import { buildPointTable, pointCandidates } from './point-candidates';
 import { CANDIDATE_CELL_CAP, EARLY_PROJECTION_FACTOR, EARLY_PROJECTION_ROWS, FORMULATION_ENTRY_CAP, millions, PROJECTION_ROWS, SOLVER_ENTRY_CAP, SOLVER_MS_PER_MILLION_ENTRIES } from '../memory';
+
+/**
+ * Share of the time left that the integer solve may take. COMPAS-like categories one-hot encoded
+ * in a Pipeline (1,000 rows, 10 trees of depth 6, bootstrap): the solve found nothing in a whole
+ * 30 s budget, which left 0 rows certified where the box estimate certifies 49 in under a second.
+ */
+const MILP_SHARE = 0.6;
 
 /**
  * `tooLarge` answers when the formulation would pass its memory cap (the box estimate: it certifies
