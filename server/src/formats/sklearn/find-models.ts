@@ -127,16 +127,10 @@ export function findModels(root: PyValue): Walk {
 
   /** `[(name, estimator, ...), ...]` lists: Pipeline steps, FeatureUnion and ColumnTransformer parts. */
   const visitNamedList = (list: PyValue, accessor: string, depth: number): boolean => {
-    const entries = seqItems(list);
+    const entries = namedEntries(list);
     if (!entries) return false;
-    for (const entry of entries) {
-      const pair = seqItems(entry);
-      const name = asString(pair?.[0]);
-      if (!pair || name === undefined || pair.length < 2) return false;
-    }
-    const steps = accessor.endsWith('.named_steps') ? entries.map((entry) => seqItems(entry)![1]) : undefined;
-    entries.forEach((entry, i) => {
-      const pair = seqItems(entry)!;
+    const steps = accessor.endsWith('.named_steps') ? entries.map((pair) => pair[1]) : undefined;
+    entries.forEach((pair, i) => {
       if (steps && i > 0 && pair[1] !== null && typeof pair[1] === 'object') walk.precedingSteps.set(pair[1], steps.slice(0, i));
       visit(pair[1], `${accessor}[${pyKey(pair[0])}]`, depth + 1);
     });
@@ -162,6 +156,22 @@ export function findModels(root: PyValue): Walk {
 
   visit(root, ROOT, 0);
   return walk;
+}
+
+/**
+ * `[(name, estimator, ...), ...]` (Pipeline steps, FeatureUnion and ColumnTransformer parts) as
+ * [name, estimator, rest...] item lists, or undefined when any entry is not a named tuple.
+ */
+export function namedEntries(list: PyValue | undefined): PyValue[][] | undefined {
+  const entries = seqItems(list);
+  if (!entries) return undefined;
+  const out: PyValue[][] = [];
+  for (const entry of entries) {
+    const parts = seqItems(entry);
+    if (!parts || parts.length < 2 || asString(parts[0]) === undefined) return undefined;
+    out.push(parts);
+  }
+  return out;
 }
 
 /** Elements of a numpy object array (gradient boosting keeps its stages in one), else undefined. */

@@ -16,6 +16,7 @@
  */
 import { type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, labelOf } from './decode-helpers';
+import { namedEntries } from './find-models';
 
 export interface StepFeature {
   name: string;
@@ -120,19 +121,6 @@ function inputNames(step: PyValue): StepFeature[] | undefined {
   const n = numeric(state.get('n_features_in_'));
   if (n === undefined || !Number.isInteger(n) || n < 0 || n > MAX_FEATURES) return undefined;
   return Array.from({ length: n }, (_, i) => ({ name: `x${i}` }));
-}
-
-/** `[(name, estimator, ...), ...]` as [name, estimator, rest...] tuples. */
-function namedEntries(list: PyValue | undefined): PyValue[][] | undefined {
-  const entries = seqItems(list);
-  if (!entries) return undefined;
-  const out: PyValue[][] = [];
-  for (const entry of entries) {
-    const parts = seqItems(entry);
-    if (!parts || parts.length < 2 || asString(parts[0]) === undefined) return undefined;
-    out.push(parts);
-  }
-  return out;
 }
 
 function namedParts(list: PyValue | undefined): PyValue[] | undefined {
