@@ -66,7 +66,12 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   const binary = named.filter((f) => f.binary).length;
   // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
   const members = new Map<OneHotGroup, number[]>();
-  named.forEach((f, i) => f.group && members.set(f.group, [...(members.get(f.group) ?? []), i]));
+  named.forEach((f, i) => {
+    if (!f.group) return;
+    const indices = members.get(f.group);
+    if (indices) indices.push(i);
+    else members.set(f.group, [i]);
+  });
   const featureGroups = [...members]
     .filter(([, indices]) => indices.length >= 2)
     .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices }));
