@@ -103,7 +103,7 @@ export function scoreMembership(
     const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
     truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
   }
-  const summary = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy }, result, truth);
+  const summary = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn, matchedBy: aligned.matchedBy, ...(aligned.throughPipeline ? { throughPipeline: true as const } : {}) }, result, truth);
   const finding = exposureFinding(summary, options.severities?.['membership-exposure']);
   return { summary, result, ...(finding ? { finding } : {}) };
 }

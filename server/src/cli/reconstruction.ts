@@ -109,7 +109,8 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     if (fit.ok) {
       aligned = fit.aligned;
       const declared = await declaredGroupsFor(report.path, forest, extra);
-      report.evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
+      const evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
+      report.evaluation = aligned.throughPipeline ? { ...evaluation, throughPipeline: true } : evaluation;
     } else {
       report.evaluation = {
         trainingData: options.trainingData.path,

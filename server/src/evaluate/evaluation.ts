@@ -28,6 +28,8 @@ export interface Evaluation {
   trainingData: string;
   /** How its columns were matched to the model's features. */
   matchedBy?: 'name' | 'position';
+  /** The CSV held the Pipeline's input, turned into the model's values by its fitted steps. */
+  throughPipeline?: true;
   /** True rows the reconstruction was compared with. */
   rowsCompared: number;
   reconstructedRows: number;

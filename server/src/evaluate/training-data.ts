@@ -2,12 +2,17 @@
  * The true training data given with `--training-data FILE.csv --label COLUMN`, read and lined up
  * with a model's features so that a reconstruction can be scored against it. Columns are matched
  * to the model's features by name; a model that stored no names (scikit-learn fitted on an array:
- * `x0, x1, ...`) is matched by position, the columns other than the label in order.
+ * `x0, x1, ...`) is matched by position, the columns other than the label in order. A model at the
+ * end of a Pipeline whose steps the reader followed (`forest.pipelineInput`) also takes a CSV of
+ * the Pipeline's own input, the data `pipeline.fit` was given: its rows go through those steps'
+ * fitted operations (forest/pipeline-input.ts), and that is tried first, since raw data is what
+ * its user holds.
  * Every problem is a message, never an exception the caller has to guess at: the file's own
  * problems (unreadable, no such label column, ragged rows) are `TrainingDataError`s, raised before
  * any model is read; a file that does not fit one model is a `problem` for that model.
  */
 import { hasNumberedNames } from '../forest/feature-names';
+import { applyPipelineInput, type PipelineInput } from '../forest/pipeline-input';
 import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
 import { parseCsv } from '../util/csv';
@@ -55,6 +60,8 @@ export interface AlignedTrainingData {
   /** The column used for each model feature. */
   featureColumns: string[];
   matchedBy: 'name' | 'position';
+  /** The CSV held the Pipeline's input, turned into the model's values by its fitted steps. */
+  throughPipeline?: true;
 }
 
 /**
@@ -66,29 +73,43 @@ export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featur
   return forest.featureNamesFrom === 'pipeline' || hasNumberedNames(forest.features);
 }
 
-export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string } {
+type Fit = { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string };
+
+export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>): Fit {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
   const labelIndex = columnOf.get(data.labelColumn)!;
-  let columns: number[];
-  let matchedBy: AlignedTrainingData['matchedBy'];
-  const missing = names.filter((name) => !columnOf.has(name) || name === data.labelColumn);
-  if (missing.length === 0) {
-    columns = names.map((name) => columnOf.get(name)!);
-    matchedBy = 'name';
-  } else if (hasDefaultFeatureNames(forest)) {
-    columns = data.header.map((_, i) => i).filter((i) => i !== labelIndex);
-    if (columns.length !== names.length) {
+  const others = data.header.map((_, i) => i).filter((i) => i !== labelIndex);
+  const hasAll = (wanted: readonly string[]) => wanted.every((name) => columnOf.has(name) && name !== data.labelColumn);
+  const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
+  const input = usablePipelineInput(forest);
+
+  // The Pipeline's input by name (a DataFrame's columns), then the model's own features by name,
+  // then by position: the Pipeline's input when the count fits it, else the model's features.
+  if (input && !hasNumberedNames(input.columns.map((name) => ({ name }))) && hasAll(input.columns)) {
+    return throughPipeline(data, input, input.columns.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
+  }
+  if (hasAll(names)) return directly(data, names.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
+  if (input && others.length === input.columns.length) return throughPipeline(data, input, others, labelIndex, 'position', classes);
+  if (hasDefaultFeatureNames(forest)) {
+    if (others.length !== names.length) {
       return {
         ok: false,
-        problem: `the model stores no feature names and has ${names.length} features; ${data.path} has ${columns.length} columns besides '${data.labelColumn}', so they cannot be matched by position`,
+        problem: `the model stores no feature names and has ${names.length} features${input ? ` (its Pipeline takes ${input.columns.length} columns)` : ''}; ${data.path} has ${others.length} columns besides '${data.labelColumn}', so they cannot be matched by position`,
       };
     }
-    matchedBy = 'position';
-  } else {
-    return { ok: false, problem: `${data.path} has no column for the model's feature${missing.length === 1 ? '' : 's'} ${abbreviate(missing)}` };
+    return directly(data, others, labelIndex, 'position', classes);
   }
+  const missing = names.filter((name) => !columnOf.has(name) || name === data.labelColumn);
+  const inputMissing = input ? input.columns.filter((name) => !columnOf.has(name) || name === data.labelColumn) : [];
+  return {
+    ok: false,
+    problem: `${data.path} has no column for the model's feature${missing.length === 1 ? '' : 's'} ${abbreviate(missing)}${input ? ` (nor for its Pipeline's input column${inputMissing.length === 1 ? '' : 's'} ${abbreviate(inputMissing)})` : ''}`,
+  };
+}
 
+/** The CSV's columns as the model's features, value by value. */
+function directly(data: TrainingData, columns: number[], labelIndex: number, matchedBy: AlignedTrainingData['matchedBy'], classes: Classes): Fit {
   const rows: EvaluatedRow[] = [];
   for (let r = 0; r < data.rows.length; r++) {
     const values: number[] = [];
@@ -97,10 +118,34 @@ export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'feat
       if (value === undefined) return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}': '${data.rows[r][c]}' is not a number` };
       values.push(value);
     }
-    rows.push({ values, label: labelOf(data.rows[r][labelIndex], forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes) });
+    rows.push({ values, label: labelOf(data.rows[r][labelIndex], classes) });
   }
   return { ok: true, aligned: { rows, featureColumns: columns.map((c) => data.header[c]), matchedBy } };
 }
+
+/** The CSV's columns as the Pipeline's input (`columns[k]` holds input column k), through its steps. */
+function throughPipeline(data: TrainingData, input: PipelineInput, columns: number[], labelIndex: number, matchedBy: AlignedTrainingData['matchedBy'], classes: Classes): Fit {
+  const rows: EvaluatedRow[] = [];
+  for (let r = 0; r < data.rows.length; r++) {
+    const row = data.rows[r];
+    const out = applyPipelineInput(input, columns.map((c) => row[c]));
+    if (!out.ok) {
+      const c = columns[input.features[out.feature].input];
+      return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}' (the Pipeline's input): ${out.problem}` };
+    }
+    rows.push({ values: out.values, label: labelOf(row[labelIndex], classes) });
+  }
+  return { ok: true, aligned: { rows, featureColumns: input.features.map((f) => data.header[columns[f.input]]), matchedBy, throughPipeline: true } };
+}
+
+/** The model's `pipelineInput` when it describes every feature from existing columns (a hand-written *.forest.json may not). */
+function usablePipelineInput(forest: Pick<Forest, 'features' | 'pipelineInput'>): PipelineInput | undefined {
+  const input = forest.pipelineInput;
+  if (!input || input.features.length !== forest.features.length) return undefined;
+  return input.features.every((f) => f.input < input.columns.length) ? input : undefined;
+}
+
+type Classes = readonly (string | number | boolean)[];
 
 function parseValue(text: string): number | undefined {
   const trimmed = text.trim();
@@ -112,7 +157,7 @@ function parseValue(text: string): number | undefined {
 }
 
 /** The model's class the text names (`1`, `1.0` and `True` name the class 1 or true), else the text. */
-function labelOf(text: string, classes: readonly (string | number | boolean)[]): string | number | boolean {
+function labelOf(text: string, classes: Classes): string | number | boolean {
   const trimmed = text.trim();
   const number = trimmed === '' ? NaN : Number(trimmed);
   for (const cls of classes) {

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { BoostedTreeSchema, BoostingSchema, boostedTreeProblem } from './boosting';
+import { PipelineInputSchema } from './pipeline-input';
 
 /** A value a hyper-parameter can take once it is out of its native format. */
 export const HyperParameterValue = z.union([z.string(), z.number(), z.boolean(), z.null()]);
@@ -155,6 +156,12 @@ export const ForestSchema = z.object({
   featureGroups: z
     .array(z.object({ kind: z.enum(['one-hot', 'at-most-one']), features: z.array(z.number().int().nonnegative()).min(2) }))
     .optional(),
+  /**
+   * For a model at the end of a Pipeline: how each of its features is computed from the columns
+   * the Pipeline was given (./pipeline-input.ts), so a CSV of those columns (raw ages, category
+   * names, empty cells) can be lined up with the model. Absent when a step cannot be followed.
+   */
+  pipelineInput: PipelineInputSchema.optional(),
   /** Whether a node sends `x <= threshold` left (scikit-learn) or `x < threshold` left (XGBoost). */
   splitRule: z.enum(['less-or-equal', 'less']).default('less-or-equal'),
   hyperParameters: z.record(HyperParameterValue).default({}),

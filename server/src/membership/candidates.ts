@@ -1,7 +1,7 @@
 /**
  * The candidate file of `--membership FILE.csv --label COLUMN [--members-column COLUMN]`: read and
  * lined up with a model's features exactly as `--training-data` is (evaluate/training-data.ts: by
- * name, else by position), after setting the truth column aside so it is never taken for a feature.
+ * name, else by position, a Pipeline's raw input through its fitted steps), after setting the truth column aside so it is never taken for a feature.
  * Problems are messages (TrainingDataError for the file, `problem` for one model), never throws
  * into the caller otherwise.
  */
@@ -43,8 +43,11 @@ export async function readCandidates(path: string, label: string, membersColumn?
   return { data: { ...data, header: keep(data.header), rows: data.rows.map(keep) }, members, membersColumn };
 }
 
-export function alignCandidates(file: CandidateFile, forest: Pick<Forest, 'features' | 'classes' | 'countedClasses' | 'logLoss'>): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position' } | { ok: false; problem: string } {
+export function alignCandidates(
+  file: CandidateFile,
+  forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>,
+): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position'; throughPipeline?: true } | { ok: false; problem: string } {
   const fit = alignTrainingData(file.data, forest);
   if (!fit.ok) return fit;
-  return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values as number[], label: row.label! })), matchedBy: fit.aligned.matchedBy };
+  return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values as number[], label: row.label! })), matchedBy: fit.aligned.matchedBy, ...(fit.aligned.throughPipeline ? { throughPipeline: true as const } : {}) };
 }

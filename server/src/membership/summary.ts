@@ -28,6 +28,8 @@ export interface MembershipSummary {
   rows: number;
   labelColumn: string;
   matchedBy: 'name' | 'position' | null;
+  /** The candidates were the Pipeline's input, turned into the model's values by its fitted steps. */
+  throughPipeline?: true;
   basis: MembershipBasis | null;
   reason?: string;
   /** Score at and above which an unproven candidate is likely-member. */
@@ -66,7 +68,7 @@ export function histogram(scores: readonly number[], bins = 10): number[] {
 }
 
 export function summarizeMembership(
-  base: { candidates: string; labelColumn: string; matchedBy: 'name' | 'position' },
+  base: { candidates: string; labelColumn: string; matchedBy: 'name' | 'position'; throughPipeline?: true },
   result: MembershipResult,
   truth?: { column: string; members: boolean[]; split: BaselineSplit; baseline: BaselineResult; cells?: string[] },
 ): MembershipSummary {
@@ -78,6 +80,7 @@ export function summarizeMembership(
     rows: result.candidates.length,
     labelColumn: base.labelColumn,
     matchedBy: base.matchedBy,
+    ...(base.throughPipeline ? { throughPipeline: true } : {}),
     basis: result.basis,
     ...(result.reason ? { reason: result.reason } : {}),
     threshold: result.threshold,
@@ -114,7 +117,7 @@ export function membershipLines(m: MembershipSummary): string[] {
   if (m.problem) return [`membership: ${m.candidates} not used (${m.problem})`];
   const v = m.verdicts;
   const lines = [
-    `membership of ${m.rows} candidates (${m.candidates}; ${m.basis}${m.reason ? `: ${m.reason}` : ''}): ` +
+    `membership of ${m.rows} candidates (${m.candidates}${m.throughPipeline ? ", the Pipeline's input through its fitted steps" : ''}; ${m.basis}${m.reason ? `: ${m.reason}` : ''}): ` +
       `proven ${v.member} member, ${v.nonMember} non-member; likely ${v.likelyMember} member, ${v.likelyNonMember} non-member; ${v.unknown} unknown`,
   ];
   if (m.metrics) {

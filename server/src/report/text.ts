@@ -29,7 +29,8 @@ export function evaluationLine(e: Evaluation): string {
   if (e.perfectRows !== null) figures.push(`perfect rows ${share(e.perfectRows)}`);
   if (e.consistentRows !== null && e.undeterminedValues) figures.push(`rows right on every determined value ${share(e.consistentRows)}`);
   if (e.rowsCompared > 0) figures.push(`${plural(e.rowsCompared, 'true row')} compared`);
-  return `evaluation against ${e.trainingData}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
+  const through = e.throughPipeline ? " (the Pipeline's input, through its fitted steps)" : '';
+  return `evaluation against ${e.trainingData}${through}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
 }
 
 /** How N is known, when the file does not simply state it. */

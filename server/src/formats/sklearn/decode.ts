@@ -7,7 +7,8 @@
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
-import { featuresAfter, type OneHotGroup } from './pipeline-features';
+import { pipelineFeatures, type OneHotGroup } from './pipeline-features';
+import type { PipelineInput } from '../../forest/pipeline-input';
 import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
 
 export { DecodeError } from './decode-helpers';
@@ -55,14 +56,22 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
  * A Pipeline step's model fitted on the earlier steps' numpy output names its features `x0..`; the
  * earlier steps' fitted state names them as scikit-learn's get_feature_names_out() would
  * (./pipeline-features.ts). Only then, and only when the counts agree, the names are replaced.
+ * When every feature's source is known, the model also records how its features are computed
+ * from the Pipeline's own input (`pipelineInput`), so a raw CSV can be lined up with it.
  */
 function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   const features = decoded.forest.features;
   if (!hasNumberedNames(features)) return decoded;
-  const named = featuresAfter(preceding);
-  if (!named || named.length !== features.length) return decoded;
-  // A scaler alone in front of a model fitted on an array: still numbered, nothing to say.
-  if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) return decoded;
+  const walked = pipelineFeatures(preceding);
+  if (!walked || walked.features.length !== features.length) return decoded;
+  const named = walked.features;
+  // Sources that change nothing (a passthrough, an imputer with nothing to fill) need no record.
+  const pipelineInput = walked.pipelineInput && walked.pipelineInput.features.some((f, i) => f.ops.length > 0 || f.input !== i) ? walked.pipelineInput : undefined;
+  const withInput = pipelineInput ? { pipelineInput } : {};
+  // A scaler alone in front of a model fitted on an array: still numbered, nothing to rename.
+  if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) {
+    return pipelineInput ? { ...decoded, forest: { ...decoded.forest, ...withInput }, notes: [...decoded.notes, inputNote(pipelineInput)] } : decoded;
+  }
   const binary = named.filter((f) => f.binary).length;
   // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
   const members = new Map<OneHotGroup, number[]>();
@@ -77,9 +86,18 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
     .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices }));
   return {
     ...decoded,
-    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
-    notes: [...decoded.notes, `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`],
+    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), ...withInput, features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
+    notes: [
+      ...decoded.notes,
+      `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
+      ...(pipelineInput ? [inputNote(pipelineInput)] : []),
+    ],
   };
+}
+
+function inputNote(input: PipelineInput): string {
+  const shown = input.columns.slice(0, 4).join(', ');
+  return `a CSV of the Pipeline's own input (${shown}${input.columns.length > 4 ? ', ...' : ''}) is turned into the model's values by its fitted steps for --training-data and --membership`;
 }
 
 /**

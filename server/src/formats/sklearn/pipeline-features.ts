@@ -13,10 +13,17 @@
  *
  * Anything else (PCA, polynomial features, selectors, a project's own transformer) gives no names:
  * the model keeps `x0..`, as before.
+ *
+ * The same walk records where each feature comes from: the input column and the operations the
+ * steps apply to it (./pipeline-ops.ts), so that a CSV of the Pipeline's own input can be turned
+ * into the model's values (forest/pipeline-input.ts). A step whose operations are not known
+ * (PowerTransformer, Normalizer) still names its features; they just have no source.
  */
+import type { ColumnOp, PipelineInput } from '../../forest/pipeline-input';
 import { type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, labelOf } from './decode-helpers';
 import { namedEntries } from './find-models';
+import { categoriesOf, oneToOneOps, toCategory } from './pipeline-ops';
 
 export interface StepFeature {
   name: string;
@@ -24,6 +31,8 @@ export interface StepFeature {
   binary?: boolean;
   /** The columns one OneHotEncoder wrote for one input share this object (see OneHotGroup). */
   group?: OneHotGroup;
+  /** The Pipeline's input column this feature comes from and what the steps so far did to it. */
+  source?: PipelineInput['features'][number];
 }
 
 /**
@@ -56,17 +65,25 @@ const MAX_VISITS = 10_000;
 const MAX_FEATURES = 1_000_000;
 
 /**
- * The names of the features the step after `steps` sees, or undefined when a step's output cannot
- * be named from its fitted state. `inputs`: the names going into the first step, when known (else
- * that step's `feature_names_in_`, or `x0..` for its `n_features_in_`).
+ * The features the step after `steps` sees, named as scikit-learn names them, or undefined when a
+ * step's output cannot be named from its fitted state; with, when every feature has a source, how
+ * each is computed from the columns the first step was given (`pipelineInput`). The first step's
+ * inputs are its `feature_names_in_`, or `x0..` for its `n_features_in_`.
  */
-export function featuresAfter(steps: readonly PyValue[], inputs?: StepFeature[]): StepFeature[] | undefined {
-  return chain(steps, inputs, { visits: 0 }, 0);
+export function pipelineFeatures(steps: readonly PyValue[]): { features: StepFeature[]; pipelineInput?: PipelineInput } | undefined {
+  const walk: Walk = { visits: 0 };
+  const features = chain(steps, undefined, walk, 0);
+  if (!features) return undefined;
+  const sources = features.map((f) => f.source);
+  if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features };
+  return { features, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'] } };
 }
 
 /** Steps looked at in one naming: a hostile file's shared or cyclic steps (the pickle's memo) end here. */
 interface Walk {
   visits: number;
+  /** The columns the first step that read the Pipeline's input was given. */
+  inputColumns?: string[];
 }
 
 function chain(steps: readonly PyValue[], inputs: StepFeature[] | undefined, walk: Walk, depth: number): StepFeature[] | undefined {
@@ -86,7 +103,11 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   const cls = classOf(step);
   const state = stateDict(step);
   if (!cls || !state) return undefined;
-  const named = inputs ?? inputNames(step);
+  let named = inputs;
+  if (!named) {
+    named = inputNames(step);
+    if (named && !walk.inputColumns) walk.inputColumns = named.map((f) => f.name);
+  }
   switch (cls.name) {
     case 'Pipeline':
       return chain(namedParts(state.get('steps')) ?? [], named, walk, depth);
@@ -99,11 +120,18 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
     case 'SimpleImputer':
       return named && imputer(state, named);
   }
+  if (!named) return undefined;
+  const ops = ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer' ? oneToOneOps(cls.name, state, named.length) : undefined;
   // (Scaled, a one-hot column is neither 0/1 nor part of a group whose ones add up to one.)
-  if (ONE_TO_ONE.has(cls.name)) return named?.map(({ name }) => ({ name }));
+  if (ONE_TO_ONE.has(cls.name)) return named.map((f, i) => ({ name: f.name, ...followed(f, ops?.[i]) }));
   // Binarizer: every column 0 or 1 (above its threshold or not).
-  if (cls.name === 'Binarizer') return named?.map(({ name }) => ({ name, binary: true }));
+  if (cls.name === 'Binarizer') return named.map((f, i) => ({ name: f.name, binary: true, ...followed(f, ops?.[i]) }));
   return undefined;
+}
+
+/** The feature's source with `ops` applied after what it had, or nothing when either is unknown. */
+function followed(feature: StepFeature, ops: ColumnOp[] | undefined): Pick<StepFeature, 'source'> {
+  return feature.source && ops ? { source: { input: feature.source.input, ops: [...feature.source.ops, ...ops] } } : {};
 }
 
 /** What a step fitted directly on the data was given: `feature_names_in_`, else `x0..` for `n_features_in_`. */
@@ -113,14 +141,14 @@ function inputNames(step: PyValue): StepFeature[] | undefined {
   const names = state.get('feature_names_in_');
   if (names !== undefined && names !== null && isArray(names)) {
     try {
-      return arrayOrThrow(names, 'feature_names_in_').values().map((v) => ({ name: String(labelOf(v as PyValue)) }));
+      return arrayOrThrow(names, 'feature_names_in_').values().map((v, i) => ({ name: String(labelOf(v as PyValue)), source: { input: i, ops: [] } }));
     } catch {
       return undefined;
     }
   }
   const n = numeric(state.get('n_features_in_'));
   if (n === undefined || !Number.isInteger(n) || n < 0 || n > MAX_FEATURES) return undefined;
-  return Array.from({ length: n }, (_, i) => ({ name: `x${i}` }));
+  return Array.from({ length: n }, (_, i) => ({ name: `x${i}`, source: { input: i, ops: [] } }));
 }
 
 function namedParts(list: PyValue | undefined): PyValue[] | undefined {
@@ -225,7 +253,8 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
     const float = array.dtype.kind === 'f';
     array.values().forEach((category, k) => {
       if (drop?.[i] === k) return;
-      out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true, group });
+      const ops: ColumnOp[] = [{ op: 'equals', category: toCategory(category as PyValue) }];
+      out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true, group, ...followed(inputs[i], ops) });
     });
   }
   return out;
@@ -252,6 +281,15 @@ function imputer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepF
     if (values.length !== inputs.length) return undefined;
     kept = inputs.filter((_, i) => !Number.isNaN(values[i]));
   }
+  // Each kept column's missing values become its statistic (strategy 'constant': the fill value).
+  const missing = toCategory(state.get('missing_values'));
+  const fills = statistics === undefined || statistics === null ? undefined : categoriesOf(statistics);
+  kept = kept.map((f) => {
+    const i = inputs.indexOf(f);
+    const fill = fills?.length === inputs.length ? fills[i] : undefined;
+    const { source: _unfilled, ...rest } = f;
+    return { ...rest, ...followed(f, fill === undefined ? undefined : [{ op: 'impute', missing, value: fill }]) };
+  });
   const indicator = state.get('indicator_');
   if (state.get('add_indicator') !== true || indicator === undefined || indicator === null) return kept;
   const marked = stateDict(indicator)?.get('features_');
@@ -263,7 +301,7 @@ function imputer(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepF
     return undefined;
   }
   if (indices.some((i) => !Number.isInteger(i) || i < 0 || i >= inputs.length)) return undefined;
-  return [...kept, ...indices.map((i) => ({ name: `missingindicator_${inputs[i].name}` }))];
+  return [...kept, ...indices.map((i) => ({ name: `missingindicator_${inputs[i].name}`, ...followed(inputs[i], [{ op: 'is-missing', missing }]) }))];
 }
 
 /** A category as Python's str() writes it (`str(1.0)` is '1.0', `str(None)` 'None'). */

@@ -45,7 +45,7 @@ ${c ? `<tr><th scope="row">Range distances (the paper)</th><td>held-out ${h(coun
   }
   return `<section id="membership" class="card" aria-labelledby="membership-title">
 <h2 id="membership-title">Membership <span class="tag">${h(m.basis ?? '')}</span></h2>
-<p>${h(count(m.rows))} candidates from <code>${h(m.candidates)}</code> (columns matched by ${h(m.matchedBy ?? '–')}).${m.reason ? ` ${h(m.reason)}.` : ''}</p>
+<p>${h(count(m.rows))} candidates from <code>${h(m.candidates)}</code> (columns matched by ${h(m.matchedBy ?? '–')}${m.throughPipeline ? ", through the Pipeline's fitted steps" : ''}).${m.reason ? ` ${h(m.reason)}.` : ''}</p>
 <table class="data"><thead><tr><th scope="col">Verdict</th><th scope="col" class="num">Candidates</th><th scope="col">Meaning</th></tr></thead><tbody>
 ${verdictRows.map(([name, n, meaning]) => `<tr><th scope="row">${h(name)}</th><td class="num">${h(count(n))}</td><td>${h(meaning)}</td></tr>`).join('\n')}
 </tbody></table>

@@ -374,7 +374,7 @@ export function evaluation(report: PrivacyReport): string {
   const share = (v: number | null) => (v === null ? '–' : percent(v));
   const items: [string, string][] = [
     ['Training data', e.trainingData],
-    ['Columns matched by', e.matchedBy ?? '–'],
+    ['Columns matched by', e.matchedBy ? `${e.matchedBy}${e.throughPipeline ? ", through the Pipeline's fitted steps" : ''}` : '–'],
     ['True rows compared', count(e.rowsCompared)],
     ['Rows reconstructed', count(e.reconstructedRows)],
     ['Error after matching', errorValue(e.error)],

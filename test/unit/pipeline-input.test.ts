@@ -1,0 +1,126 @@
+/**
+ * A CSV of a Pipeline's own input (the raw data `pipeline.fit` was given: strings, empty cells,
+ * unscaled numbers) lined up with the forest at its end through the steps' fitted operations
+ * (test/fixtures/pipeline-inputs, written by generate.py with scikit-learn 1.2.1 and pandas 1.5.3).
+ * The values must be exactly those `pipeline[:-1].transform` gave there, which the fixtures hold.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { alignTrainingData, readTrainingData, type TrainingData } from '../../server/src/evaluate/training-data';
+import { PipelineInputSchema } from '../../server/src/forest/pipeline-input';
+import type { Forest } from '../../server/src/forest/schema';
+import { lintFile } from '../../server/src/linter/linter';
+import { FIXTURES, REPO_ROOT } from '../support/paths';
+
+const DIR = join(FIXTURES, 'pipeline-inputs');
+const CLI = join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
+
+interface Expected {
+  features: string[];
+  rows: number[][];
+}
+
+async function forestOf(name: string): Promise<Forest> {
+  return (await lintFile(join(DIR, `${name}.joblib`), { keepForest: true })).forest!;
+}
+
+function expected(name: string): Expected {
+  return JSON.parse(readFileSync(join(DIR, `${name}.expected.json`), 'utf8')) as Expected;
+}
+
+/** Every value as scikit-learn computed it, to the last bit. */
+function assertSameValues(actual: readonly (readonly (number | null)[])[], want: Expected): void {
+  assert.equal(actual.length, want.rows.length);
+  for (let r = 0; r < want.rows.length; r++) {
+    for (let f = 0; f < want.features.length; f++) {
+      assert.ok(Object.is(actual[r][f], want.rows[r][f]), `row ${r + 1}, ${want.features[f]}: ${actual[r][f]} against scikit-learn's ${want.rows[r][f]}`);
+    }
+  }
+}
+
+describe("a CSV of the Pipeline's input", () => {
+  for (const [name, csv, label, matchedBy] of [
+    ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke', 'name'],
+    ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
+    ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
+  ] as const) {
+    it(`${name}: the raw rows become exactly the values pipeline[:-1].transform gives`, async () => {
+      const forest = await forestOf(name);
+      const want = expected(name);
+      assert.ok(forest.pipelineInput, 'the reader recorded how the features are computed');
+      // pima_scaled: a scaler alone keeps x0.. (as scikit-learn names them); the others are renamed.
+      assert.deepEqual(forest.features.map((f) => f.name), want.features);
+      const data = await readTrainingData(join(DIR, csv), label);
+      const fit = alignTrainingData(data, forest);
+      assert.ok(fit.ok, fit.ok ? '' : fit.problem);
+      assert.equal(fit.aligned.matchedBy, matchedBy);
+      assert.equal(fit.aligned.throughPipeline, true);
+      assertSameValues(fit.aligned.rows.map((row) => row.values), want);
+    });
+  }
+
+  it("a CSV of the model's own columns is still read as they are, by name", async () => {
+    const forest = await forestOf('stroke_pipeline');
+    const want = expected('stroke_pipeline');
+    const data: TrainingData = { path: 'transformed.csv', header: [...want.features, 'stroke'], labelColumn: 'stroke', rows: want.rows.map((row) => [...row.map(String), '1']) };
+    const fit = alignTrainingData(data, forest);
+    assert.ok(fit.ok, fit.ok ? '' : fit.problem);
+    assert.equal(fit.aligned.matchedBy, 'name');
+    assert.equal(fit.aligned.throughPipeline, undefined);
+    assertSameValues(fit.aligned.rows.map((row) => row.values), want);
+  });
+
+  it('a category the OrdinalEncoder refuses, or a value no step fills, is a problem naming the row and column', async () => {
+    const forest = await forestOf('stroke_pipeline');
+    const data = await readTrainingData(join(DIR, 'stroke_pipeline.train.csv'), 'stroke');
+    const at = (column: string) => data.header.indexOf(column);
+    const edited = (row: number, column: string, value: string): TrainingData => ({
+      ...data,
+      rows: data.rows.map((cells, r) => (r === row ? cells.map((cell, c) => (c === at(column) ? value : cell)) : cells)),
+    });
+    const refused = alignTrainingData(edited(4, 'smoking_status', 'sometimes'), forest);
+    assert.ok(!refused.ok);
+    assert.match(refused.problem, /row 5, column 'smoking_status' \(the Pipeline's input\): 'sometimes' is not a category/);
+    const unfilled = alignTrainingData(edited(2, 'hypertension', ''), forest);
+    assert.ok(!unfilled.ok);
+    assert.match(unfilled.problem, /row 3, column 'hypertension' .*missing and no step of the Pipeline fills it/);
+    // A missing BMI is what the imputer was fitted for; an unseen OneHotEncoder category (handle_unknown='ignore') is all zeros.
+    const unseen = alignTrainingData(edited(0, 'gender', 'Unknown'), forest);
+    assert.ok(unseen.ok, unseen.ok ? '' : unseen.problem);
+    const genders = forest.features.flatMap((f, i) => (f.name.startsWith('cat__gender_') ? [i] : []));
+    assert.ok(genders.length >= 2);
+    for (const i of genders) assert.equal(unseen.aligned.rows[0].values[i], 0);
+    const imputed = alignTrainingData(edited(0, 'bmi', ''), forest);
+    assert.ok(imputed.ok, imputed.ok ? '' : imputed.problem);
+    const indicator = forest.features.findIndex((f) => f.name === 'num__missingindicator_bmi');
+    assert.ok((imputed.aligned.rows[0].values[indicator] ?? 0) > 0, 'the scaled indicator of a missing BMI');
+  });
+
+  it('a hand-written pipelineInput with an unknown operation is refused by the IR schema', () => {
+    assert.ok(PipelineInputSchema.safeParse({ columns: ['a'], features: [{ input: 0, ops: [{ op: 'subtract', value: 1 }] }] }).success);
+    assert.ok(!PipelineInputSchema.safeParse({ columns: ['a'], features: [{ input: 0, ops: [{ op: 'run', code: 'os.system' }] }] }).success);
+  });
+
+  it('the command line scores raw candidates and raw training rows through the Pipeline, with no proven verdict wrong', () => {
+    const model = join(DIR, 'stroke_pipeline.joblib');
+    const run = spawnSync(
+      process.execPath,
+      [CLI, model, '--training-data', join(DIR, 'stroke_pipeline.train.csv'), '--membership', join(DIR, 'stroke_pipeline.candidates.csv'), '--label', 'stroke', '--members-column', 'member', '--budget', '5', '--format', 'json', '--fail-on', 'never'],
+      { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
+    );
+    assert.equal(run.status, 0, run.stderr);
+    const file = JSON.parse(run.stdout).files[0];
+    assert.equal(file.evaluation.throughPipeline, true);
+    assert.equal(file.evaluation.rowsCompared, 300);
+    assert.equal(typeof file.evaluation.accuracy.all, 'number', 'the reconstruction accuracy is computed');
+    assert.equal(file.membership.throughPipeline, true);
+    assert.equal(file.membership.rows, 400);
+    assert.equal(file.membership.metrics.provenWrong, 0);
+    assert.ok(file.membership.verdicts.member + file.membership.verdicts.nonMember > 0, 'some verdicts are proven');
+    // Without bootstrap every training row fits its leaves; unscaled values would not.
+    assert.ok(file.membership.metrics.auc > 0.95, `AUC ${file.membership.metrics.auc}`);
+  });
+});
