@@ -10,7 +10,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { alignTrainingData, readTrainingData, type TrainingData } from '../../server/src/evaluate/training-data';
-import { PipelineInputSchema } from '../../server/src/forest/pipeline-input';
+import { conditionsOnInput, type ColumnCondition } from '../../server/src/forest/pipeline-conditions';
+import { PipelineInputSchema, type Category } from '../../server/src/forest/pipeline-input';
+import { forEachLeaf, leafOf, pathBox } from '../../server/src/forest/structure';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
@@ -122,5 +124,69 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(file.membership.verdicts.member + file.membership.verdicts.nonMember > 0, 'some verdicts are proven');
     // Without bootstrap every training row fits its leaves; unscaled values would not.
     assert.ok(file.membership.metrics.auc > 0.95, `AUC ${file.membership.metrics.auc}`);
+  });
+});
+
+/**
+ * Whether a raw cell meets a condition carried back to its column. The bounds are the thresholds'
+ * images, and a tree compares float32 values: a relative 1e-5 covers the float32 rounding of the
+ * transformed value, scaled back.
+ */
+function meets(c: ColumnCondition, text: string): boolean {
+  const cell = text.trim();
+  const missing = cell === '' || cell === 'N/A' || cell === 'NaN';
+  if (c.missing !== undefined) return c.missing === missing;
+  if (missing) return c.orMissing === true;
+  const value = Number(cell);
+  const slack = (bound: number) => 1e-5 * Math.max(1, Math.abs(bound));
+  if (c.lower !== undefined && !(value > c.lower - slack(c.lower))) return false;
+  if (c.upper !== undefined && !(value <= c.upper + slack(c.upper))) return false;
+  const same = (category: Category) => (typeof category === 'number' ? value === category : cell === category);
+  if (c.is !== undefined && !same(c.is)) return false;
+  if (c.not && c.not.some(same)) return false;
+  if (c.oneOf && !c.oneOf.some(same)) return false;
+  return true;
+}
+
+describe("a leaf's box in the Pipeline's input columns", () => {
+  for (const [name, csv, label] of [
+    ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke'],
+    ['pima_scalers', 'pima_scalers.train.csv', 'Outcome'],
+  ] as const) {
+    it(`${name}: every training row in a leaf meets the leaf's conditions on its raw columns`, async () => {
+      const forest = await forestOf(name);
+      const input = forest.pipelineInput!;
+      const data = await readTrainingData(join(DIR, csv), label);
+      const fit = alignTrainingData(data, forest);
+      assert.ok(fit.ok);
+      const columnOf = input.columns.map((column, k) => (fit.aligned.matchedBy === 'name' ? data.header.indexOf(column) : data.header.filter((h) => h !== label).map((h) => data.header.indexOf(h))[k]));
+      let checked = 0;
+      let carried = 0;
+      for (const tree of forest.trees) {
+        forEachLeaf(tree, (leaf, path) => {
+          const box = pathBox(path);
+          const { columns, rest } = conditionsOnInput(input, box, forest.splitRule);
+          carried += box.length - rest.length;
+          fit.aligned.rows.forEach((row, r) => {
+            if (leafOf(tree, row.values as number[], forest.splitRule) !== leaf) return;
+            for (const c of columns) {
+              const cell = data.rows[r][columnOf[c.column]];
+              assert.ok(meets(c, cell), `tree leaf ${leaf}, row ${r + 1}: ${input.columns[c.column]} = '${cell}' fails ${JSON.stringify(c)}`);
+              checked++;
+            }
+          });
+        });
+      }
+      assert.ok(checked > 1000 && carried > 100, `${checked} conditions checked, ${carried} intervals carried back`);
+    });
+  }
+
+  it('findings name the raw columns and their units, not the transformed ones', async () => {
+    const report = await lintFile(join(DIR, 'stroke_pipeline.joblib'));
+    const singleton = report.findings.find((f) => f.rule === 'singleton-leaf');
+    assert.ok(singleton);
+    const text = singleton.message + JSON.stringify(singleton);
+    assert.doesNotMatch(text, /num__|cat__|ord__/);
+    assert.match(text, /\b(age|bmi|avg_glucose_level)\b/);
   });
 });

@@ -12,9 +12,15 @@
  *     Adult columns (`sex:Male`, `age:18-20`, `race=Black`).
  * and only when the split separates 0 from 1 (threshold in (0, 1], by the split rule): a
  * feature named `ratio:x` split at 3.5 keeps its numeric form.
+ *
+ * A model at the end of a Pipeline whose steps the reader followed (`forest.pipelineInput`) is
+ * described in the Pipeline's input columns instead: `age <= 52.5`, `gender = Female`,
+ * `bmi missing`, not `num__age <= 0.623516` (forest/pipeline-conditions.ts).
  */
 import type { Forest } from '../forest/schema';
 import type { FeatureInterval } from '../forest/structure';
+import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
+import type { Category as InputCategory } from '../forest/pipeline-input';
 import { featureName, formatNumber } from './format';
 
 export interface Category {
@@ -125,7 +131,36 @@ export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, 
  *   - several categories excluded: `age ∉ {>45, 26-45}`;
  *   - all but one category of a declared one-hot group excluded: `age = 21-22`.
  */
-export function formatConditions(forest: Pick<Forest, 'features' | 'splitRule'>, box: readonly FeatureInterval[], categories?: Categories): string[] {
+export function formatConditions(forest: Pick<Forest, 'features' | 'splitRule' | 'pipelineInput'>, box: readonly FeatureInterval[], categories?: Categories): string[] {
+  if (forest.pipelineInput?.features.length === forest.features.length) {
+    const input = forest.pipelineInput;
+    const { columns, rest } = conditionsOnInput(input, box, forest.splitRule);
+    const onInput = columns.map((c) => columnText(input.columns[c.column] ?? `column ${c.column}`, c, forest.splitRule)).filter((text) => text !== '');
+    return [...onInput, ...formatModelConditions(forest, rest, categories)];
+  }
+  return formatModelConditions(forest, box, categories);
+}
+
+/** A condition on one of the Pipeline's input columns: `40 < age <= 52.5`, `gender ∉ {Male, Other}`, `bmi missing`. */
+function columnText(name: string, c: ColumnCondition, rule: Forest['splitRule']): string {
+  if (c.missing === true) return `${name} missing`;
+  const cat = (v: InputCategory) => (v === null ? 'missing' : typeof v === 'number' ? formatNumber(v) : String(v));
+  const parts: string[] = [];
+  if (c.is !== undefined) parts.push(`${name} = ${cat(c.is)}`);
+  else if (c.oneOf) parts.push(c.oneOf.length === 1 ? `${name} = ${cat(c.oneOf[0])}` : `${name} ∈ {${c.oneOf.map(cat).join(', ')}}`);
+  else if (c.not?.length) parts.push(c.not.length === 1 ? `${name} ≠ ${cat(c.not[0])}` : `${name} ∉ {${c.not.map(cat).join(', ')}}`);
+  if (c.lower !== undefined || c.upper !== undefined) {
+    const le = rule === 'less' ? '<' : '<=';
+    const lo = rule === 'less' ? '<=' : '<';
+    if (c.lower !== undefined && c.upper !== undefined) parts.push(`${formatNumber(c.lower)} ${lo} ${name} ${le} ${formatNumber(c.upper)}`);
+    else if (c.upper !== undefined) parts.push(`${name} ${le} ${formatNumber(c.upper)}`);
+    else parts.push(`${name} ${rule === 'less' ? '>=' : '>'} ${formatNumber(c.lower!)}`);
+  }
+  if (parts.length === 0) return c.missing === false ? `${name} not missing` : '';
+  return `${parts.join(', ')}${c.orMissing ? ' or missing' : c.missing === false ? ' (not missing)' : ''}`;
+}
+
+function formatModelConditions(forest: Pick<Forest, 'features' | 'splitRule'>, box: readonly FeatureInterval[], categories?: Categories): string[] {
   const byAttribute = new Map<string, { is?: Category; not: Category[]; notIndices: number[] }>();
   for (const interval of box) {
     const category = categories?.get(interval.feature);

@@ -1,0 +1,173 @@
+/**
+ * A leaf's box, said in the units of the data its user holds: a forest behind a StandardScaler
+ * splits at `num__age <= 0.623516`, which means `age <= 52.5` to the person who fitted the
+ * Pipeline. Each interval on a model feature is carried back through its recorded operations
+ * (./pipeline-input.ts) to a condition on the Pipeline's input column, and the conditions on one
+ * column are merged (`gender_Male <= 0.5` and `gender_Female > 0.5`: `gender = Female`).
+ *
+ * Bounds carried back through a scaler are the thresholds' images, rounded where they are shown:
+ * a statement about where the rows lie, not values to compute with. An interval whose operations
+ * cannot be carried back (a negative scale, an operation after a category test) stays as it was.
+ */
+import type { Category, ColumnOp, PipelineInput } from './pipeline-input';
+
+/** What a box says about one input column. */
+export interface ColumnCondition {
+  column: number;
+  /** Bounds on the value: `lower < x <= upper` (scikit-learn's rule; `lower <= x < upper` under `less`). */
+  lower?: number;
+  upper?: number;
+  /** The value is this category. */
+  is?: Category;
+  /** The value is none of these categories. */
+  not?: Category[];
+  /** The value is one of these (an OrdinalEncoder's range of codes). */
+  oneOf?: Category[];
+  /** true: the value is missing; false: it is not. Undefined: either. */
+  missing?: boolean;
+  /** The bounds or categories above also admit a missing value (an imputer fills it with one inside them). */
+  orMissing?: boolean;
+}
+
+export interface Interval {
+  feature: number;
+  lower?: number;
+  upper?: number;
+}
+
+/**
+ * The box's conditions per input column, in order of first use, and the intervals that could not
+ * be carried back (to be shown as they are).
+ */
+export function conditionsOnInput(input: PipelineInput, box: readonly Interval[], rule: 'less-or-equal' | 'less'): { columns: ColumnCondition[]; rest: Interval[] } {
+  const byColumn = new Map<number, ColumnCondition>();
+  const rest: Interval[] = [];
+  // "or missing" is worth saying only where training rows were missing: the columns an imputer's
+  // indicator marks (without one, an imputer fills columns that may never have had a gap).
+  const hadGaps = new Set(input.features.filter((f) => f.ops.some((op) => op.op === 'is-missing')).map((f) => f.input));
+  for (const interval of box) {
+    const source = input.features[interval.feature];
+    const condition = source && carryBack(source.ops, interval, rule);
+    if (!condition) {
+      rest.push(interval);
+      continue;
+    }
+    // An interval that excludes nothing on its column says nothing (and must not veto `orMissing`).
+    if (Object.keys(condition).length === 0) continue;
+    if (condition.orMissing && !hadGaps.has(source.input)) delete condition.orMissing;
+    const merged = byColumn.get(source.input);
+    byColumn.set(source.input, merged ? merge(merged, condition) : { column: source.input, ...condition });
+  }
+  return { columns: [...byColumn.values()], rest };
+}
+
+type Partial = Omit<ColumnCondition, 'column'>;
+
+/** The condition on the input value that puts the feature in the interval, or undefined. */
+function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-equal' | 'less'): Partial | undefined {
+  let lower = interval.lower;
+  let upper = interval.upper;
+  // Whether 0 and 1 lie in the interval (for the operations whose output is 0 or 1).
+  const holds = (v: number) => (lower === undefined || (rule === 'less' ? v >= lower : v > lower)) && (upper === undefined || (rule === 'less' ? v < upper : v <= upper));
+  let condition: Partial | undefined;
+  for (let k = ops.length - 1; k >= 0; k--) {
+    const op = ops[k];
+    if (condition) {
+      // Only an imputer can come before a category or missing test: it fills the missing values.
+      if (op.op !== 'impute') return undefined;
+      condition = imputed(condition, op.value);
+      continue;
+    }
+    switch (op.op) {
+      case 'add':
+      case 'subtract': {
+        const shift = op.op === 'add' ? -op.value : op.value;
+        lower = lower === undefined ? undefined : lower + shift;
+        upper = upper === undefined ? undefined : upper + shift;
+        break;
+      }
+      case 'multiply':
+      case 'divide': {
+        const factor = op.op === 'divide' ? op.value : 1 / op.value;
+        if (!(factor > 0) || !Number.isFinite(factor)) return undefined;
+        lower = lower === undefined ? undefined : lower * factor;
+        upper = upper === undefined ? undefined : upper * factor;
+        break;
+      }
+      case 'clip':
+        // Values below `low` become `low`: a lower bound under it excludes nothing; likewise above.
+        if (lower !== undefined && lower < op.low) lower = undefined;
+        if (upper !== undefined && upper >= op.high) upper = undefined;
+        break;
+      case 'greater': {
+        if (rule === 'less') return undefined; // Binarizer's `x > t` has scikit-learn's sides
+        const zero = holds(0);
+        const one = holds(1);
+        if (zero === one) return zero ? {} : undefined;
+        // x > t is 1: the lower bound t (exclusive), or the upper bound t (inclusive) for 0.
+        lower = one ? op.threshold : undefined;
+        upper = one ? undefined : op.threshold;
+        break;
+      }
+      case 'equals': {
+        const zero = holds(0);
+        const one = holds(1);
+        if (zero === one) return zero ? {} : undefined;
+        condition = one ? { is: op.category } : { not: [op.category] };
+        break;
+      }
+      case 'ordinal': {
+        const codes = op.categories.map((_, i) => i).filter((i) => holds(i));
+        if (codes.length === op.categories.length) return {};
+        condition = { oneOf: codes.map((i) => op.categories[i]) };
+        break;
+      }
+      case 'is-missing': {
+        const zero = holds(0);
+        const one = holds(1);
+        if (zero === one) return zero ? {} : undefined;
+        condition = { missing: one };
+        break;
+      }
+      case 'impute': {
+        // The imputed value lies in the bounds or not: a missing value is then admitted or not.
+        const fill = typeof op.value === 'number' ? op.value : undefined;
+        if (fill === undefined) return undefined;
+        const inside = (lower === undefined || (rule === 'less' ? fill >= lower : fill > lower)) && (upper === undefined || (rule === 'less' ? fill < upper : fill <= upper));
+        condition = { ...bounds(lower, upper), ...(inside ? { orMissing: true } : {}) };
+        break;
+      }
+    }
+  }
+  return condition ?? bounds(lower, upper);
+}
+
+function bounds(lower: number | undefined, upper: number | undefined): Partial {
+  return { ...(lower !== undefined ? { lower } : {}), ...(upper !== undefined ? { upper } : {}) };
+}
+
+/** A category or missing test behind an imputer: a missing value was given `fill`, so it passes when `fill` does. */
+function imputed(condition: Partial, fill: Category): Partial {
+  const same = (c: Category) => c === fill;
+  if (condition.missing !== undefined) return condition;
+  if (condition.is !== undefined) return same(condition.is) ? { ...condition, orMissing: true } : condition;
+  if (condition.oneOf) return condition.oneOf.some(same) ? { ...condition, orMissing: true } : condition;
+  if (condition.not) return condition.not.some(same) ? { ...condition, missing: false } : condition;
+  return condition;
+}
+
+/** Both conditions on one column. */
+function merge(a: ColumnCondition, b: Partial): ColumnCondition {
+  const out: ColumnCondition = { ...a };
+  if (b.lower !== undefined) out.lower = out.lower === undefined ? b.lower : Math.max(out.lower, b.lower);
+  if (b.upper !== undefined) out.upper = out.upper === undefined ? b.upper : Math.min(out.upper, b.upper);
+  if (b.is !== undefined) out.is = b.is;
+  if (b.not) out.not = [...(out.not ?? []), ...b.not];
+  if (b.oneOf) out.oneOf = out.oneOf ? out.oneOf.filter((c) => b.oneOf!.includes(c)) : b.oneOf;
+  if (b.missing !== undefined) out.missing = b.missing;
+  // A missing value passes only when every condition admits it.
+  out.orMissing = (a.orMissing ?? false) && (b.orMissing ?? false) ? true : undefined;
+  if (!out.orMissing) delete out.orMissing;
+  if (out.is !== undefined) delete out.not;
+  return out;
+}
