@@ -46,6 +46,7 @@ function assertSameValues(actual: readonly (readonly (number | null)[])[], want:
 describe("a CSV of the Pipeline's input", () => {
   for (const [name, csv, label, matchedBy] of [
     ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke', 'name'],
+    ['stroke_infrequent', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
     ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
   ] as const) {
@@ -151,6 +152,7 @@ function meets(c: ColumnCondition, text: string): boolean {
 describe("a leaf's box in the Pipeline's input columns", () => {
   for (const [name, csv, label] of [
     ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke'],
+    ['stroke_infrequent', 'stroke_pipeline.train.csv', 'stroke'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome'],
   ] as const) {
     it(`${name}: every training row in a leaf meets the leaf's conditions on its raw columns`, async () => {

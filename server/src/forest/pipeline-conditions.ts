@@ -42,9 +42,6 @@ export interface Interval {
 export function conditionsOnInput(input: PipelineInput, box: readonly Interval[], rule: 'less-or-equal' | 'less'): { columns: ColumnCondition[]; rest: Interval[] } {
   const byColumn = new Map<number, ColumnCondition>();
   const rest: Interval[] = [];
-  // "or missing" is worth saying only where training rows were missing: the columns an imputer's
-  // indicator marks (without one, an imputer fills columns that may never have had a gap).
-  const hadGaps = new Set(input.features.filter((f) => f.ops.some((op) => op.op === 'is-missing')).map((f) => f.input));
   for (const interval of box) {
     const source = input.features[interval.feature];
     const condition = source && carryBack(source.ops, interval, rule);
@@ -54,7 +51,8 @@ export function conditionsOnInput(input: PipelineInput, box: readonly Interval[]
     }
     // An interval that excludes nothing on its column says nothing (and must not veto `orMissing`).
     if (Object.keys(condition).length === 0) continue;
-    if (condition.orMissing && !hadGaps.has(source.input)) delete condition.orMissing;
+    // "or missing" stays even where no training row may have had a gap: without an indicator the
+    // file cannot tell, and leaving it out would describe rows with a gap as outside the leaf.
     const merged = byColumn.get(source.input);
     byColumn.set(source.input, merged ? merge(merged, condition) : { column: source.input, ...condition });
   }
@@ -114,6 +112,15 @@ function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-
         const one = holds(1);
         if (zero === one) return zero ? {} : undefined;
         condition = one ? { is: op.category } : { not: [op.category] };
+        break;
+      }
+      case 'one-of':
+      case 'none-of': {
+        const zero = holds(0);
+        const one = holds(1);
+        if (zero === one) return zero ? {} : undefined;
+        // 1 for one of the listed categories (one-of) or for none of them (none-of).
+        condition = one === (op.op === 'one-of') ? { oneOf: op.categories } : { not: op.categories };
         break;
       }
       case 'ordinal': {

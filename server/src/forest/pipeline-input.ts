@@ -28,6 +28,10 @@ export const ColumnOpSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('is-missing'), missing: Category }),
   /** One OneHotEncoder column: 1 when the value is `category`, else 0 (unknown categories give 0). */
   z.object({ op: z.literal('equals'), category: Category }),
+  /** OneHotEncoder's column for infrequent categories: 1 when the value is one of `categories`, else 0. */
+  z.object({ op: z.literal('one-of'), categories: z.array(Category) }),
+  /** The same with handle_unknown='infrequent_if_exist': 1 unless the value is one of the frequent `categories`. */
+  z.object({ op: z.literal('none-of'), categories: z.array(Category) }),
   /** OrdinalEncoder: the category's position; `unknown` for one not listed (absent: the row is refused, as scikit-learn refuses it). */
   z.object({ op: z.literal('ordinal'), categories: z.array(Category), unknown: z.number().optional() }),
   /** Binarizer: 1 when the value is above `threshold`, else 0. */
@@ -94,6 +98,10 @@ function applyOp(op: ColumnOp, cell: Cell): Cell | undefined {
       return isMissing(cell, op.missing) ? 1 : 0;
     case 'equals':
       return sameCategory(cell, op.category) ? 1 : 0;
+    case 'one-of':
+      return op.categories.some((category) => sameCategory(cell, category)) ? 1 : 0;
+    case 'none-of':
+      return op.categories.some((category) => sameCategory(cell, category)) ? 0 : 1;
     case 'ordinal': {
       const at = op.categories.findIndex((category) => sameCategory(cell, category));
       return at >= 0 ? at : op.unknown;

@@ -226,9 +226,13 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
 function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[]): StepFeature[] | undefined {
   const categories = seqItems(state.get('categories_'));
   if (!categories || categories.length !== inputs.length) return undefined;
-  // Infrequent categories merge into one column named `<input>_infrequent_sklearn`; not followed.
-  const infrequent = state.get('_infrequent_enabled');
-  if (infrequent === true) return undefined;
+  // Infrequent categories (min_frequency, max_categories) merge into one last column per input,
+  // `<input>_infrequent_sklearn`: `_infrequent_indices[i]` lists them (None: none for that input).
+  let infrequent: (Set<number> | undefined)[] | undefined;
+  if (state.get('_infrequent_enabled') === true) {
+    infrequent = infrequentIndices(state.get('_infrequent_indices'), inputs.length);
+    if (!infrequent) return undefined;
+  }
   const dropValue = state.get('drop_idx_');
   let drop: (number | undefined)[] | undefined;
   if (dropValue !== undefined && dropValue !== null) {
@@ -239,10 +243,16 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
       return undefined;
     }
     if (drop.length !== inputs.length) return undefined;
+    // Dropping with infrequent categories counts drop_idx_ over the merged columns: not followed.
+    if (infrequent) return undefined;
   }
-  const exact = asString(state.get('handle_unknown')) === 'error' && !drop;
+  const handleUnknown = asString(state.get('handle_unknown'));
   const out: StepFeature[] = [];
   for (let i = 0; i < categories.length; i++) {
+    const rare = infrequent?.[i];
+    // Every row the encoder saw has exactly one 1 when an unseen category is refused, or goes to
+    // the infrequent column (infrequent_if_exist, when the input has one).
+    const exact = !drop && (handleUnknown === 'error' || (handleUnknown === 'infrequent_if_exist' && rare !== undefined));
     const group: OneHotGroup = { exact };
     let array;
     try {
@@ -251,11 +261,37 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
       return undefined;
     }
     const float = array.dtype.kind === 'f';
-    array.values().forEach((category, k) => {
-      if (drop?.[i] === k) return;
+    const values = array.values();
+    values.forEach((category, k) => {
+      if (drop?.[i] === k || rare?.has(k)) return;
       const ops: ColumnOp[] = [{ op: 'equals', category: toCategory(category as PyValue) }];
       out.push({ name: `${inputs[i].name}_${pythonStr(category as PyValue, float)}`, binary: true, group, ...followed(inputs[i], ops) });
     });
+    if (rare) {
+      const listed = (keep: boolean) => values.filter((_, k) => rare.has(k) === keep).map((c) => toCategory(c as PyValue));
+      // With infrequent_if_exist an unseen category is infrequent too: 1 unless a frequent one.
+      const op: ColumnOp = handleUnknown === 'infrequent_if_exist' ? { op: 'none-of', categories: listed(false) } : { op: 'one-of', categories: listed(true) };
+      out.push({ name: `${inputs[i].name}_infrequent_sklearn`, binary: true, group, ...followed(inputs[i], [op]) });
+    }
+  }
+  return out;
+}
+
+/** `_infrequent_indices`: per input, the indices of its infrequent categories, or None. */
+function infrequentIndices(value: PyValue | undefined, n: number): (Set<number> | undefined)[] | undefined {
+  const items = seqItems(value);
+  if (!items || items.length !== n) return undefined;
+  const out: (Set<number> | undefined)[] = [];
+  for (const item of items) {
+    if (item === null) {
+      out.push(undefined);
+      continue;
+    }
+    try {
+      out.push(new Set(Array.from(arrayOrThrow(item, '_infrequent_indices').numbers())));
+    } catch {
+      return undefined;
+    }
   }
   return out;
 }
