@@ -16,6 +16,10 @@ import { forEachLeaf, leafOf, pathBox } from '../../server/src/forest/structure'
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
+import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
+import { containsRow } from '../support/numeric-truth';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 
 const DIR = join(FIXTURES, 'pipeline-inputs');
 const CLI = join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
@@ -62,6 +66,24 @@ describe("a CSV of the Pipeline's input", () => {
       assert.equal(fit.aligned.matchedBy, matchedBy);
       assert.equal(fit.aligned.throughPipeline, true);
       assertSameValues(fit.aligned.rows.map((row) => row.values), want);
+    });
+  }
+
+  for (const name of ['stroke_pipeline', 'stroke_infrequent']) {
+    it(`${name}: certified rows, with the encoder's groups, each hold a distinct training row (the raw CSV as the truth)`, async () => {
+      const file = join(DIR, `${name}.joblib`);
+      const forest = await forestOf(name);
+      assert.ok((forest.featureGroups ?? []).length >= 2, 'the one-hot groups are read');
+      const fit = alignTrainingData(await readTrainingData(join(DIR, 'stroke_pipeline.train.csv'), 'stroke'), forest);
+      assert.ok(fit.ok);
+      // The trees compare float32 values.
+      const truth = fit.aligned.rows.map((row) => ({ values: row.values.map((v) => Math.fround(v as number)), label: row.label as number }));
+      const declared = await declaredGroupsFor(file, forest);
+      const result = await reconstruct(forest, { budgetMs: 5_000, groups: declared.groups });
+      const certified = result.reconstruction.filter((row) => row.certified);
+      assert.ok(certified.length > 0, 'nothing certified');
+      const matching = maximumMatching(certified.map((row) => truth.flatMap((t, i) => (containsRow(row, t) ? [i] : []))), truth.length);
+      assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)} has no training row of its own`);
     });
   }
 
