@@ -6,7 +6,9 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { parseCsv } from '../../server/src/util/csv';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { alignTrainingData, readTrainingData, type TrainingData } from '../../server/src/evaluate/training-data';
@@ -86,6 +88,44 @@ describe("a CSV of the Pipeline's input", () => {
       assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)} has no training row of its own`);
     });
   }
+
+  it("--emit-reconstruction writes a Pipeline's rows in its input columns; every certified row's bounds and categories hold a distinct training row", async (t) => {
+    const dir = mkdtempSync(join(tmpdir(), 'mpl-pipeline-emit-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    const out = join(dir, 'rows.csv');
+    const train = join(DIR, 'stroke_pipeline.train.csv');
+    const run = spawnSync(process.execPath, [CLI, join(DIR, 'stroke_pipeline.joblib'), '--training-data', train, '--label', 'stroke', '--emit-reconstruction', out, '--budget', '5', '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });
+    assert.equal(run.status, 0, run.stderr);
+    const forest = await forestOf('stroke_pipeline');
+    const input = forest.pipelineInput!;
+    const [header, ...rows] = parseCsv(readFileSync(out, 'utf8'));
+    const truth = await readTrainingData(train, 'stroke');
+    // The Pipeline's columns (the id too, never read, so empty), each numeric one with its bounds.
+    assert.deepEqual(header.filter((h) => !h.includes('.')), [...input.columns, 'stroke', 'certified']);
+    for (const name of ['age', 'bmi', 'avg_glucose_level']) for (const end of ['low', 'high']) assert.ok(header.includes(`${name}.${end}`));
+    for (const name of ['gender', 'work_type', 'smoking_status']) assert.ok(header.includes(`${name}.categories`));
+    assert.ok(rows.some((row) => /^[A-Za-z]/.test(row[header.indexOf('gender')])), 'categories are written as text');
+    // A missing true value passes where the column's imputer fills it with a value inside the bounds.
+    const fills = new Map(input.features.flatMap((f) => f.ops.flatMap((op) => (op.op === 'impute' && typeof op.value === 'number' ? [[input.columns[f.input], op.value] as const] : []))));
+    const holds = (claim: string[], trueRow: string[]) =>
+      claim[header.indexOf('stroke')] === trueRow[truth.header.indexOf('stroke')] &&
+      input.columns.every((name) => {
+        const text = trueRow[truth.header.indexOf(name)].trim();
+        const missing = text === '' || text === 'N/A';
+        const low = header.includes(`${name}.low`) ? claim[header.indexOf(`${name}.low`)] : '';
+        const high = header.includes(`${name}.high`) ? claim[header.indexOf(`${name}.high`)] : '';
+        const value = missing ? fills.get(name) : Number(text);
+        if ((low !== '' || high !== '') && value === undefined) return false;
+        if (low !== '' && !(value! > Number(low))) return false;
+        if (high !== '' && !(value! <= Number(high))) return false;
+        const allowed = header.includes(`${name}.categories`) ? claim[header.indexOf(`${name}.categories`)] : '';
+        return allowed === '' || allowed.split('|').includes(text);
+      });
+    const certified = rows.filter((row) => row[header.indexOf('certified')] === 'true');
+    assert.ok(certified.length > 100, `${certified.length} certified`);
+    const matching = maximumMatching(certified.map((claim) => truth.rows.flatMap((row, i) => (holds(claim, row) ? [i] : []))), truth.rows.length);
+    assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)}: ${certified[firstUnmatched(matching)]?.join(',')} holds no training row of its own`);
+  });
 
   it("a CSV of the model's own columns is still read as they are, by name", async () => {
     const forest = await forestOf('stroke_pipeline');

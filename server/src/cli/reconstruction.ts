@@ -19,6 +19,7 @@ import { alignTrainingData, type AlignedTrainingData, type TrainingData } from '
 import { evaluateAgainstTruth } from '../evaluate/evaluation';
 import { adviseForModel } from './advisor';
 import { DEFAULT_LABEL_COLUMN, intervalFeatures, reconstructionCsv } from '../report/reconstruction-csv';
+import { inputReconstructionCsv } from '../report/reconstruction-input-csv';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse, type FeatureUse } from '../report/build';
 import type { TimelinePoint } from '../report/model';
@@ -167,13 +168,15 @@ async function emit(report: FileReport, forest: Forest, result: ReconstructionRe
     label: aligned ? options.trainingData!.labelColumn : DEFAULT_LABEL_COLUMN,
     numeric: intervalFeatures(forest),
   };
+  // A Pipeline's model: the rows in the columns the Pipeline was fitted on, in their own units.
+  const input = forest.pipelineInput?.features.length === forest.features.length ? forest.pipelineInput : undefined;
   try {
-    await fs.writeFile(path, reconstructionCsv(result.reconstruction, columns));
+    await fs.writeFile(path, input ? inputReconstructionCsv(result.reconstruction, { splitRule: forest.splitRule, pipelineInput: input }, columns.label) : reconstructionCsv(result.reconstruction, columns));
   } catch (error) {
     options.log(`${report.path}: cannot write ${path} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
     return false;
   }
   const certified = result.reconstruction.filter((row) => row.certified).length;
-  options.log(`${report.path}: reconstruction written to ${path} (${result.reconstruction.length} rows, ${certified} certified)`);
+  options.log(`${report.path}: reconstruction written to ${path} (${result.reconstruction.length} rows, ${certified} certified${input ? ", in the Pipeline's input columns" : ''})`);
   return true;
 }

@@ -57,7 +57,10 @@ export async function readTrainingData(path: string, labelColumn: string): Promi
 export interface AlignedTrainingData {
   /** The true rows: one value per model feature, in the model's order, and the label. */
   rows: EvaluatedRow[];
-  /** The column used for each model feature. */
+  /**
+   * The column used for each model feature; through a Pipeline, the model's own feature names
+   * (a feature is then computed from an input column, and several may come from one).
+   */
   featureColumns: string[];
   matchedBy: 'name' | 'position';
   /** The CSV held the Pipeline's input, turned into the model's values by its fitted steps. */
@@ -87,10 +90,10 @@ export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'feat
   // The Pipeline's input by name (a DataFrame's columns), then the model's own features by name,
   // then by position: the Pipeline's input when the count fits it, else the model's features.
   if (input && !hasNumberedNames(input.columns.map((name) => ({ name }))) && hasAll(input.columns)) {
-    return throughPipeline(data, input, input.columns.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
+    return throughPipeline(data, forest, input, input.columns.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
   }
   if (hasAll(names)) return directly(data, names.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
-  if (input && others.length === input.columns.length) return throughPipeline(data, input, others, labelIndex, 'position', classes);
+  if (input && others.length === input.columns.length) return throughPipeline(data, forest, input, others, labelIndex, 'position', classes);
   if (hasDefaultFeatureNames(forest)) {
     if (others.length !== names.length) {
       return {
@@ -124,7 +127,7 @@ function directly(data: TrainingData, columns: number[], labelIndex: number, mat
 }
 
 /** The CSV's columns as the Pipeline's input (`columns[k]` holds input column k), through its steps. */
-function throughPipeline(data: TrainingData, input: PipelineInput, columns: number[], labelIndex: number, matchedBy: AlignedTrainingData['matchedBy'], classes: Classes): Fit {
+function throughPipeline(data: TrainingData, forest: Pick<Forest, 'features'>, input: PipelineInput, columns: number[], labelIndex: number, matchedBy: AlignedTrainingData['matchedBy'], classes: Classes): Fit {
   const rows: EvaluatedRow[] = [];
   for (let r = 0; r < data.rows.length; r++) {
     const row = data.rows[r];
@@ -135,7 +138,7 @@ function throughPipeline(data: TrainingData, input: PipelineInput, columns: numb
     }
     rows.push({ values: out.values, label: labelOf(row[labelIndex], classes) });
   }
-  return { ok: true, aligned: { rows, featureColumns: input.features.map((f) => data.header[columns[f.input]]), matchedBy, throughPipeline: true } };
+  return { ok: true, aligned: { rows, featureColumns: forest.features.map((f) => f.name), matchedBy, throughPipeline: true } };
 }
 
 /** The model's `pipelineInput` when it describes every feature from existing columns (a hand-written *.forest.json may not). */

@@ -27,6 +27,12 @@ export interface ColumnCondition {
   missing?: boolean;
   /** The bounds or categories above also admit a missing value (an imputer fills it with one inside them). */
   orMissing?: boolean;
+  /**
+   * How far the bounds may be from the exact edge of what the tree admits: a tree compares the
+   * transformed value rounded to float32, and carrying a threshold back through a scaler rounds
+   * too. Bounds widened by it hold every value the leaf admits.
+   */
+  slack?: number;
 }
 
 export interface Interval {
@@ -65,6 +71,8 @@ type Partial = Omit<ColumnCondition, 'column'>;
 function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-equal' | 'less'): Partial | undefined {
   let lower = interval.lower;
   let upper = interval.upper;
+  // float32 rounding of the compared value (half an ulp is 2^-24 relative; twice that for safety).
+  let slack = 2 ** -23 * Math.max(Math.abs(lower ?? 0), Math.abs(upper ?? 0));
   // Whether 0 and 1 lie in the interval (for the operations whose output is 0 or 1).
   const holds = (v: number) => (lower === undefined || (rule === 'less' ? v >= lower : v > lower)) && (upper === undefined || (rule === 'less' ? v < upper : v <= upper));
   let condition: Partial | undefined;
@@ -82,6 +90,7 @@ function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-
         const shift = op.op === 'add' ? -op.value : op.value;
         lower = lower === undefined ? undefined : lower + shift;
         upper = upper === undefined ? undefined : upper + shift;
+        slack += 2 ** -50 * (Math.abs(shift) + Math.max(Math.abs(lower ?? 0), Math.abs(upper ?? 0)));
         break;
       }
       case 'multiply':
@@ -90,6 +99,7 @@ function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-
         if (!(factor > 0) || !Number.isFinite(factor)) return undefined;
         lower = lower === undefined ? undefined : lower * factor;
         upper = upper === undefined ? undefined : upper * factor;
+        slack = slack * factor + 2 ** -50 * Math.max(Math.abs(lower ?? 0), Math.abs(upper ?? 0));
         break;
       }
       case 'clip':
@@ -105,6 +115,7 @@ function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-
         // x > t is 1: the lower bound t (exclusive), or the upper bound t (inclusive) for 0.
         lower = one ? op.threshold : undefined;
         upper = one ? undefined : op.threshold;
+        slack = 0; // Binarizer compares the float64 value itself
         break;
       }
       case 'equals': {
@@ -141,16 +152,17 @@ function carryBack(ops: readonly ColumnOp[], interval: Interval, rule: 'less-or-
         const fill = typeof op.value === 'number' ? op.value : undefined;
         if (fill === undefined) return undefined;
         const inside = (lower === undefined || (rule === 'less' ? fill >= lower : fill > lower)) && (upper === undefined || (rule === 'less' ? fill < upper : fill <= upper));
-        condition = { ...bounds(lower, upper), ...(inside ? { orMissing: true } : {}) };
+        condition = { ...bounds(lower, upper, slack), ...(inside ? { orMissing: true } : {}) };
         break;
       }
     }
   }
-  return condition ?? bounds(lower, upper);
+  return condition ?? bounds(lower, upper, slack);
 }
 
-function bounds(lower: number | undefined, upper: number | undefined): Partial {
-  return { ...(lower !== undefined ? { lower } : {}), ...(upper !== undefined ? { upper } : {}) };
+function bounds(lower: number | undefined, upper: number | undefined, slack: number): Partial {
+  if (lower === undefined && upper === undefined) return {};
+  return { ...(lower !== undefined ? { lower } : {}), ...(upper !== undefined ? { upper } : {}), slack };
 }
 
 /** A category or missing test behind an imputer: a missing value was given `fill`, so it passes when `fill` does. */
@@ -172,6 +184,7 @@ function merge(a: ColumnCondition, b: Partial): ColumnCondition {
   if (b.not) out.not = [...(out.not ?? []), ...b.not];
   if (b.oneOf) out.oneOf = out.oneOf ? out.oneOf.filter((c) => b.oneOf!.includes(c)) : b.oneOf;
   if (b.missing !== undefined) out.missing = b.missing;
+  if (b.slack !== undefined) out.slack = Math.max(out.slack ?? 0, b.slack);
   // A missing value passes only when every condition admits it.
   out.orMissing = (a.orMissing ?? false) && (b.orMissing ?? false) ? true : undefined;
   if (!out.orMissing) delete out.orMissing;

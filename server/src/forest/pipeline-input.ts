@@ -44,6 +44,12 @@ export const PipelineInputSchema = z.object({
   columns: z.array(z.string()),
   /** One per model feature: the input column it comes from (an index into `columns`) and the operations applied to it. */
   features: z.array(z.object({ input: z.number().int().nonnegative(), ops: z.array(ColumnOpSchema) })),
+  /**
+   * Every category an encoder knows for an input column (OneHotEncoder's `categories_[i]`, a
+   * dropped one included; OrdinalEncoder's), so that what a box excludes can be said as what it
+   * allows. Absent for columns no encoder reads.
+   */
+  categories: z.array(z.object({ column: z.number().int().nonnegative(), values: z.array(Category) })).optional(),
 });
 export type PipelineInput = z.infer<typeof PipelineInputSchema>;
 

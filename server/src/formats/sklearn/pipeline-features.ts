@@ -19,7 +19,7 @@
  * into the model's values (forest/pipeline-input.ts). A step whose operations are not known
  * (PowerTransformer, Normalizer) still names its features; they just have no source.
  */
-import type { ColumnOp, PipelineInput } from '../../forest/pipeline-input';
+import type { Category, ColumnOp, PipelineInput } from '../../forest/pipeline-input';
 import { type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, labelOf } from './decode-helpers';
 import { namedEntries } from './find-models';
@@ -71,12 +71,13 @@ const MAX_FEATURES = 1_000_000;
  * inputs are its `feature_names_in_`, or `x0..` for its `n_features_in_`.
  */
 export function pipelineFeatures(steps: readonly PyValue[]): { features: StepFeature[]; pipelineInput?: PipelineInput } | undefined {
-  const walk: Walk = { visits: 0 };
+  const walk: Walk = { visits: 0, categories: new Map() };
   const features = chain(steps, undefined, walk, 0);
   if (!features) return undefined;
   const sources = features.map((f) => f.source);
   if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features };
-  return { features, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'] } };
+  const categories = [...walk.categories].map(([column, values]) => ({ column, values }));
+  return { features, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'], ...(categories.length ? { categories } : {}) } };
 }
 
 /** Steps looked at in one naming: a hostile file's shared or cyclic steps (the pickle's memo) end here. */
@@ -84,6 +85,8 @@ interface Walk {
   visits: number;
   /** The columns the first step that read the Pipeline's input was given. */
   inputColumns?: string[];
+  /** The categories encoders know per input column (when they read it unchanged but for an imputer). */
+  categories: Map<number, Category[]>;
 }
 
 function chain(steps: readonly PyValue[], inputs: StepFeature[] | undefined, walk: Walk, depth: number): StepFeature[] | undefined {
@@ -116,17 +119,28 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
     case 'FeatureUnion':
       return named && featureUnion(state, named, walk, depth);
     case 'OneHotEncoder':
-      return named && oneHot(state, named);
+      return named && oneHot(state, named, walk);
     case 'SimpleImputer':
       return named && imputer(state, named);
   }
   if (!named) return undefined;
   const ops = ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer' ? oneToOneOps(cls.name, state, named.length) : undefined;
   // (Scaled, a one-hot column is neither 0/1 nor part of a group whose ones add up to one.)
+  if (cls.name === 'OrdinalEncoder') {
+    named.forEach((f, i) => {
+      const op = ops?.[i]?.[0];
+      if (op?.op === 'ordinal') recordCategories(walk, f, op.categories);
+    });
+  }
   if (ONE_TO_ONE.has(cls.name)) return named.map((f, i) => ({ name: f.name, ...followed(f, ops?.[i]) }));
   // Binarizer: every column 0 or 1 (above its threshold or not).
   if (cls.name === 'Binarizer') return named.map((f, i) => ({ name: f.name, binary: true, ...followed(f, ops?.[i]) }));
   return undefined;
+}
+
+/** An encoder's categories for the input column the feature is, when it is that column (an imputer aside). */
+function recordCategories(walk: Walk, feature: StepFeature, categories: Category[]): void {
+  if (feature.source && feature.source.ops.every((op) => op.op === 'impute')) walk.categories.set(feature.source.input, categories);
 }
 
 /** The feature's source with `ops` applied after what it had, or nothing when either is unknown. */
@@ -223,7 +237,7 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
 }
 
 /** `<input>_<category>` for every category kept (less the dropped one per feature, `drop_idx_`). */
-function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[]): StepFeature[] | undefined {
+function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], walk: Walk): StepFeature[] | undefined {
   const categories = seqItems(state.get('categories_'));
   if (!categories || categories.length !== inputs.length) return undefined;
   // Infrequent categories (min_frequency, max_categories) merge into one last column per input,
@@ -262,6 +276,7 @@ function oneHot(state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFe
     }
     const float = array.dtype.kind === 'f';
     const values = array.values();
+    recordCategories(walk, inputs[i], values.map((c) => toCategory(c as PyValue)));
     values.forEach((category, k) => {
       if (drop?.[i] === k || rare?.has(k)) return;
       const ops: ColumnOp[] = [{ op: 'equals', category: toCategory(category as PyValue) }];
