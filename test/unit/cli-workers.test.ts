@@ -59,7 +59,10 @@ test('a model that exhausts the worker ceiling fails alone: the others are repor
   for (const name of ['diabetes_forest.joblib', 'private_stump.forest.json']) {
     const file = byName(files, name);
     const expected = byName(reference, name);
-    assert.deepEqual(rules(file), rules(expected), `${name}: the same findings as without the tight ceiling`);
+    // The reconstruction's own finding keeps its rule; its severity follows how far a 3 s budget
+    // got on a loaded machine (the boxes' median width), which two runs need not share.
+    const timeFree = (list: string[]) => list.map((r) => (r.startsWith('reconstructable-training-set:') ? 'reconstructable-training-set' : r));
+    assert.deepEqual(timeFree(rules(file)), timeFree(rules(expected)), `${name}: the same findings as without the tight ceiling`);
     assert.equal(file.recoverability?.status, expected.recoverability?.status, name);
     assert.equal(file.recoverability?.certifiedRows, expected.recoverability?.certifiedRows, name);
   }
