@@ -53,6 +53,7 @@ describe("a CSV of the Pipeline's input", () => {
   for (const [name, csv, label, matchedBy] of [
     ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_infrequent', 'stroke_pipeline.train.csv', 'stroke', 'name'],
+    ['stroke_smote', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
     ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
   ] as const) {
@@ -125,6 +126,19 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(certified.length > 100, `${certified.length} certified`);
     const matching = maximumMatching(certified.map((claim) => truth.rows.flatMap((row, i) => (holds(claim, row) ? [i] : []))), truth.rows.length);
     assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)}: ${certified[firstUnmatched(matching)]?.join(',')} holds no training row of its own`);
+  });
+
+  it('an imbalanced-learn Pipeline: pandas Index columns and SMOTE are followed, read without a warning, and the one-hot columns are not trusted as 0/1', async () => {
+    const report = await lintFile(join(DIR, 'stroke_smote.joblib'), { keepForest: true });
+    const forest = report.forest!;
+    // Named through the ColumnTransformer whose columns are pandas Index objects (they used to give x0..).
+    assert.ok(forest.features.some((f) => f.name === 'cat__gender_Male'), forest.features.map((f) => f.name).join(' '));
+    // pandas' Index reconstruction and imblearn's classes are allowed globals.
+    assert.ok(!report.findings.some((f) => f.rule === 'unknown-pickle-global' || f.rule === 'unsafe-pickle'), report.findings.map((f) => f.rule).join(' '));
+    // SMOTE interpolated between rows: neither 0/1 columns nor one-hot groups are claimed.
+    assert.equal(forest.featureGroups, undefined);
+    assert.ok(forest.features.every((f) => f.kind !== 'binary'));
+    assert.ok(report.notes.some((n) => /resamples the rows before the model \(SMOTE\)/.test(n)), report.notes.join(' | '));
   });
 
   it("a CSV of the model's own columns is still read as they are, by name", async () => {

@@ -74,6 +74,18 @@ const EXACT = new Set<string>([
   'xgboost.sklearn.XGBRFRegressor',
   'xgboost.sklearn.XGBRanker',
   'xgboost.core.Booster',
+  // pandas Index objects (a ColumnTransformer's columns given as `X.select_dtypes(...).columns`):
+  // _new_Index(cls, d) builds the index from the data in d; the class is checked separately.
+  'pandas.core.indexes.base._new_Index',
+  'pandas.core.indexes.base.Index',
+  'pandas.Index',
+  'pandas.core.indexes.range.RangeIndex',
+  'pandas.core.indexes.numeric.Int64Index',
+  'pandas.core.indexes.numeric.Float64Index',
+  // scikit-learn's Cython reconstructors, `newObj(obj)`: `obj.__new__(obj)` (a KD-tree kept by SMOTE).
+  'sklearn.neighbors._kd_tree.newObj',
+  'sklearn.neighbors._ball_tree.newObj',
+  'sklearn.metrics._dist_metrics.newObj',
   'numpy.ma.core._mareconstruct',
   'numpy.ma.core.MaskedArray',
   'numpy.ma.MaskedArray',
@@ -141,6 +153,10 @@ export function isAllowedGlobal(module: string, name: string): boolean {
     if (module.startsWith('sklearn.externals.')) return module === 'sklearn.externals.joblib.numpy_pickle' && name.endsWith('ArrayWrapper');
     return true;
   }
+  // imbalanced-learn (scikit-learn-contrib): its Pipeline and its samplers (SMOTE,
+  // RandomUnderSampler, ...) are scikit-learn estimators by the same conventions, parameters in
+  // __init__ and fitted state set by __setstate__.
+  if (module.startsWith('imblearn.') && CLASS_NAME.test(name)) return true;
   // Cython's generated __pyx_unpickle_<Type>(type, checksum, state) for sklearn's extension types
   // (HistGradientBoosting's loss): checks the checksum, calls <Type>.__new__(type) and sets the
   // state; `type` is a global of its own, checked separately.

@@ -7,7 +7,7 @@
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
-import { pipelineFeatures, type OneHotGroup } from './pipeline-features';
+import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
 
@@ -39,7 +39,8 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
     try {
       const decoded = found.decode(found.value, found.cls);
       const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
-      models.push({ ...(preceding ? namedByPipeline(decoded, preceding) : decoded), location: found.location, estimator: found.cls.name });
+      const named = preceding ? withResamplingNote(namedByPipeline(decoded, preceding), preceding) : decoded;
+      models.push({ ...named, location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -91,6 +92,23 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
       ...decoded.notes,
       `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
       ...(pipelineInput ? [inputNote(pipelineInput)] : []),
+    ],
+  };
+}
+
+/**
+ * A sampler before the model (SMOTE, RandomUnderSampler) fitted it on rows that are not the
+ * training data as given: the counts, and so the rebuilt rows, include the synthetic rows an
+ * over-sampler made, and leave out the rows an under-sampler dropped.
+ */
+function withResamplingNote(decoded: Decoded, preceding: PyValue[]): Decoded {
+  const samplers = resamplingSteps(preceding);
+  if (samplers.length === 0) return decoded;
+  return {
+    ...decoded,
+    notes: [
+      ...decoded.notes,
+      `the Pipeline resamples the rows before the model (${samplers.join(', ')}): the model was fitted on the resampled rows, so the training rows it reveals include the synthetic rows an over-sampler made and leave out the rows an under-sampler dropped`,
     ],
   };
 }

@@ -20,7 +20,7 @@
  * (PowerTransformer, Normalizer) still names its features; they just have no source.
  */
 import type { Category, ColumnOp, PipelineInput } from '../../forest/pipeline-input';
-import { type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
+import { PyCall, PyDict, type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, labelOf } from './decode-helpers';
 import { namedEntries } from './find-models';
 import { categoriesOf, oneToOneOps, toCategory } from './pipeline-ops';
@@ -106,6 +106,16 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   const cls = classOf(step);
   const state = stateDict(step);
   if (!cls || !state) return undefined;
+  // imbalanced-learn's samplers act only while fitting: at transform time a row passes unchanged.
+  // But the model was fitted on their output: SMOTE and its kin interpolate between rows, so a
+  // one-hot column is no longer 0 or 1 in every row the model saw, nor its group exactly one.
+  if (isSampler(cls)) {
+    const passed = inputs ?? inputNames(step);
+    // Random over-sampling repeats rows and under-samplers keep a subset, but ClusterCentroids
+    // replaces rows by k-means centroids.
+    const copies = cls!.name === 'RandomOverSampler' || (cls!.module.startsWith('imblearn.under_sampling') && cls!.name !== 'ClusterCentroids');
+    return copies ? passed : passed?.map(({ name, source }) => ({ name, ...(source ? { source } : {}) }));
+  }
   let named = inputs;
   if (!named) {
     named = inputNames(step);
@@ -136,6 +146,16 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   // Binarizer: every column 0 or 1 (above its threshold or not).
   if (cls.name === 'Binarizer') return named.map((f, i) => ({ name: f.name, binary: true, ...followed(f, ops?.[i]) }));
   return undefined;
+}
+
+/** An imbalanced-learn sampler (SMOTE, RandomUnderSampler, SMOTEENN, ...): a step that resamples the training rows. */
+function isSampler(cls: { module: string; name: string } | undefined): boolean {
+  return !!cls && /^imblearn\.(over_sampling|under_sampling|combine)(\.|$)/.test(cls.module);
+}
+
+/** The samplers among a Pipeline's steps before a model (imbalanced-learn's), by class name. */
+export function resamplingSteps(steps: readonly PyValue[]): string[] {
+  return steps.map((step) => classOf(step)).filter(isSampler).map((cls) => cls!.name);
 }
 
 /** An encoder's categories for the input column the feature is, when it is that column (an imputer aside). */
@@ -214,6 +234,8 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
       return undefined;
     }
   }
+  // `X.select_dtypes(...).columns`: a pandas Index, pickled as _new_Index(cls, {'data': array, ...}).
+  if (!items) items = pandasIndexValues(columns);
   if (!items) items = [columns];
   if (items.length > 0 && items.every((v) => typeof v === 'boolean')) {
     if (items.length !== inputs.length) return undefined;
@@ -234,6 +256,20 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
     }
   }
   return picked;
+}
+
+/** The values of a pickled pandas Index (`_new_Index(Index, {'data': array, 'name': ...})`), else undefined. */
+function pandasIndexValues(v: PyValue): PyValue[] | undefined {
+  const cls = classOf(v);
+  if (!(v instanceof PyCall) || cls?.name !== '_new_Index' || !cls.module.startsWith('pandas.')) return undefined;
+  const data = seqItems(v.args)?.[1];
+  const array = data instanceof PyDict ? data.get('data') : undefined;
+  if (!isArray(array)) return undefined;
+  try {
+    return arrayOrThrow(array, 'pandas Index data').values() as PyValue[];
+  } catch {
+    return undefined;
+  }
 }
 
 /** `<input>_<category>` for every category kept (less the dropped one per feature, `drop_idx_`). */
