@@ -178,6 +178,23 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok((imputed.aligned.rows[0].values[indicator] ?? 0) > 0, 'the scaled indicator of a missing BMI');
   });
 
+  it('labels coded otherwise than the model\'s classes are a problem, not rows silently scored wrong', async () => {
+    const forest = await forestOf('stroke_pipeline');
+    const data = await readTrainingData(join(DIR, 'stroke_pipeline.train.csv'), 'stroke');
+    const label = data.header.indexOf('stroke');
+    const recoded = (code: (text: string, r: number) => string): TrainingData => ({ ...data, rows: data.rows.map((cells, r) => cells.map((cell, c) => (c === label ? code(cell, r) : cell))) });
+    const yesNo = recoded((text) => (text === '1' ? 'Yes' : 'No'));
+    const refused = alignTrainingData(yesNo, forest);
+    assert.ok(!refused.ok);
+    assert.match(refused.problem, /the label column 'stroke' holds 'Yes', 'No'|the label column 'stroke' holds 'No', 'Yes'/);
+    assert.match(refused.problem, /classes of the model \(0, 1\)/);
+    // Candidates: one of a class the model never saw is a non-member, not a reason to refuse the file.
+    const oneOdd = recoded((text, r) => (r === 0 ? 'unknown' : text));
+    assert.ok(!alignTrainingData(oneOdd, forest).ok, 'training rows must all be of a class');
+    assert.ok(alignTrainingData(oneOdd, forest, { unknownLabels: 'some' }).ok);
+    assert.ok(!alignTrainingData(yesNo, forest, { unknownLabels: 'some' }).ok, 'no label at all is a class');
+  });
+
   it('a hand-written pipelineInput with an unknown operation is refused by the IR schema', () => {
     assert.ok(PipelineInputSchema.safeParse({ columns: ['a'], features: [{ input: 0, ops: [{ op: 'subtract', value: 1 }] }] }).success);
     assert.ok(!PipelineInputSchema.safeParse({ columns: ['a'], features: [{ input: 0, ops: [{ op: 'run', code: 'os.system' }] }] }).success);

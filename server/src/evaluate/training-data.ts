@@ -78,7 +78,32 @@ export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featur
 
 type Fit = { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string };
 
-export function alignTrainingData(data: TrainingData, forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>): Fit {
+type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>;
+
+/**
+ * The CSV lined up with the model. A classifier's labels must be its classes: a file whose label
+ * column is coded otherwise (`Yes`/`No` for a model fitted on 0/1) would score every row as wrong
+ * and every candidate as a non-member, silently, so it is a problem. `unknownLabels: 'some'`
+ * (membership candidates) lets rows of a class the model never saw through, as long as some match.
+ */
+export function alignTrainingData(data: TrainingData, forest: AlignableForest, options: { unknownLabels?: 'none' | 'some' } = {}): Fit {
+  const fit = alignColumns(data, forest);
+  const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
+  if (!fit.ok || classes.length === 0) return fit;
+  const unknown = new Set<string>();
+  let known = 0;
+  for (const row of fit.aligned.rows) {
+    if (classes.includes(row.label as string | number | boolean)) known++;
+    else unknown.add(String(row.label));
+  }
+  if (unknown.size === 0 || (options.unknownLabels === 'some' && known > 0)) return fit;
+  return {
+    ok: false,
+    problem: `the label column '${data.labelColumn}' holds ${abbreviate([...unknown].map((v) => `'${v}'`))}, which ${unknown.size === 1 ? 'is not a class' : 'are not classes'} of the model (${abbreviate(classes.map(String))}): code the labels as the model was fitted (the encoding used in training), or name the right column with --label`,
+  };
+}
+
+function alignColumns(data: TrainingData, forest: AlignableForest): Fit {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
   const labelIndex = columnOf.get(data.labelColumn)!;

@@ -47,7 +47,8 @@ export function alignCandidates(
   file: CandidateFile,
   forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>,
 ): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position'; throughPipeline?: true } | { ok: false; problem: string } {
-  const fit = alignTrainingData(file.data, forest);
+  // A candidate of a class the model never saw is simply not a member; only a file none of whose labels is a class is refused.
+  const fit = alignTrainingData(file.data, forest, { unknownLabels: 'some' });
   if (!fit.ok) return fit;
   return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values as number[], label: row.label! })), matchedBy: fit.aligned.matchedBy, ...(fit.aligned.throughPipeline ? { throughPipeline: true as const } : {}) };
 }
