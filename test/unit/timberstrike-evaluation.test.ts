@@ -48,6 +48,25 @@ describe('reconstruction accuracy of a reconstruction (timberstrike-evaluation.t
     assert.equal(result.figures.top.features.length, TOP_FEATURES);
   });
 
+  it('past 1,000 true rows: a sample, each row against its nearest reconstructed row, said so; the same figures as matching where they agree', () => {
+    // 1,200 true rows: the 200 real ones six times, each copy shifted by a whole standard deviation step.
+    const big = Array.from({ length: 6 }, (_, k) => truthRows.map((row) => ({ ...row, values: row.values.map((v) => (v as number) + 1000 * k) }))).flat();
+    const exact = timberstrikeAccuracy(forest, asRows([...big].reverse(), forest), big);
+    assert.ok('figures' in exact, 'problem' in exact ? exact.problem : '');
+    assert.equal(exact.figures.matching, 'nearest');
+    assert.equal(exact.figures.sampled, 1000);
+    assert.equal(exact.figures.all, 1);
+    // Half the rows rebuilt, the rest blank: a sampled true row finds its own copy or scores only the label at best.
+    const half = asRows(big.slice(0, 600), forest);
+    const partial = timberstrikeAccuracy(forest, half, big);
+    assert.ok('figures' in partial);
+    assert.ok(partial.figures.all > 0.45 && partial.figures.all < 0.75, `${partial.figures.all}`);
+    const small = timberstrikeAccuracy(forest, asRows(truthRows, forest), truthRows);
+    assert.ok('figures' in small);
+    assert.equal(small.figures.matching, 'matched');
+    assert.equal(small.figures.sampled, undefined);
+  });
+
   it('a feature left undetermined in every row costs exactly its share; a wrong label costs the label column', () => {
     const blanked = truthRows.map((row) => ({ ...row, values: row.values.map((v, f) => (f === 2 ? null : v)) }));
     const result = timberstrikeAccuracy(forest, asRows(blanked, forest), truthRows);

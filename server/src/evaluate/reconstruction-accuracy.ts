@@ -31,6 +31,12 @@ export interface AccuracyOptions {
   factor?: number;
   /** Tolerances per column, overriding factor x standard deviation. */
   tolerance?: readonly number[];
+  /**
+   * Pair each true row with the reconstructed row that scores best on it, several true rows with
+   * one reconstructed row if need be (no matching, linear in each side): an upper bound on the
+   * matched RA, for sets too large to match.
+   */
+  nearest?: boolean;
 }
 
 export interface AccuracyResult {
@@ -91,8 +97,7 @@ export function reconstructionAccuracy(
     return count;
   };
   // Cost: features wrong, so the matching maximises the accuracy.
-  const cost = truth.map((t) => Float64Array.from(reconstructed, (r) => features.length - hits(r, t)));
-  const { columnOfRow } = minimumCostMatching(cost);
+  const columnOfRow = options.nearest ? nearestRows(reconstructed, truth, hits) : minimumCostMatching(truth.map((t) => Float64Array.from(reconstructed, (r) => features.length - hits(r, t)))).columnOfRow;
   const perFeature = new Array<number>(features.length).fill(0);
   let total = 0;
   truth.forEach((t, i) => {
@@ -113,6 +118,22 @@ export function reconstructionAccuracy(
     tolerance,
     matchOfTrueRow: columnOfRow,
   };
+}
+
+/** For each true row, the reconstructed row with the most features right on it (the first on ties). */
+function nearestRows(reconstructed: readonly (readonly ReconstructedValue[])[], truth: readonly (readonly (number | null)[])[], hits: (r: readonly ReconstructedValue[], t: readonly (number | null)[]) => number): Int32Array {
+  return Int32Array.from(truth, (t) => {
+    let best = -1;
+    let most = -1;
+    reconstructed.forEach((r, j) => {
+      const h = hits(r, t);
+      if (h > most) {
+        most = h;
+        best = j;
+      }
+    });
+    return best;
+  });
 }
 
 /**

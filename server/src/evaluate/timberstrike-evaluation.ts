@@ -15,16 +15,21 @@
  *  - the label is one more categorical column;
  *  - the most important features: total gain of their splits when the model stores gains,
  *    otherwise the number of splits (importantFeatures), the top TOP_FEATURES of them;
- *  - the matching is O(n^3): beyond MAX_RA_ROWS true rows RA is not computed.
+ *  - the matching is O(n^3): beyond MAX_RA_ROWS true rows, a seeded sample of MAX_RA_ROWS of
+ *    them is scored each against its nearest reconstructed row (the one it has the most features
+ *    right with, not one to one): an upper bound on the matched figure, and said so (`matching`).
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
 import type { EvaluatedRow } from './metrics';
-import { importantFeatures, reconstructionAccuracy, TIMBERSTRIKE_TOLERANCE, type FeatureKind } from './reconstruction-accuracy';
+import { columnTolerances, importantFeatures, reconstructionAccuracy, TIMBERSTRIKE_TOLERANCE, type FeatureKind } from './reconstruction-accuracy';
+import { seededRandom, shuffleInPlace } from './seeded-random';
 
 /** The paper's top five columns are four features and the label. */
 export const TOP_FEATURES = 4;
 export const MAX_RA_ROWS = 1000;
+/** Pairs of rows the nearest-row scoring looks at, at most (each compares every scored column). */
+const NEAREST_PAIRS = 2e7;
 
 export interface AccuracyFigures {
   /** RA over every feature and the label. */
@@ -35,6 +40,12 @@ export interface AccuracyFigures {
   categorical: string[];
   /** Multiplier of each numeric column's standard deviation. */
   tolerance: number;
+  /**
+   * `matched`: rows paired one to one (the paper's RA). `nearest`: past MAX_RA_ROWS true rows,
+   * `sampled` of them each scored against its nearest reconstructed row, an upper bound.
+   */
+  matching: 'matched' | 'nearest';
+  sampled?: number;
 }
 
 /** `--categorical` names (or 0-based indices) as feature indices of this model, and the names it lacks. */
@@ -57,8 +68,8 @@ export function timberstrikeAccuracy(
   declared: ReadonlySet<number> = new Set(),
 ): { figures: AccuracyFigures } | { problem: string } {
   if (reconstruction.length === 0 || truth.length === 0) return { problem: 'nothing to score' };
-  if (truth.length > MAX_RA_ROWS) return { problem: `the reconstruction accuracy matches rows one to one, in O(n^3): not computed beyond ${MAX_RA_ROWS} true rows` };
   const F = forest.features.length;
+  const nearest = truth.length > MAX_RA_ROWS;
   const kinds: FeatureKind[] = forest.features.map((feature, f) =>
     declared.has(f) || feature.kind === 'binary' || feature.kind === 'categorical' || (feature.kind !== 'numeric' && truth.every((row) => row.values[f] === 0 || row.values[f] === 1 || row.values[f] === null)) ? 'categorical' : 'numeric',
   );
@@ -70,17 +81,28 @@ export function timberstrikeAccuracy(
     return labelCodes.get(key)!;
   };
   const columns = [...kinds, 'categorical' as const];
-  const trueRows = truth.map((row) => [...row.values, row.label === undefined ? null : code(row.label)]);
+  let trueRows = truth.map((row) => [...row.values, row.label === undefined ? null : code(row.label)]);
+  // Tolerances come from every true row, before any sampling.
+  const tolerance = columnTolerances(trueRows, columns);
+  if (nearest) {
+    const order = Array.from(trueRows.keys());
+    shuffleInPlace(order, seededRandom(1));
+    // At most NEAREST_PAIRS pairs scored (a second or two), at least 100 true rows.
+    const sample = Math.max(100, Math.min(MAX_RA_ROWS, Math.floor(NEAREST_PAIRS / reconstruction.length)));
+    trueRows = order.slice(0, sample).sort((a, b) => a - b).map((i) => trueRows[i]);
+  }
   const rebuilt = reconstruction.map((row) => [...row.values, code(row.label)]);
-  const all = reconstructionAccuracy(rebuilt, trueRows, columns).accuracy;
+  const all = reconstructionAccuracy(rebuilt, trueRows, columns, { tolerance, nearest }).accuracy;
   const important = importantFeatures(forest, TOP_FEATURES);
-  const top = reconstructionAccuracy(rebuilt, trueRows, columns, { features: [...important, F] }).accuracy;
+  const top = reconstructionAccuracy(rebuilt, trueRows, columns, { features: [...important, F], tolerance, nearest }).accuracy;
   return {
     figures: {
       all,
       top: { features: important.map((f) => forest.features[f].name), accuracy: top },
       categorical: forest.features.filter((_, f) => kinds[f] === 'categorical').map((feature) => feature.name),
       tolerance: TIMBERSTRIKE_TOLERANCE,
+      matching: nearest ? 'nearest' : 'matched',
+      ...(nearest ? { sampled: trueRows.length } : {}),
     },
   };
 }

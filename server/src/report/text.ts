@@ -25,7 +25,10 @@ export function evaluationLine(e: Evaluation): string {
   const share = (x: number) => `${(100 * x).toFixed(0)}%`;
   if (e.error !== null) figures.push(`error ${e.error.toFixed(3)}${e.undeterminedValues ? ' (empty values count as wrong)' : ''}`);
   if (e.randomBaseline !== null) figures.push(`random baseline ${e.randomBaseline.toFixed(3)}`);
-  if (e.accuracy) figures.push(`reconstruction accuracy ${share(e.accuracy.all)}, on ${e.accuracy.top.features.join(', ')} and the label ${share(e.accuracy.top.accuracy)}`);
+  if (e.accuracy) {
+    const nearest = e.accuracy.matching === 'nearest' ? ` (${e.accuracy.sampled} sampled true rows, each against its nearest reconstructed row, not one to one: an upper bound)` : '';
+    figures.push(`reconstruction accuracy ${share(e.accuracy.all)}, on ${e.accuracy.top.features.join(', ')} and the label ${share(e.accuracy.top.accuracy)}${nearest}`);
+  }
   if (e.perfectRows !== null) figures.push(`perfect rows ${share(e.perfectRows)}`);
   if (e.consistentRows !== null && e.undeterminedValues) figures.push(`rows right on every determined value ${share(e.consistentRows)}`);
   if (e.rowsCompared > 0) figures.push(`${plural(e.rowsCompared, 'true row')} compared`);

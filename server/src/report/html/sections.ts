@@ -379,7 +379,7 @@ export function evaluation(report: PrivacyReport): string {
     ['Rows reconstructed', count(e.reconstructedRows)],
     ['Error after matching', errorValue(e.error)],
     ['Random baseline', errorValue(e.randomBaseline)],
-    ['Reconstruction accuracy (TimberStrike)', e.accuracy ? percent(e.accuracy.all) : '–'],
+    ['Reconstruction accuracy (TimberStrike)', e.accuracy ? `${percent(e.accuracy.all)}${e.accuracy.matching === 'nearest' ? ` (${e.accuracy.sampled} sampled true rows, each against its nearest reconstructed row: an upper bound)` : ''}` : '–'],
     [`Accuracy on the top features${e.accuracy ? ` (${e.accuracy.top.features.join(', ')}, label)` : ''}`, e.accuracy ? percent(e.accuracy.top.accuracy) : '–'],
     ['Perfect rows', share(e.perfectRows)],
     ['Consistent rows (determined values right)', share(e.consistentRows)],
