@@ -141,6 +141,18 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(report.notes.some((n) => /resamples the rows before the model \(SMOTE\)/.test(n)), report.notes.join(' | '));
   });
 
+  it('notes say why: a step the reader does not follow (PCA), and XGBoost behind a sparse one-hot matrix', async () => {
+    const pca = await lintFile(join(DIR, 'pima_pca.joblib'), { keepForest: true });
+    assert.ok(pca.notes.some((n) => /feature names stay numbered: .*its step PCA is not one the reader follows/.test(n)), pca.notes.join(' | '));
+    assert.equal(pca.forest!.pipelineInput, undefined);
+    const sparse = await lintFile(join(DIR, 'stroke_xgb_sparse.joblib'), { keepForest: true });
+    // Named as scikit-learn names them, but zeros reached XGBoost as missing values: no raw input.
+    assert.deepEqual(sparse.forest!.features.map((f) => f.name), expected('stroke_xgb_sparse').features);
+    assert.equal(sparse.forest!.pipelineInput, undefined);
+    assert.ok(sparse.notes.some((n) => /sparse matrix, whose absent entries XGBoost reads as missing values/.test(n)), sparse.notes.join(' | '));
+    assert.ok(!sparse.notes.some((n) => n.startsWith("a CSV of the Pipeline's own input")));
+  });
+
   it("a CSV of the model's own columns is still read as they are, by name", async () => {
     const forest = await forestOf('stroke_pipeline');
     const want = expected('stroke_pipeline');

@@ -39,7 +39,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
     try {
       const decoded = found.decode(found.value, found.cls);
       const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
-      const named = preceding ? withResamplingNote(namedByPipeline(decoded, preceding), preceding) : decoded;
+      const named = preceding ? withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding), preceding), preceding) : decoded;
       models.push({ ...named, location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
@@ -64,7 +64,11 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   const features = decoded.forest.features;
   if (!hasNumberedNames(features)) return decoded;
   const walked = pipelineFeatures(preceding);
-  if (!walked || walked.features.length !== features.length) return decoded;
+  if (!walked.features) {
+    const why = walked.unfollowed ? `its step ${walked.unfollowed} is not one the reader follows` : 'its steps could not be followed';
+    return { ...decoded, notes: [...decoded.notes, `feature names stay numbered: the Pipeline's steps before the model were not named (${why}), so --training-data and --membership CSVs must hold the values the model was fitted on`] };
+  }
+  if (walked.features.length !== features.length) return decoded;
   const named = walked.features;
   // Sources that change nothing (a passthrough, an imputer with nothing to fill) need no record.
   const pipelineInput = walked.pipelineInput && walked.pipelineInput.features.some((f, i) => f.ops.length > 0 || f.input !== i) ? walked.pipelineInput : undefined;
@@ -91,7 +95,7 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
     notes: [
       ...decoded.notes,
       `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
-      ...(pipelineInput ? [inputNote(pipelineInput)] : []),
+      ...(pipelineInput ? [inputNote(pipelineInput)] : walked.unsourced ? [`--training-data and --membership CSVs must hold the values the model was fitted on: the Pipeline's ${walked.unsourced} is named but its computation is not followed`] : []),
     ],
   };
 }
@@ -109,6 +113,33 @@ function withResamplingNote(decoded: Decoded, preceding: PyValue[]): Decoded {
     notes: [
       ...decoded.notes,
       `the Pipeline resamples the rows before the model (${samplers.join(', ')}): the model was fitted on the resampled rows, so the training rows it reveals include the synthetic rows an over-sampler made and leave out the rows an under-sampler dropped`,
+    ],
+  };
+}
+
+/**
+ * XGBoost reads a sparse matrix's absent entries as missing values, not as zeros: behind a
+ * ColumnTransformer or OneHotEncoder with sparse output, every 0 of a one-hot column reached it as
+ * "missing", which is why its splits send "missing" one way (the reconstruction's reason then
+ * speaks of missing values the Pipeline never had). A raw row turned into numbers would hold
+ * zeros where the trees saw missing values, so no `pipelineInput` is kept for such a model.
+ */
+function withSparseNote(decoded: Decoded, preceding: PyValue[]): Decoded {
+  if (decoded.forest.library?.name !== 'xgboost') return decoded;
+  const last = preceding[preceding.length - 1];
+  const state = stateDict(last);
+  const cls = classOf(last)?.name;
+  const sparse =
+    (cls === 'ColumnTransformer' && state?.get('sparse_output_') === true) ||
+    (cls === 'OneHotEncoder' && (state?.get('sparse_output') === true || state?.get('sparse') === true));
+  if (!sparse) return decoded;
+  const { pipelineInput, ...forest } = decoded.forest;
+  return {
+    ...decoded,
+    forest,
+    notes: [
+      ...decoded.notes.filter((note) => !(pipelineInput && note === inputNote(pipelineInput))),
+      `the Pipeline's ${cls} hands the model a sparse matrix, whose absent entries XGBoost reads as missing values, not zeros: the zeros of its one-hot columns reached the trees as "missing", so a CSV of the Pipeline's input is not turned into the model's values`,
     ],
   };
 }

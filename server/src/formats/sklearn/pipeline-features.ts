@@ -70,12 +70,12 @@ const MAX_FEATURES = 1_000_000;
  * each is computed from the columns the first step was given (`pipelineInput`). The first step's
  * inputs are its `feature_names_in_`, or `x0..` for its `n_features_in_`.
  */
-export function pipelineFeatures(steps: readonly PyValue[]): { features: StepFeature[]; pipelineInput?: PipelineInput } | undefined {
+export function pipelineFeatures(steps: readonly PyValue[]): { features: StepFeature[]; pipelineInput?: PipelineInput; unsourced?: string } | { features: undefined; unfollowed?: string } {
   const walk: Walk = { visits: 0, categories: new Map() };
   const features = chain(steps, undefined, walk, 0);
-  if (!features) return undefined;
+  if (!features) return { features: undefined, ...(walk.unfollowed ? { unfollowed: walk.unfollowed } : {}) };
   const sources = features.map((f) => f.source);
-  if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features };
+  if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features, ...(walk.unsourced ? { unsourced: walk.unsourced } : {}) };
   const categories = [...walk.categories].map(([column, values]) => ({ column, values }));
   return { features, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'], ...(categories.length ? { categories } : {}) } };
 }
@@ -87,6 +87,10 @@ interface Walk {
   inputColumns?: string[];
   /** The categories encoders know per input column (when they read it unchanged but for an imputer). */
   categories: Map<number, Category[]>;
+  /** The first step whose output could not be named (for the note that says why names are x0..). */
+  unfollowed?: string;
+  /** The first step that named its output but whose operations are not known (no raw input then). */
+  unsourced?: string;
 }
 
 function chain(steps: readonly PyValue[], inputs: StepFeature[] | undefined, walk: Walk, depth: number): StepFeature[] | undefined {
@@ -105,7 +109,10 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   if (step === null || asString(step) === 'passthrough') return inputs;
   const cls = classOf(step);
   const state = stateDict(step);
-  if (!cls || !state) return undefined;
+  if (!cls || !state) {
+    walk.unfollowed ??= cls?.name ?? asString(step) ?? 'a step';
+    return undefined;
+  }
   // imbalanced-learn's samplers act only while fitting: at transform time a row passes unchanged.
   // But the model was fitted on their output: SMOTE and its kin interpolate between rows, so a
   // one-hot column is no longer 0 or 1 in every row the model saw, nor its group exactly one.
@@ -135,6 +142,7 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   }
   if (!named) return undefined;
   const ops = ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer' ? oneToOneOps(cls.name, state, named.length) : undefined;
+  if (!ops && (ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer')) walk.unsourced ??= cls.name;
   // (Scaled, a one-hot column is neither 0/1 nor part of a group whose ones add up to one.)
   if (cls.name === 'OrdinalEncoder') {
     named.forEach((f, i) => {
@@ -145,6 +153,7 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   if (ONE_TO_ONE.has(cls.name)) return named.map((f, i) => ({ name: f.name, ...followed(f, ops?.[i]) }));
   // Binarizer: every column 0 or 1 (above its threshold or not).
   if (cls.name === 'Binarizer') return named.map((f, i) => ({ name: f.name, binary: true, ...followed(f, ops?.[i]) }));
+  walk.unfollowed ??= cls.name;
   return undefined;
 }
 
