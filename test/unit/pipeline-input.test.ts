@@ -153,6 +153,14 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(!sparse.notes.some((n) => n.startsWith("a CSV of the Pipeline's own input")));
   });
 
+  it('DictVectorizer: named from its feature_names_ as scikit-learn names them, never computed from a CSV', async () => {
+    const report = await lintFile(join(DIR, 'stroke_dict.joblib'), { keepForest: true });
+    const names = JSON.parse(readFileSync(join(DIR, 'stroke_dict.names.json'), 'utf8')) as string[];
+    assert.deepEqual(report.forest!.features.map((f) => f.name), names);
+    assert.equal(report.forest!.pipelineInput, undefined);
+    assert.ok(report.notes.some((n) => /the Pipeline's DictVectorizer is named but its computation is not followed/.test(n)), report.notes.join(' | '));
+  });
+
   it("a CSV of the model's own columns is still read as they are, by name", async () => {
     const forest = await forestOf('stroke_pipeline');
     const want = expected('stroke_pipeline');

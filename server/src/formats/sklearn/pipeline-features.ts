@@ -129,6 +129,13 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
     if (named && !walk.inputColumns) walk.inputColumns = named.map((f) => f.name);
   }
   switch (cls.name) {
+    // DictVectorizer reads dicts, not columns: its output is named (`feature_names_`), never computed from a CSV.
+    case 'DictVectorizer': {
+      const names = seqItems(state.get('feature_names_'))?.map((v) => asString(v));
+      if (!names || names.some((n) => n === undefined) || names.length > MAX_FEATURES) return undefined;
+      walk.unsourced ??= cls.name;
+      return names.map((name) => ({ name: name! }));
+    }
     case 'Pipeline':
       return chain(namedParts(state.get('steps')) ?? [], named, walk, depth);
     case 'ColumnTransformer':
