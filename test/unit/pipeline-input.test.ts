@@ -54,6 +54,7 @@ describe("a CSV of the Pipeline's input", () => {
     ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_infrequent', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_smote', 'stroke_pipeline.train.csv', 'stroke', 'name'],
+    ['stroke_bundle', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
     ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
   ] as const) {
@@ -151,6 +152,16 @@ describe("a CSV of the Pipeline's input", () => {
     assert.equal(sparse.forest!.pipelineInput, undefined);
     assert.ok(sparse.notes.some((n) => /sparse matrix, whose absent entries XGBoost reads as missing values/.test(n)), sparse.notes.join(' | '));
     assert.ok(!sparse.notes.some((n) => n.startsWith("a CSV of the Pipeline's own input")));
+  });
+
+  it('a preprocessor saved beside the model in a dict is followed only when its width fits the model', async () => {
+    const bundle = await lintFile(join(DIR, 'stroke_bundle.joblib'), { keepForest: true });
+    assert.ok(bundle.notes.some((n) => /feature names from the ColumnTransformer saved beside it/.test(n)), bundle.notes.join(' | '));
+    assert.ok(bundle.notes.some((n) => /a CSV of the input of the ColumnTransformer saved beside the model/.test(n)), bundle.notes.join(' | '));
+    const mismatch = await lintFile(join(DIR, 'pima_bundle_mismatch.joblib'), { keepForest: true });
+    assert.equal(mismatch.forest!.pipelineInput, undefined);
+    assert.ok(mismatch.forest!.features.every((f, i) => f.name === `x${i}`));
+    assert.ok(!mismatch.notes.some((n) => /saved beside|stay numbered/.test(n)), mismatch.notes.join(' | '));
   });
 
   it('DictVectorizer: named from its feature_names_ as scikit-learn names them, never computed from a CSV', async () => {

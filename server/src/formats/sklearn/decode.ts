@@ -39,7 +39,9 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
     try {
       const decoded = found.decode(found.value, found.cls);
       const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
-      const named = preceding ? withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding), preceding), preceding) : decoded;
+      // A preprocessor saved beside the model in a dict or tuple is named as such in the notes.
+      const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
+      const named = preceding ? withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding, beside), preceding), preceding) : decoded;
       models.push({ ...named, location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
@@ -60,10 +62,13 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
  * When every feature's source is known, the model also records how its features are computed
  * from the Pipeline's own input (`pipelineInput`), so a raw CSV can be lined up with it.
  */
-function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
+function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string): Decoded {
   const features = decoded.forest.features;
   if (!hasNumberedNames(features)) return decoded;
   const walked = pipelineFeatures(preceding);
+  const steps = beside ? `the ${beside} saved beside it` : "the Pipeline's earlier steps";
+  // A preprocessor merely saved beside the model may not be what it was fitted on: said only when it fits.
+  if (!walked.features && beside) return decoded;
   if (!walked.features) {
     const why = walked.unfollowed ? `its step ${walked.unfollowed} is not one the reader follows` : 'its steps could not be followed';
     return { ...decoded, notes: [...decoded.notes, `feature names stay numbered: the Pipeline's steps before the model were not named (${why}), so --training-data and --membership CSVs must hold the values the model was fitted on`] };
@@ -73,9 +78,10 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
   // Sources that change nothing (a passthrough, an imputer with nothing to fill) need no record.
   const pipelineInput = walked.pipelineInput && walked.pipelineInput.features.some((f, i) => f.ops.length > 0 || f.input !== i) ? walked.pipelineInput : undefined;
   const withInput = pipelineInput ? { pipelineInput } : {};
+  const inputText = (input: PipelineInput) => inputNote(input, beside);
   // A scaler alone in front of a model fitted on an array: still numbered, nothing to rename.
   if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) {
-    return pipelineInput ? { ...decoded, forest: { ...decoded.forest, ...withInput }, notes: [...decoded.notes, inputNote(pipelineInput)] } : decoded;
+    return pipelineInput ? { ...decoded, forest: { ...decoded.forest, ...withInput }, notes: [...decoded.notes, inputText(pipelineInput)] } : decoded;
   }
   const binary = named.filter((f) => f.binary).length;
   // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
@@ -94,8 +100,8 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[]): Decoded {
     forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), ...withInput, features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
     notes: [
       ...decoded.notes,
-      `feature names from the Pipeline's earlier steps, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
-      ...(pipelineInput ? [inputNote(pipelineInput)] : walked.unsourced ? [`--training-data and --membership CSVs must hold the values the model was fitted on: the Pipeline's ${walked.unsourced} is named but its computation is not followed`] : []),
+      `feature names from ${steps}, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
+      ...(pipelineInput ? [inputText(pipelineInput)] : walked.unsourced ? [`--training-data and --membership CSVs must hold the values the model was fitted on: the Pipeline's ${walked.unsourced} is named but its computation is not followed`] : []),
     ],
   };
 }
@@ -138,15 +144,16 @@ function withSparseNote(decoded: Decoded, preceding: PyValue[]): Decoded {
     ...decoded,
     forest,
     notes: [
-      ...decoded.notes.filter((note) => !(pipelineInput && note === inputNote(pipelineInput))),
+      ...decoded.notes.filter((note) => !(pipelineInput && note.startsWith('a CSV of ') && note.endsWith('for --training-data and --membership'))),
       `the Pipeline's ${cls} hands the model a sparse matrix, whose absent entries XGBoost reads as missing values, not zeros: the zeros of its one-hot columns reached the trees as "missing", so a CSV of the Pipeline's input is not turned into the model's values`,
     ],
   };
 }
 
-function inputNote(input: PipelineInput): string {
+function inputNote(input: PipelineInput, beside?: string): string {
   const shown = input.columns.slice(0, 4).join(', ');
-  return `a CSV of the Pipeline's own input (${shown}${input.columns.length > 4 ? ', ...' : ''}) is turned into the model's values by its fitted steps for --training-data and --membership`;
+  const whose = beside ? `the input of the ${beside} saved beside the model` : "the Pipeline's own input";
+  return `a CSV of ${whose} (${shown}${input.columns.length > 4 ? ', ...' : ''}) is turned into the model's values by its fitted steps for --training-data and --membership`;
 }
 
 /**

@@ -53,6 +53,26 @@ export interface Walk {
   others: string[];
   /** Per Pipeline step (the step's object), the fitted steps before it: what its input went through. */
   precedingSteps: Map<object, PyValue[]>;
+  /**
+   * Models whose preceding steps are a preprocessor saved beside them in the same dict, list or
+   * tuple (`{"preprocessor": ct, "model": forest}`), not a Pipeline's steps.
+   */
+  besideSteps: Set<object>;
+}
+
+/**
+ * What a project saves beside its model to prepare the rows (`joblib.dump({"scaler": s, "model": m})`):
+ * a fitted transformer the Pipeline naming follows, or a Pipeline of them only.
+ */
+const PREPROCESSORS = new Set(['ColumnTransformer', 'FeatureUnion', 'StandardScaler', 'MinMaxScaler', 'MaxAbsScaler', 'RobustScaler', 'OneHotEncoder', 'OrdinalEncoder', 'SimpleImputer', 'DictVectorizer', 'Binarizer']);
+
+function isPreprocessor(v: PyValue | undefined, depth = 0): boolean {
+  const cls = classOf(v);
+  if (!cls) return false;
+  if (PREPROCESSORS.has(cls.name)) return true;
+  if (cls.name !== 'Pipeline' || depth > 4) return false;
+  const steps = namedEntries(stateDict(v)?.get('steps'));
+  return !!steps && steps.length > 0 && steps.every((step) => isPreprocessor(step[1], depth + 1));
 }
 
 /** Bounds that keep a hostile graph (deep, wide or cyclic through the memo) cheap to walk. */
@@ -73,7 +93,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map() };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set() };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -84,11 +104,13 @@ export function findModels(root: PyValue): Walk {
 
     if (v instanceof PyDict) {
       v.keys.forEach((key, i) => visit(v.values[i], `${location}[${pyKey(key)}]`, depth + 1));
+      pairBeside(v.values);
       return;
     }
     const items = seqItems(v) ?? objectArrayItems(v);
     if (items) {
       items.forEach((item, i) => visit(item, `${location}[${i}]`, depth + 1));
+      pairBeside(items);
       return;
     }
     const cls = classOf(v);
@@ -123,6 +145,21 @@ export function findModels(root: PyValue): Walk {
       if (name === 'estimators_' && visitNamedEstimators(state, value, location, depth)) return;
       visit(value, `${location}.${name}`, depth + 1);
     });
+  };
+
+  /**
+   * A container holding one preprocessor and tree models directly: the models were fitted on its
+   * output (the naming checks that the widths agree before using it).
+   */
+  const pairBeside = (items: readonly PyValue[]): void => {
+    const preprocessors = items.filter((item) => isPreprocessor(item));
+    if (preprocessors.length !== 1) return;
+    for (const found of walk.models) {
+      const value = found.value;
+      if (typeof value !== 'object' || value === null || !items.includes(value) || walk.precedingSteps.has(value)) continue;
+      walk.precedingSteps.set(value, preprocessors);
+      walk.besideSteps.add(value);
+    }
   };
 
   /** `[(name, estimator, ...), ...]` lists: Pipeline steps, FeatureUnion and ColumnTransformer parts. */
