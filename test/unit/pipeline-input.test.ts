@@ -57,6 +57,7 @@ describe("a CSV of the Pipeline's input", () => {
     ['stroke_bundle', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
     ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
+    ['pima_identity', 'pima_scalers.train.csv', 'Outcome', 'position'],
   ] as const) {
     it(`${name}: the raw rows become exactly the values pipeline[:-1].transform gives`, async () => {
       const forest = await forestOf(name);
@@ -164,12 +165,30 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(!mismatch.notes.some((n) => /saved beside|stay numbered/.test(n)), mismatch.notes.join(' | '));
   });
 
+  it('FunctionTransformer: the identity is followed, a function (np.log1p) named but not computed', async () => {
+    const log1p = await lintFile(join(DIR, 'pima_log1p.joblib'), { keepForest: true });
+    assert.deepEqual(log1p.forest!.features.map((f) => f.name), ['log__x3', 'log__x4']);
+    assert.equal(log1p.forest!.pipelineInput, undefined);
+    assert.ok(log1p.notes.some((n) => /the Pipeline's FunctionTransformer is named but its computation is not followed/.test(n)), log1p.notes.join(' | '));
+  });
+
   it('DictVectorizer: named from its feature_names_ as scikit-learn names them, never computed from a CSV', async () => {
     const report = await lintFile(join(DIR, 'stroke_dict.joblib'), { keepForest: true });
     const names = JSON.parse(readFileSync(join(DIR, 'stroke_dict.names.json'), 'utf8')) as string[];
     assert.deepEqual(report.forest!.features.map((f) => f.name), names);
     assert.equal(report.forest!.pipelineInput, undefined);
     assert.ok(report.notes.some((n) => /the Pipeline's DictVectorizer is named but its computation is not followed/.test(n)), report.notes.join(' | '));
+  });
+
+  it('headers x0.. behind a Pipeline fitted on an array are the raw input, not the scaled values', async () => {
+    const forest = await forestOf('pima_scaled');
+    const data = await readTrainingData(join(DIR, 'pima_scalers.train.csv'), 'Outcome');
+    // The model's own names are x0..x7, and so are the Pipeline's input names: numbering, not names.
+    const numbered: TrainingData = { ...data, header: data.header.map((h) => (h === 'Outcome' ? h : `x${data.header.indexOf(h)}`)) };
+    const fit = alignTrainingData(numbered, forest);
+    assert.ok(fit.ok, fit.ok ? '' : fit.problem);
+    assert.equal(fit.aligned.throughPipeline, true);
+    assertSameValues(fit.aligned.rows.map((row) => row.values), expected('pima_scaled'));
   });
 
   it("a CSV of the model's own columns is still read as they are, by name", async () => {

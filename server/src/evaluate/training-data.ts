@@ -117,7 +117,11 @@ function alignColumns(data: TrainingData, forest: AlignableForest): Fit {
   if (input && !hasNumberedNames(input.columns.map((name) => ({ name }))) && hasAll(input.columns)) {
     return throughPipeline(data, forest, input, input.columns.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
   }
-  if (hasAll(names)) return directly(data, names.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
+  // Numbered names (`x0..`) name nothing: behind a Pipeline fitted on an array (a scaler, then the
+  // forest) the CSV's x0.. are its input's as much as the model's, and raw data is what people hold,
+  // so they are matched by position, through the steps (matched as the model's, an iris Pipeline's
+  // raw rows were read as scaled ones and 81 "proven" verdicts were wrong).
+  if (hasAll(names) && !(input && hasNumberedNames(forest.features))) return directly(data, names.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
   if (input && others.length === input.columns.length) return throughPipeline(data, forest, input, others, labelIndex, 'position', classes);
   if (hasDefaultFeatureNames(forest)) {
     if (others.length !== names.length) {

@@ -136,6 +136,19 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
       walk.unsourced ??= cls.name;
       return names.map((name) => ({ name: name! }));
     }
+    // FunctionTransformer without a function is the identity: scikit-learn 1.4+ stores a
+    // ColumnTransformer's "passthrough" parts as FunctionTransformer(feature_names_out='one-to-one').
+    // With a function (np.log1p) the names are kept when it says one-to-one, but the values are not followed.
+    case 'FunctionTransformer': {
+      if (!named) return undefined;
+      if (state.get('func') === null || state.get('func') === undefined) return named;
+      if (asString(state.get('feature_names_out')) !== 'one-to-one') {
+        walk.unfollowed ??= cls.name;
+        return undefined;
+      }
+      walk.unsourced ??= cls.name;
+      return named.map(({ name }) => ({ name }));
+    }
     case 'Pipeline':
       return chain(namedParts(state.get('steps')) ?? [], named, walk, depth);
     case 'ColumnTransformer':
@@ -252,6 +265,8 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
   }
   // `X.select_dtypes(...).columns`: a pandas Index, pickled as _new_Index(cls, {'data': array, ...}).
   if (!items) items = pandasIndexValues(columns);
+  // A slice of positions (scikit-learn keeps some column specs, the remainder's among them, as one).
+  if (!items) items = sliceIndices(columns, inputs.length);
   if (!items) items = [columns];
   if (items.length > 0 && items.every((v) => typeof v === 'boolean')) {
     if (items.length !== inputs.length) return undefined;
@@ -272,6 +287,19 @@ function selectColumns(columns: PyValue | undefined, inputs: StepFeature[]): Ste
     }
   }
   return picked;
+}
+
+/** `slice(start, stop, step)` over n columns as its indices (Python's rules), else undefined. */
+function sliceIndices(v: PyValue, n: number): PyValue[] | undefined {
+  const cls = classOf(v);
+  if (!(v instanceof PyCall) || cls?.qualified !== 'builtins.slice') return undefined;
+  const [start, stop, step] = (seqItems(v.args) ?? []).map((x) => (x === null || x === undefined ? undefined : numeric(x)));
+  const by = step ?? 1;
+  if (!Number.isInteger(by) || by <= 0) return undefined;
+  const clamp = (x: number | undefined, fallback: number) => (x === undefined ? fallback : Math.min(n, Math.max(0, x < 0 ? n + x : x)));
+  const out: PyValue[] = [];
+  for (let i = clamp(start, 0); i < clamp(stop, n); i += by) out.push(i);
+  return out;
 }
 
 /** The values of a pickled pandas Index (`_new_Index(Index, {'data': array, 'name': ...})`), else undefined. */
