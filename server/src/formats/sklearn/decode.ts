@@ -7,6 +7,7 @@
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
+import { withoutLargerChildDirections } from './missing-directions';
 import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
@@ -37,7 +38,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   let firstError: DecodeError | undefined;
   for (const found of walk.models) {
     try {
-      const decoded = found.decode(found.value, found.cls);
+      const decoded = withoutLargerChildDirections(found.decode(found.value, found.cls));
       const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
       // A preprocessor saved beside the model in a dict or tuple is named as such in the notes.
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;

@@ -1,0 +1,38 @@
+/**
+ * scikit-learn 1.3+'s missing_go_to_left: a split of a feature without missing values in training
+ * sends them to the child with more samples (ties: right). Debian's scikit-learn 1.2.1 writes no
+ * such field, so these trees are written by hand, with the counts a 1.5 file had (a public
+ * GradientBoostingRegressor whose 669 splits all follow the rule; its reconstruction was skipped
+ * as "trained with missing values").
+ */
+import { strict as assert } from 'node:assert';
+import { test } from 'node:test';
+import { withoutLargerChildDirections } from '../../server/src/formats/sklearn/missing-directions';
+import type { Decoded } from '../../server/src/formats/sklearn/decode-helpers';
+
+/** Root 10 rows: left child 6 (a split of its own: 2 and 4), right child 4. */
+function decoded(defaultLeft: boolean[]): Decoded {
+  const tree = {
+    left: [1, 3, -1, -1, -1],
+    right: [2, 4, -1, -1, -1],
+    feature: [0, 1, -2, -2, -2],
+    threshold: [0.5, 1.5, -2, -2, -2],
+    distinctRows: [10, 6, 4, 2, 4],
+    classWeights: [10, 6, 4, 2, 4],
+    defaultLeft,
+  };
+  return { forest: { trees: [tree] } as unknown as Decoded['forest'], notes: [] };
+}
+
+test('directions that all follow the larger child (ties right) are dropped, with a note', () => {
+  // Root: 6 > 4, left. Node 1: 2 < 4, right. Leaves carry anything.
+  const out = withoutLargerChildDirections(decoded([true, false, false, true, false]));
+  assert.equal(out.forest.trees[0].defaultLeft, undefined);
+  assert.ok(out.notes.some((n) => /larger child/.test(n)));
+});
+
+test('one split against the rule keeps every direction: the feature had missing values', () => {
+  const out = withoutLargerChildDirections(decoded([true, true, false, false, false]));
+  assert.deepEqual(out.forest.trees[0].defaultLeft, [true, true, false, false, false]);
+  assert.equal(out.notes.length, 0);
+});
