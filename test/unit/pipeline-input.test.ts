@@ -172,6 +172,17 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(log1p.notes.some((n) => /the Pipeline's FunctionTransformer is named but its computation is not followed/.test(n)), log1p.notes.join(' | '));
   });
 
+  it('never-fitted estimators: templates beside a fitted model are not reported, a file of them alone says so', async () => {
+    const search = await lintFile(join(DIR, 'pima_search_templates.joblib'), { keepForest: true });
+    assert.ok(search.forest, 'the best estimator is read');
+    const rules = search.findings.map((f) => f.rule);
+    assert.ok(!rules.includes('unsupported-model'), 'the grid\'s templates are not unread models');
+    assert.ok(!rules.includes('unknown-pickle-global'), 'make_scorer(f1_score) names an allowed metric');
+    const unfitted = await lintFile(join(DIR, 'pima_unfitted.joblib'));
+    const note = unfitted.findings.find((f) => f.rule === 'unsupported-model');
+    assert.ok(note && /never fitted: no trees, nothing to analyse/.test(note.message), unfitted.findings.map((f) => f.message).join(' | '));
+  });
+
   it('DictVectorizer: named from its feature_names_ as scikit-learn names them, never computed from a CSV', async () => {
     const report = await lintFile(join(DIR, 'stroke_dict.joblib'), { keepForest: true });
     const names = JSON.parse(readFileSync(join(DIR, 'stroke_dict.names.json'), 'utf8')) as string[];

@@ -152,18 +152,18 @@ function plan(forest: Forest, deadline: number): Plan {
     for (const leaf of tree.leaves) if (leaf.positives !== undefined) probed.set(leaf.node, [leaf.rows - leaf.positives, leaf.positives]);
     return { basis: 'boosted-first-tree', reason: "boosted model: scored on the first tree's probed row counts; a zero count proves nothing because the file does not show whether the tree saw every row (subsample)", probed };
   }
-  if (forest.training.weighted) return { basis: 'weighted', reason: 'sample or class weights: the counts are weights, not rows; scores only' };
+  if (forest.training.weighted) return { basis: 'weighted', reason: 'sample or class weights: the counts are weights, not rows, so they only score (a member is proven only by a certified row of the reconstruction in its cell)' };
   if (forest.training.bootstrap) {
     const replay = replayDraws(forest, deadline);
-    if (!replay.ok) return { basis: 'bootstrap-draws', reason: `bootstrap: ${replay.reason}; scores only` };
-    if (replay.draws.otherRows > 0) return { basis: 'bootstrap-draws', reason: `bootstrap: ${replay.draws.otherRows + 1} training-set sizes replay the seeds, so the draws are not certain; scores only` };
+    if (!replay.ok) return { basis: 'bootstrap-draws', reason: `bootstrap: ${replay.reason}; the counts only score (a member is proven only by a certified row of the reconstruction in its cell)` };
+    if (replay.draws.otherRows > 0) return { basis: 'bootstrap-draws', reason: `bootstrap: ${replay.draws.otherRows + 1} training-set sizes replay the seeds, so the draws are not certain; the counts only score (a member is proven only by a certified row of the reconstruction in its cell)` };
     return { basis: 'replayed-bootstrap', table: drawTable(replay.draws) };
   }
   // Row counts prove only when every tree holds the same N rows; a forest whose roots disagree did not.
   const classes = classCount(forest);
   const root = (t: number) => forest.trees[t].classWeights.slice(0, classes).reduce((a, b) => a + b, 0);
   if (forest.trees.some((_, t) => root(t) !== root(0))) {
-    return { basis: 'bootstrap-draws', reason: "the trees' root counts differ, so they were not grown on the same rows; scores only" };
+    return { basis: 'bootstrap-draws', reason: "the trees' root counts differ, so they were not grown on the same rows; the counts only score (a member is proven only by a certified row of the reconstruction in its cell)" };
   }
   return { basis: 'row-counts' };
 }

@@ -109,11 +109,16 @@ export function unsupportedModelFindings(unread: readonly UnreadModel[], overrid
   if (unread.length === 0) return [];
   const listed = unread.slice(0, 3).map((m) => `${m.estimator} at ${m.location} (${m.reason})`).join('; ');
   const more = unread.length > 3 ? `; and ${unread.length - 3} more` : '';
+  // A never-fitted estimator is not something this tool cannot read: it has no trees to read.
+  const unfitted = unread.every((m) => /was never fitted/.test(m.reason));
+  const summary = unfitted
+    ? `${unread.length === 1 ? 'The tree model here was' : `The ${unread.length} tree models here were`} never fitted: no trees, nothing to analyse.`
+    : `${unread.length === 1 ? 'A tree model here is' : `${unread.length} tree models here are`} not read by this tool yet: not analysed.`;
   const finding = finish(
     'unsupported-model',
     {
       message: lead(
-        `${unread.length === 1 ? 'A tree model here is' : `${unread.length} tree models here are`} not read by this tool yet: not analysed.`,
+        summary,
         `${unread.length === 1 ? 'A tree model in this file is' : `${unread.length} tree models in this file are`} not analysed: ${listed}${more}.`,
       ),
       data: { models: unread.map((m) => ({ ...m })) },

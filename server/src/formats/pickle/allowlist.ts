@@ -64,6 +64,10 @@ const EXACT = new Set<string>([
   'sklearn.feature_selection._univariate_selection.chi2',
   'sklearn.feature_selection._mutual_info.mutual_info_classif',
   'sklearn.feature_selection._mutual_info.mutual_info_regression',
+  // The metric functions a search's scorer wraps (make_scorer(f1_score)): pure computations on arrays.
+  ...['accuracy_score', 'balanced_accuracy_score', 'f1_score', 'fbeta_score', 'precision_score', 'recall_score', 'log_loss', 'matthews_corrcoef', 'jaccard_score', 'hamming_loss', 'zero_one_loss', 'cohen_kappa_score'].map((f) => `sklearn.metrics._classification.${f}`),
+  ...['roc_auc_score', 'average_precision_score', 'top_k_accuracy_score'].map((f) => `sklearn.metrics._ranking.${f}`),
+  ...['mean_squared_error', 'mean_absolute_error', 'r2_score', 'root_mean_squared_error', 'mean_absolute_percentage_error', 'median_absolute_error', 'explained_variance_score', 'mean_squared_log_error', 'max_error'].map((f) => `sklearn.metrics._regression.${f}`),
   // XGBoost's scikit-learn wrappers and its Booster: their __setstate__ stores hyper-parameters and
   // loads the booster from the bytes the pickle carries, which this tool decodes itself
   // (formats/sklearn/xgboost-pickle.ts); nothing else is imported or run.

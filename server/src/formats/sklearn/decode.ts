@@ -53,7 +53,15 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // One model that fails to decode is the file's problem (truncated, damaged): say so as before.
   // An estimator it does not read (multi-output, never fitted) is a note like any unread model.
   if (models.length === 0 && walk.models.length === 1 && walk.unread.length === 0 && firstError && firstError.reason !== 'unsupported-estimator') throw firstError;
-  return { models: primaryFirst(models), unread, holds: describeHolding(root) };
+  // Beside a fitted model, a never-fitted one is a template (a search's best_params_ and
+  // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
+  const kept = models.length > 0 ? unread.filter((m) => !isUnfitted(m)) : unread;
+  return { models: primaryFirst(models), unread: kept, holds: describeHolding(root) };
+}
+
+/** An unread estimator that was never fitted (it stores no trees). */
+function isUnfitted(model: UnreadEstimator): boolean {
+  return /was never fitted/.test(model.reason);
 }
 
 /**
