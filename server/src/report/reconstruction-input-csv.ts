@@ -77,8 +77,8 @@ function numericPoint(input: PipelineInput, row: ReconstructedRow, column: numbe
     const source = input.features[f];
     if (source.input !== column || source.ops.some((op) => op.op === 'is-missing' || op.op === 'greater')) continue;
     const value = carriedBack(source.ops, row.values[f]);
-    // Carrying back through a scaler leaves float noise (62.2500000021457): 10 digits are plenty for an estimate.
-    if (value !== undefined) return String(Number(value.toPrecision(10)));
+    // Carrying back through a scaler leaves float noise (62.2500000021457, 50.000002): 7 digits are plenty for an estimate.
+    if (value !== undefined) return String(Number(value.toPrecision(7)));
   }
   return '';
 }

@@ -118,9 +118,10 @@ function trainParams(config: Obj): Record<string, number> {
   const learner = isObj(config.learner) ? config.learner : {};
   let booster = isObj(learner.gradient_booster) ? learner.gradient_booster : {};
   if (isObj(booster.gbtree)) booster = booster.gbtree; // dart keeps its gbtree one level down
+  // XGBoost 2.x keeps them in the booster's `tree_train_param`; 1.x in each updater's `train_param`.
   const updaters = isObj(booster.updater) ? Object.values(booster.updater) : [];
   const found = updaters.find((u): u is Obj => isObj(u) && isObj(u.train_param));
-  const params = found ? (found.train_param as Obj) : {};
+  const params = isObj(booster.tree_train_param) ? booster.tree_train_param : found ? (found.train_param as Obj) : {};
   const out: Record<string, number> = {};
   for (const name of TRAIN_PARAMS) {
     const value = float32Decimal(params[name]);
