@@ -160,7 +160,10 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   // Every tree as a count tree: one column, the rows that reached each node.
   const countTrees = (): Tree[] => raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) }));
   const asCounts = (why: string): Decoded => {
-    notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);
+    // class_weight (1.2+) weighs each row's gradient and hessian: the Newton steps no longer count rows.
+    const weights = st.get('class_weight');
+    const weighted = weights !== undefined && weights !== null ? ` (the model was fitted with class_weight=${asString(weights) !== undefined ? `'${asString(weights)}'` : 'a dict'}, which weighs each row's gradient and hessian)` : '';
+    notes.push(`${why}${weighted}; the trees are read as row counts only (no labels or targets)`);
     return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees() }, notes };
   };
   if (learningRate === undefined || !(learningRate > 0)) return asCounts('the model states no positive learning_rate');
