@@ -21,7 +21,7 @@ import { featureAxes } from '../../server/src/attacks/reconstruction/feature-axe
 import { detailOf, SUMMARY_LIMIT, summaryOf } from '../../server/src/rules/message';
 import { summarizeReconstruction } from '../../server/src/recoverability/summary';
 import { reconstructionFindings } from '../../server/src/rules';
-import { DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';
+import { boxTightnessText, DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';
 import { EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';
 
 const PIMA = join(FIXTURES, 'numeric', 'pima_t10_d5.joblib');
@@ -233,5 +233,15 @@ describe('models without boxes', () => {
     const columns = { features: ['p', 'q'], label: 'y' };
     assert.equal(reconstructionCsv(rows, { ...columns, numeric: [true, true] }), reconstructionCsv(rows, columns));
     assert.equal(reconstructionCsv(rows, columns), 'p,q,y,certified\n1,,a,true\n0,1,b,false\n');
+  });
+});
+
+describe('the box tightness in words', () => {
+  it('names the narrowest feature only when it narrows anything', () => {
+    const narrowed = boxTightnessText({ pinnedRows: 0, medianWidth: 0.8, features: [{ name: 'age', medianWidth: 0.4 }, { name: 'bmi', medianWidth: 1 }] }, 10);
+    assert.match(narrowed, /narrowest on age \(median 40%\)/);
+    const wide = boxTightnessText({ pinnedRows: 0, medianWidth: 1, features: [{ name: 'gender', medianWidth: 1 }, { name: 'age', medianWidth: 1 }] }, 10);
+    assert.doesNotMatch(wide, /narrowest on/);
+    assert.match(wide, /no feature narrowed on the median/);
   });
 });

@@ -54,7 +54,9 @@ function widthPercent(share: number): string {
 export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, rows: number): string {
   const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
   const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
-  const tightest = narrowest && boxes.features.length > 1 ? `; narrowest on ${narrowest.name} (median ${widthPercent(narrowest.medianWidth)})` : '';
+  // A "narrowest" feature at 100% narrows nothing: say so rather than name one.
+  const tightest =
+    narrowest && boxes.features.length > 1 ? (narrowest.medianWidth < 1 ? `; narrowest on ${narrowest.name} (median ${widthPercent(narrowest.medianWidth)})` : '; no feature narrowed on the median') : '';
   return `Median box width ${widthPercent(boxes.medianWidth)} of each feature's threshold range (100%: not narrowed)${tightest}; ${pinned}.`;
 }
 
