@@ -437,7 +437,10 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
     for (const { node, box } of leavesOf(tree)) {
       const H = cover[node];
       const a = H / hyp.h; // rows, or n0 + s n1 with scale_pos_weight
-      if (!(a >= 0.5 - rowTolerance(a)) || !nearInteger(a, rowTolerance(a))) return undefined;
+      // A fractional scale_pos_weight makes a fractional: n0 and n1 must then come out whole from G.
+      const weightedRows = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
+      if (weightedRows && (!w || reg.gradientUnknown)) return undefined;
+      if (!(a >= 0.5 - rowTolerance(a)) || (!weightedRows && !nearInteger(a, rowTolerance(a)))) return undefined;
       const leaf: ProbedLeaf = { node, nativeId: nativeNodeId(tree, node), rows: Math.round(a), box };
       if (w) {
         const weight = w[node];
@@ -455,6 +458,8 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
         } else {
           // positives from G = p * A - s * n1 (binary) or G = p * rows - n_c (multi)
           const fromG = (g: number) => (a * hyp.p - g) / spw;
+          // Bounds on n1 leave a fractional scale_pos_weight's rows unknown.
+          if (weightedRows && (clipped || (weight === 0 && alpha > 0))) return undefined;
           if (clipped) {
             // The unclipped weight -G/(H + lambda) lies beyond the clip: w = +clip means G < t0,
             // so positives (decreasing in G) exceed fromG(t0); w = -clip the other way round.
@@ -471,10 +476,13 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
             const positives = fromG(g);
             const rowsOfLeaf = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
             const tolerance = Math.max(0.02, 2e-6 * a);
-            if (nearInteger(positives, tolerance) && positives >= -tolerance && positives <= rowsOfLeaf + tolerance) {
+            if (nearInteger(positives, tolerance) && positives >= -tolerance && positives <= rowsOfLeaf + tolerance && (!weightedRows || nearInteger(rowsOfLeaf, tolerance))) {
               leaf.positives = Math.round(positives) + 0; // + 0: no -0
               if (spw !== 1) leaf.rows = Math.round(rowsOfLeaf);
               determinedLeaves++;
+            } else if (weightedRows) {
+              // Its rows are n0 + n1 only when both are known.
+              return undefined;
             } else {
               undetermined++;
             }
@@ -550,7 +558,10 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     }
     const probed = firsts.map((t) => forest.trees[t]);
     if (probed.some((t) => !t.boosting?.cover)) continue;
-    if (!probed.every((t) => rowsIntegral(t, hyp.h))) {
+    // With scale_pos_weight s a cover is h (n0 + s n1), a whole multiple of h only when s is whole:
+    // the leaves' rows are then checked one by one once G gives n1 (probeWith).
+    const weighted = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
+    if (!weighted && !probed.every((t) => rowsIntegral(t, hyp.h))) {
       lastReason = hyp.assumed
         ? 'the covers are not whole multiples of any objective the probe tried, so the dump does not give row counts without its model file'
         : 'the covers are not whole multiples of the per-row hessian: the rows carry sample weights, or the objective or base score differ from what the file states';
