@@ -126,7 +126,7 @@ export function membershipLines(m: MembershipSummary): string[] {
   if (m.comparison) {
     const p = m.comparison.paper;
     const paper = 'reason' in p ? `n/a (${p.reason})` : `AUC ${num(p.auc)}, accuracy ${pct(p.accuracy)}, TPR at 1% FPR ${pct(p.tprAt1Fpr)}`;
-    lines.push(`membership on the held-out ${m.comparison.heldOut}: ours AUC ${num(m.comparison.ours.auc)}, accuracy ${pct(m.comparison.ours.accuracy)}, TPR at 1% FPR ${pct(m.comparison.ours.tprAt1Fpr)}; the paper's range attack ${paper}`);
+    lines.push(`membership on the held-out ${m.comparison.heldOut} (the 30% of candidates the paper's attack does not train its inference model on, both attacks scored there): ours AUC ${num(m.comparison.ours.auc)}, accuracy ${pct(m.comparison.ours.accuracy)}, TPR at 1% FPR ${pct(m.comparison.ours.tprAt1Fpr)}; the paper's range attack ${paper}`);
   }
   return lines;
 }
