@@ -1,0 +1,123 @@
+/**
+ * What a Pipeline's earlier steps (or a preprocessor saved beside the model in a dict or tuple) tell
+ * about the tree model after them: the names scikit-learn gives its features, how raw rows become
+ * its values (`pipelineInput`), one-hot groups, and notes on what cannot be followed (a step the
+ * reader does not know, a resampling step, a sparse matrix handed to XGBoost).
+ */
+import { type PyValue, classOf, stateDict } from '../pickle';
+import type { Decoded } from './decode-helpers';
+import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
+import type { PipelineInput } from '../../forest/pipeline-input';
+import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
+
+/** The decoded model with everything its preceding steps say; `beside`: the class of a preprocessor saved beside it. */
+export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], beside?: string): Decoded {
+  return withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding, beside), preceding), preceding);
+}
+
+/**
+ * A Pipeline step's model fitted on the earlier steps' numpy output names its features `x0..`; the
+ * earlier steps' fitted state names them as scikit-learn's get_feature_names_out() would
+ * (./pipeline-features.ts). Only then, and only when the counts agree, the names are replaced.
+ * When every feature's source is known, the model also records how its features are computed
+ * from the Pipeline's own input (`pipelineInput`), so a raw CSV can be lined up with it.
+ */
+function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string): Decoded {
+  const features = decoded.forest.features;
+  if (!hasNumberedNames(features)) return decoded;
+  const walked = pipelineFeatures(preceding);
+  const steps = beside ? `the ${beside} saved beside it` : "the Pipeline's earlier steps";
+  // A preprocessor merely saved beside the model may not be what it was fitted on: said only when it fits.
+  if (!walked.features && beside) return decoded;
+  if (!walked.features) {
+    const why = walked.unfollowed ? `its step ${walked.unfollowed} is not one the reader follows` : 'its steps could not be followed';
+    return { ...decoded, notes: [...decoded.notes, `feature names stay numbered: the Pipeline's steps before the model were not named (${why}), so --training-data and --membership CSVs must hold the values the model was fitted on`] };
+  }
+  if (walked.features.length !== features.length) return decoded;
+  const named = walked.features;
+  // Sources that change nothing (a passthrough, an imputer with nothing to fill) need no record;
+  // nor can raw rows stand for what XGBoost saw behind a sparse matrix (withSparseNote).
+  const changes = walked.pipelineInput?.features.some((f, i) => f.ops.length > 0 || f.input !== i);
+  const pipelineInput = changes && !sparseToXgboost(decoded, preceding) ? walked.pipelineInput : undefined;
+  const withInput = pipelineInput ? { pipelineInput } : {};
+  const inputText = (input: PipelineInput) => inputNote(input, beside);
+  // A scaler alone in front of a model fitted on an array: still numbered, nothing to rename.
+  if (named.every((f, i) => isNumberedName(f.name, i) && !f.binary)) {
+    return pipelineInput ? { ...decoded, forest: { ...decoded.forest, ...withInput }, notes: [...decoded.notes, inputText(pipelineInput)] } : decoded;
+  }
+  const binary = named.filter((f) => f.binary).length;
+  // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
+  const members = new Map<OneHotGroup, number[]>();
+  named.forEach((f, i) => {
+    if (!f.group) return;
+    const indices = members.get(f.group);
+    if (indices) indices.push(i);
+    else members.set(f.group, [i]);
+  });
+  const featureGroups = [...members]
+    .filter(([, indices]) => indices.length >= 2)
+    .map(([group, indices]) => ({ kind: group.exact ? ('one-hot' as const) : ('at-most-one' as const), features: indices }));
+  return {
+    ...decoded,
+    forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), ...withInput, features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
+    notes: [
+      ...decoded.notes,
+      `feature names from ${steps}, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
+      ...(pipelineInput ? [inputText(pipelineInput)] : walked.unsourced ? [`--training-data and --membership CSVs must hold the values the model was fitted on: the Pipeline's ${walked.unsourced} is named but its computation is not followed`] : []),
+    ],
+  };
+}
+
+/**
+ * A sampler before the model (SMOTE, RandomUnderSampler) fitted it on rows that are not the
+ * training data as given: the counts, and so the rebuilt rows, include the synthetic rows an
+ * over-sampler made, and leave out the rows an under-sampler dropped.
+ */
+function withResamplingNote(decoded: Decoded, preceding: PyValue[]): Decoded {
+  const samplers = resamplingSteps(preceding);
+  if (samplers.length === 0) return decoded;
+  return {
+    ...decoded,
+    notes: [
+      ...decoded.notes,
+      `the Pipeline resamples the rows before the model (${samplers.join(', ')}): the model was fitted on the resampled rows, so the training rows it reveals include the synthetic rows an over-sampler made and leave out the rows an under-sampler dropped`,
+    ],
+  };
+}
+
+/**
+ * XGBoost reads a sparse matrix's absent entries as missing values, not as zeros: behind a
+ * ColumnTransformer or OneHotEncoder with sparse output, every 0 of a one-hot column reached it as
+ * "missing", which is why its splits send "missing" one way (the reconstruction's reason then
+ * speaks of missing values the Pipeline never had). A raw row turned into numbers would hold
+ * zeros where the trees saw missing values, so no `pipelineInput` is kept for such a model.
+ */
+function withSparseNote(decoded: Decoded, preceding: PyValue[]): Decoded {
+  const step = sparseToXgboost(decoded, preceding);
+  if (!step) return decoded;
+  return {
+    ...decoded,
+    notes: [
+      ...decoded.notes,
+      `the Pipeline's ${step} hands the model a sparse matrix, whose absent entries XGBoost reads as missing values, not zeros: the zeros of its one-hot columns reached the trees as "missing", so a CSV of the Pipeline's input is not turned into the model's values`,
+    ],
+  };
+}
+
+/** The last step's class when it hands an XGBoost model a sparse matrix, else undefined. */
+function sparseToXgboost(decoded: Decoded, preceding: readonly PyValue[]): string | undefined {
+  if (decoded.forest.library?.name !== 'xgboost') return undefined;
+  const last = preceding[preceding.length - 1];
+  const state = stateDict(last);
+  const cls = classOf(last)?.name;
+  const sparse =
+    (cls === 'ColumnTransformer' && state?.get('sparse_output_') === true) ||
+    (cls === 'OneHotEncoder' && (state?.get('sparse_output') === true || state?.get('sparse') === true));
+  return sparse ? cls : undefined;
+}
+
+function inputNote(input: PipelineInput, beside?: string): string {
+  const shown = input.columns.slice(0, 4).join(', ');
+  const whose = beside ? `the input of the ${beside} saved beside the model` : "the Pipeline's own input";
+  return `a CSV of ${whose} (${shown}${input.columns.length > 4 ? ', ...' : ''}) is turned into the model's values by its fitted steps for --training-data and --membership`;
+}
