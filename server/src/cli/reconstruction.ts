@@ -20,6 +20,7 @@ import { evaluateAgainstTruth } from '../evaluate/evaluation';
 import { adviseForModel } from './advisor';
 import { DEFAULT_LABEL_COLUMN, intervalFeatures, reconstructionCsv } from '../report/reconstruction-csv';
 import { inputReconstructionCsv } from '../report/reconstruction-input-csv';
+import { usablePipelineInput } from '../forest/pipeline-input';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse, type FeatureUse } from '../report/build';
 import type { TimelinePoint } from '../report/model';
@@ -169,7 +170,7 @@ async function emit(report: FileReport, forest: Forest, result: ReconstructionRe
     numeric: intervalFeatures(forest),
   };
   // A Pipeline's model: the rows in the columns the Pipeline was fitted on, in their own units.
-  const input = forest.pipelineInput?.features.length === forest.features.length ? forest.pipelineInput : undefined;
+  const input = usablePipelineInput(forest);
   try {
     await fs.writeFile(path, input ? inputReconstructionCsv(result.reconstruction, { splitRule: forest.splitRule, pipelineInput: input }, columns.label) : reconstructionCsv(result.reconstruction, columns));
   } catch (error) {

@@ -12,7 +12,7 @@
  * any model is read; a file that does not fit one model is a `problem` for that model.
  */
 import { hasNumberedNames } from '../forest/feature-names';
-import { applyPipelineInput, type PipelineInput } from '../forest/pipeline-input';
+import { applyPipelineInput, usablePipelineInput, type PipelineInput } from '../forest/pipeline-input';
 import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
 import { parseCsv } from '../util/csv';
@@ -87,8 +87,8 @@ type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineI
  * (membership candidates) lets rows of a class the model never saw through, as long as some match.
  */
 export function alignTrainingData(data: TrainingData, forest: AlignableForest, options: { unknownLabels?: 'none' | 'some' } = {}): Fit {
-  const fit = alignColumns(data, forest);
   const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
+  const fit = alignColumns(data, forest, classes);
   if (!fit.ok || classes.length === 0) return fit;
   const unknown = new Set<string>();
   let known = 0;
@@ -103,13 +103,12 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
   };
 }
 
-function alignColumns(data: TrainingData, forest: AlignableForest): Fit {
+function alignColumns(data: TrainingData, forest: AlignableForest, classes: Classes): Fit {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
   const labelIndex = columnOf.get(data.labelColumn)!;
   const others = data.header.map((_, i) => i).filter((i) => i !== labelIndex);
   const hasAll = (wanted: readonly string[]) => wanted.every((name) => columnOf.has(name) && name !== data.labelColumn);
-  const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
   const input = usablePipelineInput(forest);
 
   // The Pipeline's input by name (a DataFrame's columns), then the model's own features by name,
@@ -168,13 +167,6 @@ function throughPipeline(data: TrainingData, forest: Pick<Forest, 'features'>, i
     rows.push({ values: out.values, label: labelOf(row[labelIndex], classes) });
   }
   return { ok: true, aligned: { rows, featureColumns: forest.features.map((f) => f.name), matchedBy, throughPipeline: true } };
-}
-
-/** The model's `pipelineInput` when it describes every feature from existing columns (a hand-written *.forest.json may not). */
-function usablePipelineInput(forest: Pick<Forest, 'features' | 'pipelineInput'>): PipelineInput | undefined {
-  const input = forest.pipelineInput;
-  if (!input || input.features.length !== forest.features.length) return undefined;
-  return input.features.every((f) => f.input < input.columns.length) ? input : undefined;
 }
 
 type Classes = readonly (string | number | boolean)[];

@@ -54,6 +54,16 @@ export const PipelineInputSchema = z.object({
 export type PipelineInput = z.infer<typeof PipelineInputSchema>;
 
 /**
+ * The model's `pipelineInput` when it describes every feature from existing columns, else
+ * undefined (a hand-written *.forest.json may not). Every consumer asks through this.
+ */
+export function usablePipelineInput(forest: { features: readonly unknown[]; pipelineInput?: PipelineInput }): PipelineInput | undefined {
+  const input = forest.pipelineInput;
+  if (!input || input.features.length !== forest.features.length) return undefined;
+  return input.features.every((f) => f.input < input.columns.length) ? input : undefined;
+}
+
+/**
  * Texts pandas' read_csv reads as a missing value by default (so a CSV written by `to_csv` or by
  * hand with `N/A` reads back as the NaN the Pipeline's imputer was fitted to replace).
  */

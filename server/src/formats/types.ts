@@ -77,6 +77,11 @@ export interface UnreadModel {
   reason: string;
 }
 
+/** An unread model saved before it was fitted: the decoders' reason says "was never fitted". */
+export function isNeverFitted(model: Pick<UnreadModel, 'reason'>): boolean {
+  return /was never fitted/.test(model.reason);
+}
+
 /** A file that was read but holds no tree model this tool reads (a scaler, a vectorizer, a LightGBM model, ...). */
 export interface NoTreeModelRead {
   kind: 'no-model';

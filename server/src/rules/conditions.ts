@@ -20,7 +20,7 @@
 import type { Forest } from '../forest/schema';
 import type { FeatureInterval } from '../forest/structure';
 import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
-import type { Category as InputCategory } from '../forest/pipeline-input';
+import { usablePipelineInput, type Category as InputCategory } from '../forest/pipeline-input';
 import { featureName, formatNumber } from './format';
 
 export interface Category {
@@ -132,8 +132,8 @@ export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, 
  *   - all but one category of a declared one-hot group excluded: `age = 21-22`.
  */
 export function formatConditions(forest: Pick<Forest, 'features' | 'splitRule' | 'pipelineInput'>, box: readonly FeatureInterval[], categories?: Categories): string[] {
-  if (forest.pipelineInput?.features.length === forest.features.length) {
-    const input = forest.pipelineInput;
+  const input = usablePipelineInput(forest);
+  if (input) {
     const { columns, rest } = conditionsOnInput(input, box, forest.splitRule);
     const onInput = columns.map((c) => columnText(input.columns[c.column] ?? `column ${c.column}`, c, forest.splitRule)).filter((text) => text !== '');
     return [...onInput, ...formatModelConditions(forest, rest, categories)];

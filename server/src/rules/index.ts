@@ -1,6 +1,6 @@
 /** Runs every model rule and applies severities; failures to read become findings here too. */
 import type { Forest } from '../forest/schema';
-import type { ModelRead, NoTreeModelRead, UnreadModel, UnreadableRead, UnsafeRead } from '../formats/types';
+import { isNeverFitted, type ModelRead, type NoTreeModelRead, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { RULES, type RuleId, type Severity } from './catalog';
@@ -110,7 +110,7 @@ export function unsupportedModelFindings(unread: readonly UnreadModel[], overrid
   const listed = unread.slice(0, 3).map((m) => `${m.estimator} at ${m.location} (${m.reason})`).join('; ');
   const more = unread.length > 3 ? `; and ${unread.length - 3} more` : '';
   // A never-fitted estimator is not something this tool cannot read: it has no trees to read.
-  const unfitted = unread.every((m) => /was never fitted/.test(m.reason));
+  const unfitted = unread.every(isNeverFitted);
   const summary = unfitted
     ? `${unread.length === 1 ? 'The tree model here was' : `The ${unread.length} tree models here were`} never fitted: no trees, nothing to analyse.`
     : `${unread.length === 1 ? 'A tree model here is' : `${unread.length} tree models here are`} not read by this tool yet: not analysed.`;

@@ -9,6 +9,7 @@ import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps } from './pipeline-model';
+import { isNeverFitted } from '../types';
 
 export { DecodeError } from './decode-helpers';
 export type { Decoded } from './decode-helpers';
@@ -53,13 +54,8 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   if (models.length === 0 && walk.models.length === 1 && walk.unread.length === 0 && firstError && firstError.reason !== 'unsupported-estimator') throw firstError;
   // Beside a fitted model, a never-fitted one is a template (a search's best_params_ and
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
-  const kept = models.length > 0 ? unread.filter((m) => !isUnfitted(m)) : unread;
+  const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
   return { models: primaryFirst(models), unread: kept, holds: describeHolding(root) };
-}
-
-/** An unread estimator that was never fitted (it stores no trees). */
-function isUnfitted(model: UnreadEstimator): boolean {
-  return /was never fitted/.test(model.reason);
 }
 
 /**
