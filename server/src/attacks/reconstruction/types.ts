@@ -143,9 +143,10 @@ export interface ReconstructionStats {
    */
   leafCountError?: number;
   /**
-   * `row-boxes` and `box-estimate`: the tree whose leaves seeded the row groups, or (a one-class
-   * `box-estimate` whose rows another tree certifies more of) that tree. Every certified row lies
-   * inside one of its leaves (regression-box-labels.ts reads targets from them).
+   * `row-boxes`: the tree whose leaves seeded the row groups; `box-estimate`: the one of the first
+   * class (each class has its own; a one-class estimate, as regression forests' count view, has
+   * one). Every certified row of that class lies inside one of its leaves
+   * (regression-box-labels.ts reads targets from them).
    */
   anchorTree?: number;
   /**

@@ -25,12 +25,6 @@ export interface Completion {
   walkedAll: boolean;
   /** Points moved by the search after the walks (point-search.ts). */
   moves: number;
-  /**
-   * The rows as the first walks left them, before the repair passes and the search. Those follow
-   * the clock, these do not (seeded, and complete unless the time ran out in the walks): what must
-   * not change from run to run (which tree certifies a class) is decided on them.
-   */
-  walkedRows: CompletedRow[];
 }
 
 /** Share of the time left after the first walks that the repair passes may take (the point search gets the rest). */
@@ -76,8 +70,6 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
   }
   // Repair passes: each row is taken out and walked again, trees in fresh random orders, and its
   // best walk kept only when it misses the leaf counts by less than the row's current leaves.
-  // Rows that were not walked share their group's box, which nothing changes: only walked ones are copied.
-  const walkedRows = rows.map((row) => (groups[row.group].unplaced === 0 ? row : { ...row, low: row.low.slice(), high: row.high.slice() }));
   let error = leafCountError(forest);
   let passes = 0;
   const walked: number[] = [];
@@ -143,7 +135,7 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
     error = searched.leafCountError;
     moves = searched.moves;
   }
-  return { rows, leafCountError: error, passes, walkedAll, moves, walkedRows };
+  return { rows, leafCountError: error, passes, walkedAll, moves };
 
   /** The change in the leaf-count error when one row of class c enters (-1 open) or leaves (+1) a leaf. */
   function change(t: number, leaf: number, c: number, direction: 1 | -1): number {

@@ -13,7 +13,7 @@
  *   tightness.ts    how narrow the proven boxes are, relative to the thresholds' range
  *   estimate.ts     counts that are not shared row counts (bootstrap, weights, noise): single-class
  *                   leaves certify, the rest an estimate walked as above
- *   claim-trees.ts  which tree's leaves certify each class of that estimate
+ *   class-rows.ts   that estimate's rows per class and leaf, and each class's anchor tree
  *
  * What is certified: every group's box and class (its `size` members are distinct training rows
  * inside it, whatever training set produced the model). How much that reveals is the box width,

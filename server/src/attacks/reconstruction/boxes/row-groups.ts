@@ -30,27 +30,42 @@ export interface CompletedRow {
 }
 
 /** The groups of the anchor tree's leaves (one per leaf and class with rows), placed in that tree. */
-export function anchorGroups(forest: BoxForest, anchor: number, leafBox: (t: number, node: number, low: Int32Array, high: Int32Array) => void): RowGroup[] {
+export function anchorGroups(forest: BoxForest, anchor: number, leafBox: LeafBox): RowGroup[] {
+  return classAnchorGroups(forest, new Array<number>(forest.classes).fill(anchor), leafBox);
+}
+
+/**
+ * The groups of each class from its own anchor tree's leaves (`anchors[c]`), placed in that tree.
+ * Rows of different classes are different rows, so each class's rows may be seeded by another tree
+ * (box-estimate takes, per class, the tree whose leaves prove the most rows of it).
+ */
+export function classAnchorGroups(forest: BoxForest, anchors: readonly number[], leafBox: LeafBox): RowGroup[] {
   const groups: RowGroup[] = [];
-  const tree = forest.trees[anchor];
   const { classes, features } = forest;
   const trees = forest.trees.length;
-  for (let node = 0; node < tree.left.length; node++) {
-    if (tree.left[node] !== -1) continue;
-    for (let c = 0; c < classes; c++) {
-      const size = tree.counts[node * classes + c];
-      if (size <= 0) continue;
-      const low = new Int32Array(features);
-      const high = Int32Array.from(forest.intervals, (k) => k - 1);
-      leafBox(anchor, node, low, high);
-      const leaf = new Int32Array(trees).fill(-1);
-      leaf[anchor] = node;
-      place(forest, anchor, node, c, size);
-      groups.push({ size, classIndex: c, low, high, leaf, unplaced: trees - 1 });
+  // Leaf by leaf, then class by class, as with one anchor (the walks' order follows the groups').
+  for (const anchor of new Set(anchors)) {
+    const tree = forest.trees[anchor];
+    for (let node = 0; node < tree.left.length; node++) {
+      if (tree.left[node] !== -1) continue;
+      for (let c = 0; c < classes; c++) {
+        if (anchors[c] !== anchor) continue;
+        const size = tree.counts[node * classes + c];
+        if (size <= 0) continue;
+        const low = new Int32Array(features);
+        const high = Int32Array.from(forest.intervals, (k) => k - 1);
+        leafBox(anchor, node, low, high);
+        const leaf = new Int32Array(trees).fill(-1);
+        leaf[anchor] = node;
+        place(forest, anchor, node, c, size);
+        groups.push({ size, classIndex: c, low, high, leaf, unplaced: trees - 1 });
+      }
     }
   }
   return groups;
 }
+
+type LeafBox = (t: number, node: number, low: Int32Array, high: Int32Array) => void;
 
 /** A copy of `group` with `size` members (the caller takes them out of the original). */
 export function splitOff(group: RowGroup, size: number): RowGroup {
