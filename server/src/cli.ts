@@ -414,7 +414,7 @@ function htmlPage(report: FileReport, kept: ReconstructionStepOutcome['forReport
   const assets = loadReportAssets();
   const privacyReport = buildReport({
     file: report,
-    ...(kept ? { features: kept.features, reconstruction: kept.result, timeline: kept.timeline } : {}),
+    ...(kept ? { features: kept.features, reconstruction: kept.result, timeline: kept.timeline, ...(kept.inputColumns ? { inputColumns: kept.inputColumns } : {}) } : {}),
     ...(report.advisor ? { advisor: report.advisor } : {}),
     ...(options.docsBaseUrl ? { docsBaseUrl: options.docsBaseUrl } : {}),
   });

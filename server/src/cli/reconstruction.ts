@@ -23,7 +23,8 @@ import { inputReconstructionCsv } from '../report/reconstruction-input-csv';
 import { usablePipelineInput } from '../forest/pipeline-input';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse, type FeatureUse } from '../report/build';
-import type { TimelinePoint } from '../report/model';
+import type { InputColumnRecovery, TimelinePoint } from '../report/model';
+import { inputColumnRecovery } from '../report/input-columns';
 
 export interface ReconstructionStepOptions {
   /** 0: do not reconstruct (recoverability `skipped`). */
@@ -56,7 +57,7 @@ export interface ReconstructionStepOutcome {
   /** The CSV could not be written (an I/O error: the CLI exits 2). */
   writeFailed?: boolean;
   /** With `forReport`: the engine's full result (rows included: personal data), its timeline, and the model's features. */
-  forReport?: { result: ReconstructionResult; timeline: TimelinePoint[]; features: FeatureUse[] };
+  forReport?: { result: ReconstructionResult; timeline: TimelinePoint[]; features: FeatureUse[]; inputColumns?: InputColumnRecovery[] };
   /** With `keepResult`: the engine's result (rows included: personal data). */
   result?: ReconstructionResult;
 }
@@ -103,7 +104,10 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
   }
 
   const outcome: ReconstructionStepOutcome = {};
-  if (options.forReport) outcome.forReport = { result, timeline: recorder?.finish(result) ?? [], features: featureUse(forest) };
+  if (options.forReport) {
+    const inputColumns = inputColumnRecovery(forest, result);
+    outcome.forReport = { result, timeline: recorder?.finish(result) ?? [], features: featureUse(forest), ...(inputColumns ? { inputColumns } : {}) };
+  }
   let aligned: AlignedTrainingData | undefined;
   if (options.trainingData) {
     const fit = alignTrainingData(options.trainingData, forest);

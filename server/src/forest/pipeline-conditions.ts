@@ -191,3 +191,22 @@ function merge(a: ColumnCondition, b: Partial): ColumnCondition {
   if (out.is !== undefined) delete out.not;
   return out;
 }
+
+/** A reconstructed row's intervals (per model feature, open ends infinite) as the box conditionsOnInput reads. */
+export function rowBox(intervals: readonly ([number, number] | null | undefined)[] | undefined): Interval[] {
+  const box: Interval[] = [];
+  intervals?.forEach((interval, feature) => {
+    if (!interval) return;
+    box.push({ feature, ...(Number.isFinite(interval[0]) ? { lower: interval[0] } : {}), ...(Number.isFinite(interval[1]) ? { upper: interval[1] } : {}) });
+  });
+  return box;
+}
+
+/** The categories the box allows in the column, when it constrains it; undefined when it does not or they are unknown. */
+export function allowedCategories(condition: ColumnCondition | undefined, all: readonly Category[] | undefined): Category[] | undefined {
+  if (!condition) return undefined;
+  if (condition.is !== undefined) return [condition.is];
+  if (condition.oneOf) return condition.oneOf;
+  if (condition.not && all) return all.filter((c) => !condition.not!.includes(c));
+  return undefined;
+}

@@ -149,3 +149,14 @@ function sameCategory(cell: Cell, category: Category): boolean {
   if (typeof category === 'boolean') return typeof cell === 'number' ? cell === Number(category) : /^(true|false)$/i.test(cell) && /^true$/i.test(cell) === category;
   return typeof cell === 'string' ? cell === category : false;
 }
+
+/** How a Pipeline's input column reaches the model. */
+export type ColumnKind = 'numeric' | 'encoded' | 'unread';
+
+/** A column is encoded when an encoder reads it, numeric when only scalers, imputers and indicators do, unread when no model feature comes from it. */
+export function columnKind(input: PipelineInput, column: number): ColumnKind {
+  const chains = input.features.filter((f) => f.input === column).map((f) => f.ops);
+  if (chains.length === 0) return 'unread';
+  const encoded = chains.some((ops) => ops.some((op) => op.op === 'equals' || op.op === 'ordinal' || op.op === 'one-of' || op.op === 'none-of'));
+  return encoded ? 'encoded' : 'numeric';
+}

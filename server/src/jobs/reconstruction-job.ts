@@ -12,7 +12,7 @@ import { promises as fs } from 'node:fs';
 import type { AdvisorResult } from '../advisor';
 import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
 import type { FeatureUse } from '../report/build';
-import type { TimelinePoint } from '../report/model';
+import type { InputColumnRecovery, TimelinePoint } from '../report/model';
 import type { GroupDeclaration } from '../recoverability/declared-groups';
 import { sidecarPaths } from '../recoverability/declared-groups';
 import { packageVersion } from '../util/package-info';
@@ -54,6 +54,8 @@ export interface ReconstructionOutcome {
   findings: Finding[];
   /** The model's features, in the order of each row's values, and whether a tree splits on each. */
   features: FeatureUse[];
+  /** What the certified rows prove per Pipeline input column, when the model has one (report/input-columns.ts). */
+  inputColumns?: InputColumnRecovery[];
   /** The engine's full result, rows included (personal data: server memory only, see above); null when it did not run. */
   result: ReconstructionResult | null;
   /** The engine's progress over time, for the report's chart (phases, not values). */

@@ -18,6 +18,8 @@ import { assessRecoverability } from '../recoverability/assess';
 import { declaredGroupsFor } from '../recoverability/declared-groups';
 import { TimelineRecorder } from '../report/timeline';
 import { featureUse } from '../report/build';
+import { inputColumnRecovery } from '../report/input-columns';
+import type { InputColumnRecovery } from '../report/model';
 import {
   outcomeWithout,
   reconstructionKey,
@@ -93,10 +95,17 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     recoverability,
     findings,
     features: featureUse(report.forest),
+    ...inputColumnsOf(report.forest, result),
     result,
     timeline: timeline.finish(result),
     ...(membership.summary ? { membership: membership.summary } : {}),
   };
+}
+
+/** The report's figures per Pipeline input column, when the model has one and the reconstruction certified boxes. */
+function inputColumnsOf(forest: Forest, result: ReconstructionResult | null): { inputColumns?: InputColumnRecovery[] } {
+  const inputColumns = result ? inputColumnRecovery(forest, result) : undefined;
+  return inputColumns ? { inputColumns } : {};
 }
 
 /**

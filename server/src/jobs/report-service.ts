@@ -52,7 +52,7 @@ export class ReportService {
     return buildReport({
       file,
       ...(outcome
-        ? { features: outcome.features, timeline: outcome.timeline, ...(outcome.result ? { reconstruction: outcome.result } : {}) }
+        ? { features: outcome.features, timeline: outcome.timeline, ...(outcome.result ? { reconstruction: outcome.result } : {}), ...(outcome.inputColumns ? { inputColumns: outcome.inputColumns } : {}) }
         : this.sources.running(uri)
           ? { running: true, timeline: this.sources.liveTimeline?.(uri) ?? [] }
           : { running: false }),

@@ -22,6 +22,7 @@ import {
   REPORT_SCHEMA_VERSION,
   type AdvisorReport,
   type FeatureRecovery,
+  type InputColumnRecovery,
   type PrivacyReport,
   type ReportFinding,
   type ReportHeadline,
@@ -55,6 +56,8 @@ export interface ReportInput {
    * in some row (true but incomplete: a feature split on can still be determined in no row).
    */
   features?: readonly FeatureUse[];
+  /** What the certified rows prove per Pipeline input column (`inputColumnRecovery(forest, result)`), when the model has one. */
+  inputColumns?: readonly InputColumnRecovery[];
   /** The engine's full result; without it, `file.recoverability` (or `recoverability`) alone. */
   reconstruction?: ReconstructionResult;
   /** Defaults to `file.recoverability`. */
@@ -111,6 +114,7 @@ export function buildReport(input: ReportInput): PrivacyReport {
     headline,
     findings,
     features: featureRecovery(input, recoverability, headline),
+    ...(input.inputColumns && headline.claim === 'certified' && !input.running ? { inputColumns: [...input.inputColumns] } : {}),
     rows,
     timeline: input.timeline ?? [],
     ...(input.advisor ? { advisor: input.advisor } : !input.advisorPending ? {} : { advisorPending: input.advisorPending }),

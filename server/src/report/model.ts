@@ -38,6 +38,11 @@ export interface PrivacyReport {
   findings: ReportFinding[];
   /** Recovery per feature (empty when no reconstruction ran). */
   features: FeatureRecovery[];
+  /**
+   * A model at the end of a Pipeline whose steps the reader followed: what the certified rows
+   * prove per column of the Pipeline's input (only beside a certified claim).
+   */
+  inputColumns?: InputColumnRecovery[];
   /** Exposure per reconstructed row, without its values (see the module comment). */
   rows: RowExposure[];
   /** The reconstruction's progress over time, for the progress chart (empty when none ran). */
@@ -144,6 +149,28 @@ export interface FeatureRecovery {
   determinedRows: number;
   /** determinedRows / headline.rows (or / reconstructedRows when N is unknown); 0-1. */
   determinedShare: number;
+}
+
+/**
+ * What the certified rows prove about one input column of a Pipeline the reader followed
+ * (report/input-columns.ts): the columns its user holds, in their own units, where `features`
+ * speaks in the model's scaled and one-hot columns.
+ */
+export interface InputColumnRecovery {
+  /** The column's name in the data the Pipeline was fitted on. */
+  name: string;
+  /** `numeric`: scaled, imputed or passed through; `encoded`: one-hot or ordinal categories; `unread`: dropped before the model. */
+  kind: 'numeric' | 'encoded' | 'unread';
+  /** Certified rows whose value the box proves: a numeric one bounded on both sides or proven missing, an encoded one's single category. */
+  provenRows: number;
+  /** Certified rows whose value the box narrows at all (a bound, missing or not, fewer categories than all). */
+  narrowedRows: number;
+  /** Numeric: the median width of the intervals bounded on both sides, in the column's own units. */
+  medianWidth?: number;
+  /** Numeric: certified rows proven missing (the imputer's indicator). */
+  missingRows?: number;
+  /** Encoded: how many categories the encoder knows. */
+  categories?: number;
 }
 
 export interface RowExposure {

@@ -18,27 +18,20 @@
  * methods on 0/1 features) write the points only.
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
-import { conditionsOnInput, type ColumnCondition, type Interval } from '../forest/pipeline-conditions';
-import type { Category, ColumnOp, PipelineInput } from '../forest/pipeline-input';
+import { allowedCategories, conditionsOnInput, rowBox, type ColumnCondition } from '../forest/pipeline-conditions';
+import { columnKind, type Category, type ColumnOp, type PipelineInput } from '../forest/pipeline-input';
 import type { Forest } from '../forest/schema';
 import { csvLine } from '../util/csv';
 
-type Kind = 'numeric' | 'encoded' | 'unread';
-
 export function inputReconstructionCsv(rows: readonly ReconstructedRow[], forest: Pick<Forest, 'splitRule'> & { pipelineInput: PipelineInput }, label: string): string {
   const input = forest.pipelineInput;
-  const kinds = input.columns.map((_, c) => kindOf(input, c));
+  const kinds = input.columns.map((_, c) => columnKind(input, c));
   const categories = new Map((input.categories ?? []).map((entry) => [entry.column, entry.values]));
   const withBounds = rows.some((row) => row.intervals);
   const header = input.columns.flatMap((name, c) => (!withBounds || kinds[c] === 'unread' ? [name] : kinds[c] === 'numeric' ? [name, `${name}.low`, `${name}.high`] : [name, `${name}.categories`]));
   const lines = [csvLine([...header, label, 'certified'])];
   for (const row of rows) {
-    const box: Interval[] = [];
-    row.intervals?.forEach((interval, feature) => {
-      if (!interval) return;
-      box.push({ feature, ...(Number.isFinite(interval[0]) ? { lower: interval[0] } : {}), ...(Number.isFinite(interval[1]) ? { upper: interval[1] } : {}) });
-    });
-    const conditions = new Map(conditionsOnInput(input, box, forest.splitRule).columns.map((c) => [c.column, c]));
+    const conditions = new Map(conditionsOnInput(input, rowBox(row.intervals), forest.splitRule).columns.map((c) => [c.column, c]));
     const cells: string[] = [];
     input.columns.forEach((_, c) => {
       const condition = conditions.get(c);
@@ -55,14 +48,6 @@ export function inputReconstructionCsv(rows: readonly ReconstructedRow[], forest
     lines.push(csvLine([...cells, String(row.label), row.certified ? 'true' : 'false']));
   }
   return lines.join('');
-}
-
-/** A column is encoded when an encoder reads it, numeric when only scalers, imputers and indicators do. */
-function kindOf(input: PipelineInput, column: number): Kind {
-  const chains = input.features.filter((f) => f.input === column).map((f) => f.ops);
-  if (chains.length === 0) return 'unread';
-  const encoded = chains.some((ops) => ops.some((op) => op.op === 'equals' || op.op === 'ordinal' || op.op === 'one-of' || op.op === 'none-of'));
-  return encoded ? 'encoded' : 'numeric';
 }
 
 /** The row's value carried back through the first feature that is the column scaled; empty when missing or none is. */
@@ -118,15 +103,6 @@ function outward(value: number, direction: -1 | 1): number {
   // Strip the float noise of the multiplication while keeping the direction.
   const tidy = Number(rounded.toPrecision(7));
   return direction < 0 ? (tidy <= value ? tidy : rounded) : tidy >= value ? tidy : rounded;
-}
-
-/** The categories the box allows in the column, when it constrains it; undefined when it does not or they are unknown. */
-function allowedCategories(condition: ColumnCondition | undefined, all: readonly Category[] | undefined): Category[] | undefined {
-  if (!condition) return undefined;
-  if (condition.is !== undefined) return [condition.is];
-  if (condition.oneOf) return condition.oneOf;
-  if (condition.not && all) return all.filter((c) => !condition.not!.includes(c));
-  return undefined;
 }
 
 /**

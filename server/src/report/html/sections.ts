@@ -197,8 +197,45 @@ ${report.features
       }</p>`;
   return `<section id="features" class="card" aria-labelledby="features-title">
 <h2 id="features-title">Recovery per feature</h2>
-${body}
+${inputColumns(report)}${body}
 </section>`;
+}
+
+/**
+ * A Pipeline's model reads scaled and one-hot columns; its user holds the raw ones. What the
+ * certified rows prove per column of the Pipeline's input, in the column's own units.
+ */
+function inputColumns(report: PrivacyReport): string {
+  const columns = report.inputColumns;
+  if (!columns?.length) return '';
+  const rows = report.headline.rows && report.headline.rows > 0 ? report.headline.rows : report.headline.reconstructedRows;
+  const detail = (c: NonNullable<PrivacyReport['inputColumns']>[number]) => {
+    if (c.kind === 'unread') return 'dropped before the model';
+    if (c.kind === 'encoded') return c.provenRows > 0 ? `the category itself in ${count(c.provenRows)} rows${c.categories !== undefined ? ` (of ${count(c.categories)} categories)` : ''}` : 'never a single category';
+    const bounded = c.provenRows - (c.missingRows ?? 0);
+    const parts = [bounded > 0 && c.medianWidth !== undefined ? `both ends in ${count(bounded)} rows, median interval ${formatWidth(c.medianWidth)} wide` : 'one end at most'];
+    if (c.missingRows) parts.push(`missing in ${count(c.missingRows)} rows`);
+    return parts.join('; ');
+  };
+  return `<h3>In the Pipeline's input columns</h3>
+<p class="lede">The certified rows carried back through the Pipeline's fitted steps to the columns it was fitted on, in their own units: in how many of them the box narrows each column's value, and how far (a numeric column's interval in its own units, a categorical column's single category).</p>
+<details class="table-details"${columns.length <= 30 ? ' open' : ''}><summary>Table (${h(count(columns.length))} input columns)</summary>
+<table class="data"><thead><tr><th scope="col">Column</th><th scope="col">Kind</th><th scope="col" class="num">Rows narrowed</th><th scope="col">Share of rows</th><th scope="col">How far</th></tr></thead><tbody>
+${columns
+  .map((c) => {
+    const share = rows > 0 ? c.narrowedRows / rows : 0;
+    return `<tr${c.kind === 'unread' ? ' class="unused"' : ''}><th scope="row"><code>${h(c.name)}</code></th><td>${c.kind === 'encoded' ? 'categorical' : c.kind}</td><td class="num">${h(count(c.narrowedRows))}</td><td class="share">${shareBar(share, percent(share))}<span>${h(percent(share))}</span></td><td>${h(detail(c))}</td></tr>`;
+  })
+  .join('\n')}
+</tbody></table></details>
+<h3>In the model's columns</h3>
+`;
+}
+
+/** A width in a column's own units, to 3 significant digits (no exponent for everyday magnitudes). */
+function formatWidth(width: number): string {
+  if (width === 0) return '0';
+  return Math.abs(width) >= 1e-3 && Math.abs(width) < 1e6 ? String(Number(width.toPrecision(3))) : width.toExponential(2);
 }
 
 /**
