@@ -41,6 +41,7 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   pima_gb: { member: 0, nonMember: 10 },
   breast_cancer_xgb: { member: 0, nonMember: 0 },
   pima_gb_sub: { member: 0, nonMember: 0 },
+  pima_xgb_spw: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -276,6 +277,16 @@ describe('membership: DP and boosted models', () => {
       const area = auc(result.candidates.map((c) => c.score), member)!;
       assert.ok(area >= floor, `${name}: AUC ${area}`);
     }
+  });
+
+  it('XGBoost with a fractional scale_pos_weight: every positive row\'s hessian and gradient weighted by it, which ranks members far better than counting it as 1', async () => {
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_xgb_spw')!);
+    assert.ok(Math.abs((forest.hyperParameters.scale_pos_weight as number) - 1.86) < 1e-6, 'the weight is read');
+    const aucOf = (model: Forest) => auc(assessMembership(model, candidates).candidates.map((c) => c.score), member)!;
+    const weighted = aucOf(forest);
+    const unweighted = aucOf({ ...forest, hyperParameters: { ...forest.hyperParameters, scale_pos_weight: 1 } });
+    assert.ok(weighted >= 0.9, `AUC ${weighted}`);
+    assert.ok(weighted > unweighted + 0.05, `AUC ${weighted} with the weight, ${unweighted} counting it as 1`);
   });
 
   it('XGBoost dart: later trees were fitted with trees dropped, so it is scored on the first tree, the reason stated', async () => {

@@ -81,3 +81,12 @@ export function baseMargin(boosting: { objective: string; baseScore: readonly nu
   if (boosting.objective === 'binary:logistic' || boosting.objective === 'reg:logistic') return Math.log(base / (1 - base));
   return base;
 }
+
+/**
+ * XGBoost's `scale_pos_weight` (1 when not stated): its binary objectives multiply every positive
+ * row's gradient and hessian by it, so a leaf's cover is h (n0 + s n1) over its rows.
+ */
+export function positiveWeight(forest: { hyperParameters: Record<string, unknown> }): number {
+  const spw = forest.hyperParameters.scale_pos_weight;
+  return typeof spw === 'number' && Number.isFinite(spw) && spw > 0 ? spw : 1;
+}

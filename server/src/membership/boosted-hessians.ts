@@ -29,7 +29,7 @@
  * classifiers among those keep the first tree's counts.
  */
 import type { Forest } from '../forest/schema';
-import { baseMargin, isLogistic } from '../forest/boosting';
+import { baseMargin, isLogistic, positiveWeight } from '../forest/boosting';
 import { isSquaredError } from '../attacks/boosted-covers';
 import { isMultiClass } from '../attacks/reconstruction/boosting-counts';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
@@ -107,6 +107,8 @@ export class HessianScorer {
   private readonly offsets: number[];
   private readonly cover: Float64Array;
   private readonly gradient: Float64Array;
+  /** scale_pos_weight: a positive row's hessian and gradient are this many times a negative's. */
+  private readonly positiveWeight: number;
 
   constructor(
     private readonly forest: Forest,
@@ -115,6 +117,7 @@ export class HessianScorer {
     capacity: number,
   ) {
     this.treesUsed = treesWithinCap(forest.trees.length, setup.groups, capacity);
+    this.positiveWeight = positiveWeight(forest);
     this.entries = new EntryTable(capacity, this.treesUsed);
     const { offsets, total } = nodeOffsets(forest.trees);
     this.offsets = offsets;
@@ -163,8 +166,10 @@ export class HessianScorer {
           g[at + t] = margins[0] - y;
         } else {
           const own = loss === 'logistic' ? y : y === k ? 1 : 0;
-          h[at + t] = (loss === 'softmax' ? 2 : 1) * p[k] * (1 - p[k]);
-          g[at + t] = p[k] - own;
+          // scale_pos_weight weighs a positive row's hessian and gradient (XGBoost's binary objectives).
+          const w = loss === 'logistic' && own === 1 ? this.positiveWeight : 1;
+          h[at + t] = w * (loss === 'softmax' ? 2 : 1) * p[k] * (1 - p[k]);
+          g[at + t] = w * (p[k] - own);
         }
       }
       for (let k = 0; k < groups; k++) margins[k] += trees[round * groups + k].boosting!.leafValue[leaves[round * groups + k]];

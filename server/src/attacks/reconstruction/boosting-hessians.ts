@@ -38,7 +38,7 @@
  */
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
-import { baseMargin, isLogistic } from '../../forest/boosting';
+import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
 import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
@@ -249,6 +249,7 @@ function matchWindow(
   groups: RowGroup[],
   window: BoostedLeaf[][],
   paths: Path[],
+  positiveWeight: number,
   deadline: number,
   shouldStop: () => boolean,
 ): { groups: RowGroup[]; error: number; unfitted: number } | undefined {
@@ -276,8 +277,10 @@ function matchWindow(
     values.push(1);
     path.leaves.forEach((l, k) => {
       const p = sigmoid(path.margins[k]);
+      // scale_pos_weight weighs a positive row's hessian and gradient (XGBoost's binary objectives).
+      const w = group.label === 1 ? positiveWeight : 1;
       indices.push(leafRow[k] + 2 * l, leafRow[k] + 2 * l + 1);
-      values.push(p * (1 - p), p - group.label);
+      values.push(w * p * (1 - p), w * (p - group.label));
     });
     colUpper[j] = group.count;
     integer[j] = 1;
@@ -486,7 +489,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       }
       // Each remaining tree gets an equal share of what is left of the budget.
       const deadline = Date.now() + (Math.max(0, ctx.deadline - Date.now()) * window.length) / (trees - t);
-      const result = matchWindow(highs, groups, window, paths, deadline, () => ctx.aborted);
+      const result = matchWindow(highs, groups, window, paths, positiveWeight(forest), deadline, () => ctx.aborted);
       if (!result) return ctx.answer({ status: 'failed', reason: `trees ${t}..${t + window.length - 1}: some rows reach no leaf, so the model is not read as XGBoost built it`, rows, certifiedRows: 0 });
       groups = result.groups;
       error += result.error;
