@@ -16,21 +16,15 @@ import type { Forest } from '../../server/src/forest/schema';
 import { lintFile, type FileReport } from '../../server/src/linter/linter';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import { buildReport, featureUse } from '../../server/src/report/build';
-import { renderReportHtml, type RenderOptions } from '../../server/src/report/html';
+import { renderReportHtml } from '../../server/src/report/html';
 import { inputColumnRecovery } from '../../server/src/report/input-columns';
 import { inputReconstructionCsv } from '../../server/src/report/reconstruction-input-csv';
 import { summarizeReconstruction } from '../../server/src/recoverability/summary';
 import { parseCsv } from '../../server/src/util/csv';
 import { FIXTURES } from '../support/paths';
+import { TEST_WEBVIEW } from '../support/webview-render-options';
 
 const DIR = join(FIXTURES, 'pipeline-inputs');
-const WEBVIEW: RenderOptions = {
-  nonce: 'cmFuZG9tLW5vbmNlLTEyMzQ1Ng==',
-  mode: 'webview',
-  cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
-  scripts: { chart: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/vendor/chart.umd.js', report: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/report.js' },
-  styles: { report: 'https://file+.vscode-resource.vscode-cdn.net/ext/media/report.css' },
-};
 
 async function analysed(file: string): Promise<{ report: FileReport; forest: Forest; result: ReconstructionResult }> {
   const report = await lintFile(file, { keepForest: true });
@@ -107,7 +101,7 @@ describe("the report's figures per Pipeline input column", () => {
       const inputColumns = inputColumnRecovery(forest, result);
       const recoverability = summarizeReconstruction(forest, result, { declared: 0, sources: [], problems: [] });
       const built = buildReport({ file: { ...report, recoverability }, features: featureUse(forest), reconstruction: result, ...(inputColumns ? { inputColumns } : {}) });
-      return { built, page: renderReportHtml(built, WEBVIEW) };
+      return { built, page: renderReportHtml(built, TEST_WEBVIEW) };
     };
     const pipeline = await html(join(DIR, 'stroke_pipeline.joblib'));
     assert.ok(pipeline.built.inputColumns?.length, pipeline.built.headline.claim);

@@ -7,23 +7,16 @@
  */
 import { strict as assert } from 'node:assert';
 import { before, describe, it } from 'node:test';
-import { renderReportHtml, timelineMessage, type RenderOptions } from '../../server/src/report/html';
+import { renderReportHtml, timelineMessage } from '../../server/src/report/html';
 import type { PrivacyReport } from '../../server/src/report/model';
 import { runningReports, type RunningReports } from '../support/running-report';
-
-const WEBVIEW: RenderOptions = {
-  nonce: 'cmFuZG9tLW5vbmNlLTEyMzQ1Ng==',
-  mode: 'webview',
-  cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
-  scripts: { chart: 'https://x/chart.umd.js', report: 'https://x/report.js' },
-  styles: { report: 'https://x/report.css' },
-};
+import { TEST_WEBVIEW } from '../support/webview-render-options';
 
 const unescape = (text: string) => text.replace(/&#(\d+);/g, (_, code: string) => String.fromCharCode(Number(code))).replace(/&amp;/g, '&').replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"');
 
 /** The phase table as the renderer wrote it: summary and rows of text. */
 function renderedPhases(report: PrivacyReport): { summary: string; rows: string[][] } {
-  const html = renderReportHtml(report, WEBVIEW);
+  const html = renderReportHtml(report, TEST_WEBVIEW);
   const summary = /<summary id="phases-summary">([^<]*)<\/summary>/.exec(html)?.[1];
   const body = /<tbody id="phases-body">([\s\S]*?)<\/tbody>/.exec(html)?.[1];
   assert.ok(summary !== undefined && body !== undefined, 'the page has the phase table');
