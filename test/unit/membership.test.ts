@@ -26,7 +26,7 @@ const manifest: Entry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'u
 
 /** Proven verdicts measured when the fixtures were made (floors). */
 const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
-  compas_rows_t10: { member: 27, nonMember: 50 },
+  compas_rows_t10: { member: 14, nonMember: 50 },
   pima_rows_t10: { member: 0, nonMember: 79 },
   pima_extra_t10: { member: 0, nonMember: 66 },
   compas_boot_t10: { member: 0, nonMember: 21 },
@@ -42,6 +42,7 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   breast_cancer_xgb: { member: 0, nonMember: 0 },
   pima_gb_sub: { member: 0, nonMember: 0 },
   pima_xgb_spw: { member: 0, nonMember: 0 },
+  pima_tree: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -178,6 +179,20 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
     assert.equal(result.basis, 'bootstrap-draws');
     assert.match(result.reason ?? '', /root counts differ/);
     assert.equal(result.candidates.filter((c) => c.verdict === 'non-member').length, 0);
+  });
+
+  it('one decision tree on numeric features: a training row in a candidate\'s cell (one leaf\'s box) proves no member, so those candidates are scored and counted, not proven', async () => {
+    const entry = manifest.find((e) => e.name === 'pima_tree')!;
+    const { forest, candidates, member, cell } = await load(entry);
+    // The leaves hold non-members beside members: a "member" at the cell's resolution would be wrong for them.
+    const sharing = cell.filter((c, i) => c && !member[i]).length;
+    assert.ok(sharing > 20, `${sharing} non-members share a leaf and label with a member`);
+    const result = assessMembership(forest, candidates);
+    assert.equal(result.candidates.filter((c) => c.verdict === 'member').length, 0);
+    // Every candidate the counts place in a leaf with rows of its label is in a proven cell; with one tree, that is every non-excluded one.
+    const notExcluded = result.candidates.filter((c) => c.verdict !== 'non-member').length;
+    assert.equal(result.inProvenCells, notExcluded);
+    for (const [i, c] of result.candidates.entries()) if (c.verdict === 'non-member') assert.ok(!member[i]);
   });
 
   it('a label the model never saw is a proven non-member', async () => {

@@ -114,7 +114,7 @@ export function exposureFinding(m: MembershipSummary, severity: Severity | undef
   if (member + nonMember === 0 || severity === 'off') return undefined;
   const summary = member > 0 ? `${member} of ${m.rows} candidates are proven members of the training data.` : `${nonMember} of ${m.rows} candidates are proven absent from the training data.`;
   const detail =
-    `From ${m.candidates}, the model alone proves ${member} candidate${member === 1 ? '' : 's'} a member (a training row with the label lies in the candidate's cell: the same leaf in every tree) ` +
+    `From ${m.candidates}, the model alone proves ${member} candidate${member === 1 ? '' : 's'} a member (a training row with the label lies in the candidate's cell, the same leaf in every tree, and has the candidate's values on every feature the model splits on) ` +
     `and ${nonMember} a non-member (${m.basis}). Scores and verdicts per person are written only by the command line (--emit-membership), never shown in the editor.`;
   return { rule: 'membership-exposure', severity: severity ?? 'warning', message: lead(summary, detail), location: {}, data: { candidates: m.rows, member, nonMember, basis: m.basis } };
 }

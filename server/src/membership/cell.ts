@@ -20,6 +20,7 @@
 import type { Forest } from '../forest/schema';
 import { LEAF } from '../forest/schema';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
+import { featureAxes } from '../attacks/reconstruction/feature-axes';
 import { copyBox, leafBox, type Box } from './leaves';
 
 export interface CountProofOptions {
@@ -161,6 +162,41 @@ export function certifiedInCell(row: ReconstructedRow, cell: Box, rule: Forest['
       const inside = rule === 'less' ? cell.lower[f] <= v && v < cell.upper[f] : cell.lower[f] < v && v <= cell.upper[f];
       if (!inside) return false;
     } else if (cell.lower[f] !== -Infinity || cell.upper[f] !== Infinity) return false;
+  }
+  return true;
+}
+
+/**
+ * The features a cell can pin to one value: read as 0/1 (a side of its split is a value), and
+ * split by some tree. A numeric feature's interval always holds other values, so a cell that
+ * bounds one never proves this candidate was the row, only that someone in that range was.
+ */
+export interface PinnableFeatures {
+  /** Per feature: 1 when some tree splits on it. */
+  used: Uint8Array;
+  /** Per feature: 1 when it is read as 0/1 (attacks/reconstruction/feature-axes.ts). */
+  binary: Uint8Array;
+}
+
+export function pinnableFeatures(forest: Forest): PinnableFeatures {
+  const axes = featureAxes(forest);
+  const features = forest.features.length;
+  if (!axes.ok) return { used: new Uint8Array(features).fill(1), binary: new Uint8Array(features) };
+  return { used: Uint8Array.from(axes.axes.thresholds, (cuts) => (cuts.length > 0 ? 1 : 0)), binary: axes.axes.binary };
+}
+
+/**
+ * Whether the cell fixes the candidate's value of every feature the model splits on: then a
+ * training row with the candidate's label in the cell has the candidate's values wherever the
+ * model looks (a twin at most differs where it never does), and `member` is proven. A cell left
+ * open on a 0/1 feature, or bounding a numeric one, holds other people too.
+ */
+export function cellPinsValues(cell: Box, pin: PinnableFeatures): boolean {
+  for (let f = 0; f < cell.lower.length; f++) {
+    if (!pin.used[f]) continue;
+    if (!pin.binary[f]) return false;
+    // A 0/1 feature's thresholds lie inside (0, 1): below one, the cell holds only 0; above, only 1.
+    if (!(cell.upper[f] < 1 || cell.lower[f] > 0)) return false;
   }
   return true;
 }

@@ -18,7 +18,7 @@
  */
 import type { Forest } from '../forest/schema';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
-import { cellBox, certifiedInCell } from './cell';
+import { cellBox, cellPinsValues, certifiedInCell, pinnableFeatures } from './cell';
 import { leavesOf } from './leaves';
 import { NewtonStepScorer } from './newton-steps';
 import { MassScorer } from './row-count-mass';
@@ -37,6 +37,7 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
   // The certified rows of each class, once.
   const certifiedOf = counted.classes.map((label) => certified.filter((row) => row.certified && row.label === label));
   const verdicts: CandidateVerdict[] = [];
+  const pin = pinnableFeatures(forest);
   candidates.forEach((candidate, i) => {
     const k = counted.classes.findIndex((c) => c === candidate.label);
     // The model's classes are every label of its training rows: an unseen label is no row of it.
@@ -46,7 +47,8 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
     const mine = certifiedOf[k];
     // The candidate's cell once (a walk of every tree), not once per certified row.
     const cell = mine.length > 0 ? cellBox(forest, candidate.values) : undefined;
-    const member = cell !== undefined && mine.some((row) => certifiedInCell(row, cell, forest.splitRule));
+    // Proven only where the cell pins every value the model reads (cell.ts `cellPinsValues`).
+    const member = cell !== undefined && mine.some((row) => certifiedInCell(row, cell, forest.splitRule)) && cellPinsValues(cell, pin);
     verdicts.push({ score: member ? 1 : 0.5, verdict: member ? 'member' : 'likely-non-member' });
     if (newton) return newton.add(i, leaves, k);
     let share = 0;

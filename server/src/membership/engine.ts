@@ -47,7 +47,7 @@ import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { leavesOf } from './leaves';
-import { cellBox, certifiedInCell, certifiedMeetsCell, proveByLeafCounts } from './cell';
+import { cellBox, cellPinsValues, certifiedInCell, certifiedMeetsCell, pinnableFeatures, proveByLeafCounts, type PinnableFeatures } from './cell';
 import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
@@ -207,6 +207,9 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   const mass = p.basis === 'row-counts' && options.acrossCandidates !== false ? new MassScorer(forest) : undefined;
   const sums = p.basis === 'boosted-hessians' ? new HessianScorer(forest, p.hessians!, candidates.length) : undefined;
   const proofDeadline = started + (options.proofTimeMs ?? 3_000);
+  const pin = pinnableFeatures(forest);
+  /** Candidates in a cell proven to hold a training row of their label that does not pin their values (scored, not proven). */
+  let inProvenCell = 0;
   for (const candidate of candidates) {
     const y = forest.classes.findIndex((c) => c === candidate.label);
     if (p.basis === 'unsupported') {
@@ -284,6 +287,13 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     } else if (!proven && certified.length && p.basis !== 'dp-noise') {
       if (certifiedMember(forest, candidate, y, certified)) proven = 'member';
     }
+    // A training row of the label in the cell is this candidate only where the cell pins every
+    // value the model reads (0/1 features): a numeric interval also holds other people. A public
+    // single decision tree gave "member" to 160 of its 171 true non-members before.
+    if (proven === 'member' && !cellPinsValues(cellBox(forest, candidate.values), pin) && !certifiedAtValues(forest, candidate, y, certified, pin)) {
+      proven = undefined;
+      inProvenCell++;
+    }
     if (!proven && complete) {
       const cell = cellBox(forest, candidate.values);
       const label = forest.classes[y];
@@ -310,7 +320,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
   sums?.rescore(verdicts, threshold);
   const capped = sums && sums.treesUsed < trees.length ? `; the first ${sums.treesUsed} of ${trees.length} trees fitted (memory cap for ${candidates.length} candidates)` : '';
   const reason = p.reason ? p.reason + capped : undefined;
-  return { basis: p.basis, ...(reason ? { reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };
+  return { basis: p.basis, ...(reason ? { reason } : {}), threshold, candidates: verdicts, ...(inProvenCell > 0 ? { inProvenCells: inProvenCell } : {}), seconds: (Date.now() - started) / 1000 };
 }
 
 /** Mean over trees of the candidate's leaf's fraction of label y (0 for an empty leaf). */
@@ -341,6 +351,21 @@ function provenMember(forest: Forest, candidate: Candidate, leaves: Int32Array, 
     budget,
   });
   return byCounts || certifiedMember(forest, candidate, y, certified);
+}
+
+/**
+ * Whether a certified row proven at exact values (no intervals: the exact methods) has the
+ * candidate's label and its values (as float32, as the trees compare them) on every feature the
+ * model splits on: then that training row is the candidate wherever the model looks.
+ */
+function certifiedAtValues(forest: Forest, candidate: Candidate, y: number, certified: readonly ReconstructedRow[], pin: PinnableFeatures): boolean {
+  const label = forest.classes[y];
+  return certified.some(
+    (row) =>
+      row.label === label &&
+      !row.intervals &&
+      pin.used.every((used, f) => !used || (row.values[f] !== null && row.values[f] !== undefined && Math.fround(row.values[f] as number) === Math.fround(candidate.values[f]))),
+  );
 }
 
 function certifiedMember(forest: Forest, candidate: Candidate, y: number, certified: readonly ReconstructedRow[]): boolean {

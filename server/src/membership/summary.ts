@@ -35,6 +35,8 @@ export interface MembershipSummary {
   /** Score at and above which an unproven candidate is likely-member. */
   threshold: number | null;
   verdicts: VerdictCounts;
+  /** Candidates in a cell proven to hold a training row of their label that does not pin their values: scored, not proven (absent when none). */
+  inProvenCells?: number;
   /** Candidates per score decile [0, 0.1), ..., [0.9, 1]; unscored candidates left out. */
   histogram: number[];
   seconds: number;
@@ -85,6 +87,7 @@ export function summarizeMembership(
     ...(result.reason ? { reason: result.reason } : {}),
     threshold: result.threshold,
     verdicts,
+    ...(result.inProvenCells ? { inProvenCells: result.inProvenCells } : {}),
     histogram: histogram(scores),
     seconds: result.seconds,
   };
@@ -118,7 +121,8 @@ export function membershipLines(m: MembershipSummary): string[] {
   const v = m.verdicts;
   const lines = [
     `membership of ${m.rows} candidates (${m.candidates}${m.throughPipeline ? ", the Pipeline's input through its fitted steps" : ''}; ${m.basis}${m.reason ? `: ${m.reason}` : ''}): ` +
-      `proven ${v.member} member, ${v.nonMember} non-member; likely ${v.likelyMember} member, ${v.likelyNonMember} non-member; ${v.unknown} unknown`,
+      `proven ${v.member} member, ${v.nonMember} non-member; likely ${v.likelyMember} member, ${v.likelyNonMember} non-member; ${v.unknown} unknown` +
+      (m.inProvenCells ? ` (${m.inProvenCells} of them in a cell proven to hold a training row of their label, which does not pin their values: scored, not proven)` : ''),
   ];
   if (m.metrics) {
     lines.push(`membership against ${m.metrics.membersColumn}: AUC ${num(m.metrics.auc)}, accuracy ${pct(m.metrics.accuracy)}, TPR at 1% FPR ${pct(m.metrics.tprAt1Fpr)}, proven verdicts contradicted by the truth ${m.metrics.provenWrong} (proven members that are a member's twin up to the model's splits: ${m.metrics.twins})`);

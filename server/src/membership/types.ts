@@ -6,8 +6,11 @@
 
 /**
  * - `member`: proven from the model and its counts alone: a training row with this label lies in
- *   the candidate's cell (the same leaf in every tree; see cell.ts). No attack on the model can
- *   tell two rows of one cell apart, so this is the finest membership any attack can prove.
+ *   the candidate's cell (the same leaf in every tree; see cell.ts), and the cell pins the
+ *   candidate's value of every feature the model splits on (0/1 features), so that row has the
+ *   candidate's values wherever the model looks. No attack on the model can tell two rows of one
+ *   cell apart, so this is the finest membership any attack can prove. A cell that bounds a
+ *   numeric feature holds other people too: its candidates are scored (`inProvenCells`).
  * - `non-member`: proven: no training row with this label and the candidate's values exists.
  * - `likely-member` / `likely-non-member`: the score's side of the basis's threshold; a guess.
  * - `unknown`: the model gives no usable evidence for this candidate (or cannot be scored).
@@ -54,5 +57,10 @@ export interface MembershipResult {
   /** Score at and above which an unproven candidate is `likely-member`. */
   threshold: number;
   candidates: CandidateVerdict[];
+  /**
+   * Candidates in a cell the model proves holds a training row of their label, where the cell does
+   * not pin their values (a numeric interval, a 0/1 feature left open): scored, not proven members.
+   */
+  inProvenCells?: number;
   seconds: number;
 }

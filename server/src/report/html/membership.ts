@@ -19,9 +19,9 @@ export function membershipSection(report: PrivacyReport): string {
   }
   const v = m.verdicts;
   const verdictRows: [string, number, string][] = [
-    ['Member (proven)', v.member, 'a training row with this label lies in the candidate\'s cell: the same leaf in every tree'],
+    ['Member (proven)', v.member, 'a training row with this label and the candidate\'s values on every feature the model splits on: the same leaf in every tree'],
     ['Non-member (proven)', v.nonMember, 'no training row has this label and these values up to the model\'s splits'],
-    ['Likely member', v.likelyMember, `score at or above ${m.threshold ?? '–'}: a guess`],
+    ['Likely member', v.likelyMember, `score at or above ${m.threshold ?? '–'}: a guess${m.inProvenCells ? ` (of the candidates, ${count(m.inProvenCells)} lie in a cell proven to hold a training row of their label that does not pin their values)` : ''}`],
     ['Likely non-member', v.likelyNonMember, `score below ${m.threshold ?? '–'}: a guess`],
     ['Unknown', v.unknown, 'the model gives nothing to score'],
   ];
