@@ -183,6 +183,14 @@ describe("a CSV of the Pipeline's input", () => {
     assert.ok(note && /never fitted: no trees, nothing to analyse/.test(note.message), unfitted.findings.map((f) => f.message).join(' | '));
   });
 
+  it('a model saved beside pandas objects (a DataFrame with a categorical column, a Series): read, and pandas\' containers raise no unknown-pickle-global', async () => {
+    const report = await lintFile(join(DIR, 'pima_frame.joblib'), { keepForest: true });
+    assert.equal(report.forest?.trees.length, 3);
+    const unknown = report.findings.filter((f) => f.rule === 'unknown-pickle-global');
+    assert.equal(unknown.length, 0, unknown.map((f) => f.message).join(' | '));
+    assert.ok(!report.findings.some((f) => f.rule === 'unsafe-pickle'));
+  });
+
   it('DictVectorizer: named from its feature_names_ as scikit-learn names them, never computed from a CSV', async () => {
     const report = await lintFile(join(DIR, 'stroke_dict.joblib'), { keepForest: true });
     const names = JSON.parse(readFileSync(join(DIR, 'stroke_dict.names.json'), 'utf8')) as string[];

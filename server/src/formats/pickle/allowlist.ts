@@ -86,6 +86,19 @@ const EXACT = new Set<string>([
   'pandas.core.indexes.range.RangeIndex',
   'pandas.core.indexes.numeric.Int64Index',
   'pandas.core.indexes.numeric.Float64Index',
+  // pandas DataFrames and Series saved beside a model (a sample of the data, the labels): the
+  // frame and its block managers are rebuilt from arrays and index objects the pickle carries;
+  // _unpickle_block and NDArrayBacked's Cython reconstructor wrap arrays in blocks, Categorical
+  // and its dtype hold categories and codes. Containers only: nothing here runs other code.
+  'pandas.core.frame.DataFrame',
+  'pandas.core.series.Series',
+  'pandas.core.internals.managers.BlockManager',
+  'pandas.core.internals.managers.SingleBlockManager',
+  'pandas.core.internals.blocks.new_block',
+  'pandas._libs.internals._unpickle_block',
+  'pandas._libs.arrays.__pyx_unpickle_NDArrayBacked',
+  'pandas.core.arrays.categorical.Categorical',
+  'pandas.core.dtypes.dtypes.CategoricalDtype',
   // scikit-learn's Cython reconstructors, `newObj(obj)`: `obj.__new__(obj)` (a KD-tree kept by SMOTE).
   'sklearn.neighbors._kd_tree.newObj',
   'sklearn.neighbors._ball_tree.newObj',
