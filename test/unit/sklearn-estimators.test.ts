@@ -18,6 +18,7 @@ import { readSklearn } from '../../server/src/formats/sklearn';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import type { ModelRead } from '../../server/src/formats/types';
 import { runModelRules } from '../../server/src/rules';
+import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 import { readTrainingRows, type TrainingRow } from '../support/reconstruction-truth';
 
@@ -356,6 +357,24 @@ function newtonSums(forest: Forest, rows: readonly TrainingRow[]): { residual: n
     tree.left.flatMap((l, node) => (l === -1 ? [{ ...sums[t][node], stated: tree.classWeights[node], target: (tree.boosting!.leafValue[node] / logLoss.learningRate) * logLoss.lambda, where: `tree ${t} leaf ${node}` }] : [])),
   );
 }
+
+describe('no-bootstrap on boosted models: the lever each estimator has', () => {
+  // bootstrap=True exists on forests only; these fixtures are scikit-learn 1.2.1's boosted classifiers.
+  const cases: [string, RegExp][] = [
+    ['gb_clf', /subsample below 1/],
+    ['hgb_clf', /min_samples_leaf/],
+    ['ada_clf', /min_samples_leaf|bagged forest/],
+  ];
+  for (const [name, lever] of cases) {
+    it(`${name}: ${lever.source}, never bootstrap=True`, async () => {
+      const report = await lintFile(path.join(DIR, `${name}.joblib`));
+      const finding = report.findings.find((f) => f.rule === 'no-bootstrap');
+      assert.ok(finding, report.findings.map((f) => f.rule).join(', '));
+      assert.match(finding.message, lever);
+      assert.doesNotMatch(finding.message, /bootstrap=True/);
+    });
+  }
+});
 
 describe('sklearn gradient boosting', () => {
   it('gb_reg (squared_error): the boosted IR of reg:squarederror, lambda 0, equal to scikit-learn\'s arrays', () => {

@@ -21,17 +21,30 @@ export const noBootstrap: ModelRule = {
     const noise = forest.privacy
       ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`
       : consequence;
+    const fix = remedy(forest.estimator);
     const summary =
       trees === 1
         ? 'One tree counts every training row in its leaves: train a bagged forest.'
         : forest.privacy
-          ? 'Trees saw every training row once (noised counts): train with bootstrap=True.'
-          : 'Trees saw every training row once, counts rebuild it: train with bootstrap=True.';
+          ? `Trees saw every training row once (noised counts): ${fix.advice}.`
+          : `Trees saw every training row once, counts rebuild it: ${fix.advice}.`;
     return [
       {
-        message: lead(summary, `${who} trained on ${seen}, each exactly once (no bootstrap).${noise}`),
+        message: lead(summary, `${who} trained on ${seen}, each exactly once (${fix.because}).${noise}`),
         data: { trees, rows: rows ?? null },
       },
     ];
   },
 };
+
+/**
+ * What to change, by the estimator: `bootstrap=True` exists on forests only. scikit-learn's
+ * gradient boosting draws rows per stage with `subsample` (each stage's draw is then not in the
+ * file); the histogram models and AdaBoost draw no rows at all, so larger leaves are the lever.
+ */
+function remedy(estimator: string): { advice: string; because: string } {
+  if (/^HistGradientBoosting/.test(estimator)) return { advice: 'raise min_samples_leaf (it draws no row samples)', because: 'histogram gradient boosting draws no row samples' };
+  if (/^GradientBoosting/.test(estimator)) return { advice: 'train with subsample below 1', because: 'subsample=1.0: every stage grew on all rows' };
+  if (/^AdaBoost/.test(estimator)) return { advice: 'raise the trees\' min_samples_leaf, or train a bagged forest', because: 'AdaBoost reweights rows, it draws none' };
+  return { advice: 'train with bootstrap=True', because: 'no bootstrap' };
+}
