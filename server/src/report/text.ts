@@ -1,7 +1,7 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
 import type { FileReport, TrainingRowsSource } from '../linter/linter';
 import { countBySeverity } from './severity';
-import { percent, plural } from '../rules/format';
+import { formatCount, percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
 import { advisorLines } from '../advisor/text';
@@ -12,12 +12,17 @@ export function recoverabilityLine(r: Recoverability): string {
   const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
   if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
   const n = r.rows ?? r.reconstructedRows;
-  const certified = `${r.certifiedRows} of ${plural(n, 'training row')} certified (${percent(r.certifiedRows, n)})`;
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
-  const noLabel = withoutLabel > 0 ? `, ${withoutLabel} more certified without their label (feature intervals proven, label estimated)` : '';
+  const unlabelled = '(feature intervals proven, label estimated)';
+  // "0 of N certified, M more certified without their label" read as a contradiction: say first what is certified.
+  const certified =
+    withoutLabel > 0 && r.certifiedRows === 0
+      ? `${formatCount(withoutLabel)} of ${plural(n, 'training row')} certified without their label ${unlabelled}`
+      : `${formatCount(r.certifiedRows)} of ${plural(n, 'training row')} certified (${percent(r.certifiedRows, n)})` +
+        (withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more without their label ${unlabelled}` : '');
   const rest = r.reconstructedRows - r.certifiedRows - withoutLabel;
-  const estimate = rest > 0 ? `, ${rest} more reconstructed as an estimate` : '';
-  return `recoverability: ${r.status}, ${certified}${noLabel}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  const estimate = rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : '';
+  return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
 }
 
 export function evaluationLine(e: Evaluation): string {

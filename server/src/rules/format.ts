@@ -15,6 +15,11 @@ export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }
 
+/** "1 row's", "2 rows'": a count in the possessive. */
+export function pluralPossessive(count: number, one: string, many = `${one}s`): string {
+  return count === 1 ? `1 ${one}'s` : `${formatCount(count)} ${many}'`;
+}
+
 export function percent(part: number, whole: number): string {
   if (whole <= 0) return '0%';
   const share = (100 * part) / whole;

@@ -104,7 +104,7 @@ export function reconstructionDraft(
         ? `${formatCount(proven)} of ${formatCount(n)} rows proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
         : `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
     message =
-      `${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are certified from the model alone as boxes, ` +
+      `${plural(certifiedRows, 'training row')} of ${formatCount(n)} (${percent(certifiedRows, n)}) ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
       `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
       (unnarrowed && proven >= thresholds.errorShare * n ? ' The boxes narrow no feature on the median, so this is a warning, not an error.' : '');
   } else if (status === 'exact') {

@@ -32,6 +32,7 @@ import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow, fillUnbounded } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
+import { pluralPossessive } from '../../rules/format';
 
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 
@@ -254,7 +255,7 @@ export function labelRegressionRows(
         ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out); each row has the mean label'
         : 'labels not estimated (no complete reconstruction); each row has the mean label'
       : prepared.unsolvable
-    : `${determinedRows} rows' labels determined by ${prepared.source}${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
+    : `${pluralPossessive(determinedRows, 'row')} labels determined by ${prepared.source}${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
   return {
     ...answer,
@@ -263,6 +264,6 @@ export function labelRegressionRows(
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction: rows,
     reconstructedRows: rows.length,
-    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${featureRows} rows' feature intervals certified, ${labelText}; a row is certified when its label is too`),
+    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${pluralPossessive(featureRows, 'row')} feature intervals certified, ${labelText}; a row is certified when its label is too`),
   };
 }

@@ -25,6 +25,7 @@ import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { ReconstructedRow, ReconstructionResult } from './types';
+import { pluralPossessive } from '../../rules/format';
 
 type CountedClasses = NonNullable<Forest['countedClasses']>;
 
@@ -60,7 +61,7 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   const how =
     `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (${trees.length === 1 ? `tree ${trees[0]}, which counts every class` : `trees ${trees.join(', ')}`}); ` +
     `${byLeaf.rows} more with their class and, as their box, a leaf of that class's tree that holds that many more rows of the class; ` +
-    `${rows - certified} rows' classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+    `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   // The widths of the boxes the certified rows carry now (a leaf's region is wider than a row's own box).
   const boxes = byLeaf.rows > 0 ? certifiedBoxTightness(forest, reconstruction) : result.boxes;
   const { boxes: _boxes, ...others } = rest;

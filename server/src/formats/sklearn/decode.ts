@@ -83,7 +83,7 @@ export function describeHolding(v: PyValue): string {
       });
       return `a Pipeline (${names.join(' -> ')})`;
     }
-    return `a ${cls.qualified}`;
+    return `an instance of ${cls.qualified}`;
   }
   if (v instanceof PyDict) {
     const entries = v.keys.slice(0, 4).map((key, i) => `${JSON.stringify(asString(key) ?? String(key))}: ${shortName(v.values[i])}`);
