@@ -783,6 +783,24 @@ describe('sklearn histogram gradient boosting', () => {
   });
 });
 
+describe('sklearn bagging of trees: stored _seeds', () => {
+  for (const name of ['bag_clf', 'bag_reg', 'bag_clf_half', 'bag_clf_boot_half']) {
+    it(`${name}: _seeds regenerate every tree's sample in scikit-learn (estimators_samples_), so replayable-bootstrap warns`, async () => {
+      const truth = truthOf(name);
+      const { forest } = readFixture(name);
+      assert.equal(forest.training.samplerSeeds, truth.trees!.length);
+      const report = await lintFile(path.join(DIR, `${name}.joblib`));
+      const finding = report.findings.find((f) => f.rule === 'replayable-bootstrap');
+      assert.ok(finding, report.findings.map((f) => f.rule).join(', '));
+      assert.match(finding.message, /_seeds/);
+    });
+  }
+  it('bag_reg_nobs: every tree saw every row, nothing to regenerate: no replayable-bootstrap', async () => {
+    const report = await lintFile(path.join(DIR, 'bag_reg_nobs.joblib'));
+    assert.ok(!report.findings.some((f) => f.rule === 'replayable-bootstrap'));
+  });
+});
+
 describe('sklearn bagging of trees', () => {
   for (const name of ['bag_clf', 'bag_reg', 'bag_reg_nobs', 'bag_clf_half', 'bag_clf_boot_half']) {
     it(`${name}: one forest, features remapped to the original columns, no replay seed`, () => {
@@ -834,13 +852,17 @@ describe('sklearn bagging of trees', () => {
       const r = await reconstruct(readFixture(name).forest, { budgetMs: 10_000 });
       assert.equal(r.rows, truth.n, r.reason);
       assert.equal(r.reconstruction.length, truth.n);
-      assert.match(r.reason ?? '', /N stated by the model/);
+      assert.match(r.reason ?? '', /training-set size: stated by the model/);
     });
   }
-  it('bag_clf_half: no rule claims every tree saw every row, and no replay is claimed', () => {
+  it('bag_clf_half: no rule claims every tree saw every row, and no replay by this tool is claimed', () => {
     const found = findings('bag_clf_half');
-    assert.ok(!found.some((f) => f.rule === 'no-bootstrap' || f.rule === 'replayable-bootstrap'), found.map((f) => f.rule).join(', '));
-    assert.ok(!findings('bag_clf').some((f) => f.rule === 'replayable-bootstrap'));
+    assert.ok(!found.some((f) => f.rule === 'no-bootstrap'), found.map((f) => f.rule).join(', '));
+    // The warning about _seeds says scikit-learn regenerates the samples, not that this tool replayed them.
+    for (const f of [...found, ...findings('bag_clf')].filter((x) => x.rule === 'replayable-bootstrap')) {
+      assert.match(f.message, /does not replay them itself/);
+      assert.doesNotMatch(f.message, /verified on/);
+    }
   });
 });
 

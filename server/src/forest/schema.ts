@@ -178,6 +178,12 @@ export const ForestSchema = z.object({
     withoutReplacement: z.boolean().optional(),
     /** Whether counts are sample-weighted (non-integer weights found), which defeats exact counting. */
     weighted: z.boolean().default(false),
+    /**
+     * How many seeds the ensemble stores from which its library regenerates every tree's sample
+     * (scikit-learn's BaggingClassifier `_seeds`: `estimators_samples_` gives each tree's row
+     * indices to whoever loads the file). Not replayed by this tool; the rule warns.
+     */
+    samplerSeeds: z.number().int().nonnegative().optional(),
   }),
   trees: z.array(TreeSchema).min(1),
   privacy: PrivacySchema.optional(),

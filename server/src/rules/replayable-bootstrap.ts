@@ -9,6 +9,20 @@ export const replayableBootstrap: ModelRule = {
     if (!forest.training.bootstrap) return [];
     const trees = forest.trees.length;
     const seeded = forest.trees.filter((t) => t.training.seed !== undefined).length;
+    const samplerSeeds = forest.training.samplerSeeds;
+    if (seeded === 0 && samplerSeeds !== undefined) {
+      // BaggingClassifier: its _seeds regenerate every tree's sample in scikit-learn itself.
+      return [
+        {
+          message: lead(
+            "Stored seeds regenerate each tree's sample: strip _seeds before saving.",
+            `The ensemble stores ${plural(samplerSeeds, 'seed')} (_seeds) from which scikit-learn regenerates the rows each of the ${plural(trees, 'tree')} was fitted on: ` +
+              'whoever loads the file reads them from estimators_samples_, so the sampling gives no protection. This tool does not replay them itself, so its reconstruction does not use them yet.',
+          ),
+          data: { trees, samplerSeeds, verified: false },
+        },
+      ];
+    }
     if (seeded === 0) return [];
     switch (replay.status) {
       case 'replayed': {

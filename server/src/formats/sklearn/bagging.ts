@@ -15,7 +15,7 @@
  *    default) has N rows. With max_samples below N and no bootstrap each tree saw its own subset,
  *    drawn without replacement.
  */
-import { PyFloat, PyGlobal, PyValue, numeric, seqItems, stateDict } from '../pickle';
+import { PyFloat, PyGlobal, PyValue, asNdArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, type Decoded } from './decode-helpers';
 import { decodeTreeEnsemble } from './tree-ensembles';
 
@@ -69,6 +69,10 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
   } else if (rows !== undefined) {
     forest.training = { ...forest.training, rows };
   }
+  // _seeds regenerate every tree's sample through scikit-learn's own estimators_samples_.
+  const seeds = seqItems(st.get('_seeds'))?.length ?? arrayLength(st.get('_seeds'));
+
+  if (seeds !== undefined && seeds > 0 && (bootstrap || !everyRow)) forest.training = { ...forest.training, samplerSeeds: seeds };
   const bootstrapFeatures = st.get('bootstrap_features') === true;
   notes.push(`tree features remapped through estimators_features_ (${featureSets.map((s) => s.length).join(', ')} columns per tree${bootstrapFeatures ? ', drawn with replacement' : ''})`);
   return { forest, notes };
@@ -78,4 +82,14 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
 function wholeCount(v: PyValue | undefined): number | undefined {
   const n = v === undefined ? undefined : numeric(v);
   return n !== undefined && Number.isInteger(n) && n > 0 ? n : undefined;
+}
+
+/** The element count of a stored numpy array (`_seeds`), else undefined. */
+function arrayLength(v: PyValue | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  try {
+    return asNdArray(v).size;
+  } catch {
+    return undefined;
+  }
 }
