@@ -60,6 +60,34 @@ describe('first-tree probing finds the true counts', () => {
     });
   }
 
+  it('classes that start from different margins (a base score per class, XGBoost 2+): each class tree\'s own hessian, every leaf exact', () => {
+    // Trained by XGBoost 1.7.4 with every row's base_margin set to the margins (generate.py, 4b):
+    // the IR is given them as a 2+ file states them.
+    const truth = truthOf('multi_iris_margins') as Truth & { margins: number[] };
+    const { forest } = readFixture('multi_iris_margins.json');
+    const started = { ...forest, boosting: { ...forest.boosting!, baseScore: truth.margins } };
+    const probe = probeFirstTrees(started);
+    assert.equal(probe.status, 'exact', probe.reason);
+    assert.equal(probe.rows, truth.training.rows);
+    assert.deepEqual(probe.classCounts, Object.keys(truth.training.labelCounts!).sort().map((k) => truth.training.labelCounts![k]));
+    for (const ft of truth.firstTrees) {
+      for (const [id, want] of Object.entries(ft.leaves)) {
+        const leaf = leafOf(probe, ft.tree, Number(id));
+        assert.equal(leaf.rows, want.rows, `tree ${ft.tree} leaf ${id} rows`);
+        assert.equal(leaf.positives, want.positives, `tree ${ft.tree} leaf ${id} positives`);
+      }
+    }
+    // Read with one start for all classes, the covers are no whole multiple of one hessian: no counts claimed.
+    assert.notEqual(probeFirstTrees(forest).status, 'exact');
+  });
+
+  it('multi-class with an unrecorded subsample: the class trees of round 1 drew different rows, and the probe says so', () => {
+    const probe = probeFirstTrees(readFixture('multi_iris_sub.json').forest);
+    assert.equal(probe.status, 'not-applicable');
+    // XGBoost 1.7.4 drew 111, 98 and 111 of the 150 rows for the three trees (their root covers over 4/9).
+    assert.match(probe.reason ?? '', /hold 111, 98, 111 rows: each grew on its own draw/);
+  });
+
   it('L1 alpha: rows exact, no label count claimed', () => {
     const probe = probeFirstTrees(readFixture('bin_pima_alpha.json').forest);
     const truth = truthOf('bin_pima_alpha');

@@ -92,11 +92,21 @@ interface Hypothesis {
   p: number;
   h: number;
   groups: number;
+  /**
+   * Multi-class models whose classes start from different margins (XGBoost 2+ stores a base score
+   * per class): each class tree's p and hessian per row, by output group.
+   */
+  perGroup?: { p: number; h: number }[];
 }
 
 const nearInteger = (x: number, tolerance: number) => Math.abs(x - Math.round(x)) <= tolerance;
 /** Covers are float32 sums: allow their relative precision on top of an absolute slack. */
 const rowTolerance = (rows: number) => Math.max(0.01, 2e-6 * rows);
+
+/** The p and per-row hessian of a first-round tree: its class's, where the classes start apart. */
+function groupHessian(hyp: Hypothesis, tree: Tree): { p: number; h: number } {
+  return hyp.perGroup?.[tree.boosting?.group ?? 0] ?? { p: hyp.p, h: hyp.h };
+}
 
 function numberParam(forest: Forest, name: string): number | undefined {
   const v = forest.hyperParameters[name];
@@ -151,9 +161,19 @@ function hypotheses(forest: Forest): Hypothesis[] | string {
   if (objective === 'multi:softprob' || objective === 'multi:softmax') {
     const k = b.outputGroups;
     if (k < 2) return 'a multi-class model needs at least two classes';
-    if (b.baseScore.some((x) => x !== base)) return 'the classes have different base scores, so the first trees do not start from equal probabilities';
-    const p = 1 / k;
-    return [{ objective, assumed: false, kind: 'multi', p, h: 2 * p * (1 - p), groups: k }];
+    if (b.baseScore.every((x) => x === base)) {
+      const p = 1 / k;
+      return [{ objective, assumed: false, kind: 'multi', p, h: 2 * p * (1 - p), groups: k }];
+    }
+    // A base score per class (XGBoost 2+): margins, the same for every row, so each class tree of
+    // round 1 still has one p and one hessian 2p(1 - p) for all rows, softmax of the margins.
+    if (b.baseScore.length !== k) return `the model states ${b.baseScore.length} base scores for ${k} classes`;
+    const top = Math.max(...b.baseScore);
+    const e = b.baseScore.map((m) => Math.exp(m - top));
+    const sum = e.reduce((x, y) => x + y, 0);
+    const perGroup = e.map((x) => ({ p: x / sum, h: 2 * (x / sum) * (1 - x / sum) }));
+    if (perGroup.some((g) => !(g.h > 0))) return 'a class starts from a probability of 0 or 1, so its first tree has no hessian to count rows by';
+    return [{ objective, assumed: false, kind: 'multi', p: perGroup[0].p, h: perGroup[0].h, groups: k, perGroup }];
   }
   if (objective === 'reg:squarederror' || objective === 'reg:linear') {
     return [{ objective, assumed: false, kind: 'regression', p: base, h: 1, groups: 1 }];
@@ -311,12 +331,13 @@ function sharedMaximumIsPure(trees: Tree[], max: number, hyp: Hypothesis, spw: n
   for (const tree of trees) {
     const w = tree.boosting!.baseWeight!;
     const cover = tree.boosting!.cover!;
+    const own = groupHessian(hyp, tree);
     for (let n = 0; n < w.length; n++) {
       if (Math.abs(w[n]) !== max) continue;
-      const a = cover[n] / hyp.h;
+      const a = cover[n] / own.h;
       // The probe's own reading of G and the positives (probeWith), without a clip.
       const g = -w[n] * (cover[n] + lambda) + (w[n] < 0 ? alpha : -alpha);
-      const positives = (a * hyp.p - g) / spw;
+      const positives = (a * own.p - g) / spw;
       const rows = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
       const tolerance = Math.max(0.02, 2e-6 * a);
       if (!(Math.abs(positives) <= tolerance || Math.abs(positives - rows) <= tolerance)) return false;
@@ -431,12 +452,13 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
   for (const t of firsts) {
     const tree = forest.trees[t];
     const cover = tree.boosting!.cover!;
+    const own = groupHessian(hyp, tree);
     const w = reg.gradientUnknown ? undefined : weightsOf(tree, reg.eta?.value);
     const leaves: ProbedLeaf[] = [];
     let total = 0;
     for (const { node, box } of leavesOf(tree)) {
       const H = cover[node];
-      const a = H / hyp.h; // rows, or n0 + s n1 with scale_pos_weight
+      const a = H / own.h; // rows, or n0 + s n1 with scale_pos_weight
       // A fractional scale_pos_weight makes a fractional: n0 and n1 must then come out whole from G.
       const weightedRows = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
       if (weightedRows && (!w || reg.gradientUnknown)) return undefined;
@@ -457,7 +479,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
           } else undetermined++;
         } else {
           // positives from G = p * A - s * n1 (binary) or G = p * rows - n_c (multi)
-          const fromG = (g: number) => (a * hyp.p - g) / spw;
+          const fromG = (g: number) => (a * own.p - g) / spw;
           // Bounds on n1 leave a fractional scale_pos_weight's rows unknown.
           if (weightedRows && (clipped || (weight === 0 && alpha > 0))) return undefined;
           if (clipped) {
@@ -561,10 +583,16 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     // With scale_pos_weight s a cover is h (n0 + s n1), a whole multiple of h only when s is whole:
     // the leaves' rows are then checked one by one once G gives n1 (probeWith).
     const weighted = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
-    if (!weighted && !probed.every((t) => rowsIntegral(t, hyp.h))) {
+    if (!weighted && !probed.every((t) => rowsIntegral(t, groupHessian(hyp, t).h))) {
       lastReason = hyp.assumed
         ? 'the covers are not whole multiples of any objective the probe tried, so the dump does not give row counts without its model file'
         : 'the covers are not whole multiples of the per-row hessian: the rows carry sample weights, or the objective or base score differ from what the file states';
+      continue;
+    }
+    // The K class trees of round 1 grew on the same rows unless each drew its own (subsample).
+    const roots = probed.map((t) => Math.round(t.boosting!.cover![0] / groupHessian(hyp, t).h));
+    if (hyp.kind === 'multi' && roots.some((r) => r !== roots[0])) {
+      lastReason = `the first trees of the ${hyp.groups} classes hold ${roots.join(', ')} rows: each grew on its own draw of the rows (subsample below 1, which the file does not record), so they do not count the same rows`;
       continue;
     }
     const candidates: Regularisation[] = [];
