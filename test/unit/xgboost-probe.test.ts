@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
 import { lintFile } from '../../server/src/linter/linter';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { FIXTURES } from '../support/paths';
 import { readFixture } from './xgboost-readers.test';
 
@@ -86,6 +87,25 @@ describe('first-tree probing finds the true counts', () => {
     assert.equal(probe.status, 'not-applicable');
     // XGBoost 1.7.4 drew 111, 98 and 111 of the 150 rows for the three trees (their root covers over 4/9).
     assert.match(probe.reason ?? '', /hold 111, 98, 111 rows: each grew on its own draw/);
+  });
+
+  it('binary, subsample not recorded: tree 1\'s cover shows tree 0 grew on a draw, so its rows are not taken for N', async () => {
+    // xgb.train(subsample=0.8) on 200 Pima rows; the Booster's JSON states no training parameter.
+    const { forest } = readFixture('bin_pima_sub_unrecorded.json');
+    const probe = probeFirstTrees(forest);
+    assert.ok(probe.ownDraw, JSON.stringify({ ...probe, trees: undefined }));
+    assert.ok(probe.rows! < 200, `tree 0 drew ${probe.rows} of the 200 rows`);
+    assert.ok(probe.caveats.some((c) => /subsample below 1 \(the file does not record it\)/.test(c)));
+    const report = await lintFile(path.join(DIR, 'bin_pima_sub_unrecorded.json'));
+    assert.equal(report.model?.trainingRows, null, 'no N from a draw');
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.rows, null, result.reason);
+    assert.match(result.reason ?? '', /unknown size/);
+    assert.ok(result.certifiedRows + (result.certifiedWithoutLabel ?? 0) <= probe.rows!);
+    // Every model of the manifest trained on all rows fits tree 1's cover exactly: no false alarm.
+    for (const entry of MANIFEST.files.filter((e) => e.probe === 'exact' && e.hyper?.subsample === undefined)) {
+      assert.equal(probeFirstTrees(readFixture(entry.file).forest).ownDraw, undefined, entry.file);
+    }
   });
 
   it('L1 alpha: rows exact, no label count claimed', () => {

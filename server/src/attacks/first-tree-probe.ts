@@ -80,6 +80,12 @@ export interface FirstTreeProbe {
   undeterminedLeaves: number;
   /** Assumptions that do not hold, or that the file cannot confirm, and what stays sound. */
   caveats: string[];
+  /**
+   * Binary logistic models whose file states no subsample: tree 1's root cover is not the hessian
+   * sum of tree 0's rows after tree 0, so tree 1 grew on other rows and tree 0's are a draw of the
+   * training set (subsample below 1), whose size the file does not give.
+   */
+  ownDraw?: { predicted: number; actual: number };
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -651,6 +657,32 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
   return notApplicable(forest, lastReason);
 }
 
+/**
+ * A binary logistic model whose trees grew on their own draws: tree 1's root cover, the hessians
+ * of the rows it grew on, against what tree 0's probed rows would give after tree 0 (each leaf's
+ * rows at its margin, positives weighed by scale_pos_weight). Equal up to float32 sums when every
+ * tree saw the same rows (checked on the fixtures without subsample); undefined then, or when the
+ * test cannot be made (positives unknown with scale_pos_weight, trees grown side by side).
+ */
+function logisticRootsDiffer(forest: Forest, probe: FirstTreeProbe): { predicted: number; actual: number } | undefined {
+  const b = forest.boosting;
+  if (!b || !isLogistic(b.objective) || b.outputGroups !== 1 || forest.trees.length < 2 || forest.training.weighted) return undefined;
+  if ((numberParam(forest, 'num_parallel_tree') ?? 1) > 1) return undefined;
+  const first = probe.trees[0];
+  const actual = forest.trees[1].boosting?.cover?.[0];
+  if (!first || first.tree !== 0 || actual === undefined) return undefined;
+  const spw = numberParam(forest, 'scale_pos_weight') ?? 1;
+  const base = baseMargin(b);
+  let predicted = 0;
+  for (const leaf of first.leaves) {
+    if (spw !== 1 && leaf.positives === undefined) return undefined;
+    const p = 1 / (1 + Math.exp(-(base + forest.trees[0].boosting!.leafValue[leaf.node])));
+    const positives = leaf.positives ?? 0;
+    predicted += p * (1 - p) * (leaf.rows - positives + spw * positives);
+  }
+  return Math.abs(predicted - actual) > Math.max(1e-3, 1e-4 * actual) ? { predicted, actual } : undefined;
+}
+
 function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void {
   const caveats = probe.caveats;
   const subsample = numberParam(forest, 'subsample');
@@ -660,8 +692,15 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
         `(N is about ${Math.round(probe.rows! / subsample)}); they are still exact for those rows.`,
     );
   } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
+    const drew = logisticRootsDiffer(forest, probe);
     if (squaredErrorRootsDiffer(forest)) {
       caveats.push(`the trees were grown on different numbers of rows (tree 0 on ${probe.rows}), so the model was trained with subsample below 1 (the file does not record it): these are the rows drawn for the first tree, not the whole training set.`);
+    } else if (drew) {
+      probe.ownDraw = drew;
+      caveats.push(
+        `tree 1's cover (${drew.actual.toFixed(3)}) is not the hessian sum of tree 0's ${probe.rows} rows after tree 0 (${drew.predicted.toFixed(3)}), so tree 1 grew on other rows: ` +
+          'the model was trained with subsample below 1 (the file does not record it), and these are the rows drawn for the first tree, part of a larger training set of unknown size.',
+      );
     } else {
       caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');
     }

@@ -92,7 +92,8 @@ export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: First
   if (replay.status === 'replayed' && replay.rowsAtMost === undefined) return { rows: replay.rows, source: 'replay' };
   // The first tree was grown on every row unless subsample < 1 drew some (then it counts the draw).
   const subsample = forest.hyperParameters.subsample;
-  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1) && !squaredErrorRootsDiffer(forest)) return { rows: probe.rows, source: 'probe' };
+  // A draw the file does not record shows in tree 1's cover (probe.ownDraw): tree 0's rows are not N then.
+  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1) && !squaredErrorRootsDiffer(forest) && !probe.ownDraw) return { rows: probe.rows, source: 'probe' };
   return undefined;
 }
 

@@ -12,6 +12,16 @@ export function recoverabilityLine(r: Recoverability): string {
   const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
   if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
   const n = r.rows ?? r.reconstructedRows;
+  // N unknown (an unrecorded draw): the rows certified, not a share of a number nobody knows.
+  if (r.rows === null) {
+    const labelless = r.certifiedWithoutLabel ?? 0;
+    const rest = r.reconstructedRows - r.certifiedRows - labelless;
+    const proven =
+      r.certifiedRows === 0 && labelless > 0
+        ? `${plural(labelless, 'training row')} certified without their label`
+        : `${plural(r.certifiedRows, 'training row')} certified${labelless > 0 ? `, ${formatCount(labelless)} more without their label` : ''}`;
+    return `recoverability: ${r.status}, ${proven} (of a training set of unknown size)${rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : ''}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  }
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
   const unlabelled = '(feature intervals proven, label estimated)';
   // "0 of N certified, M more certified without their label" read as a contradiction: say first what is certified.

@@ -91,6 +91,10 @@ export function reconstructionDraft(
           ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
       : '';
   const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
+  // N unknown (a boosted model whose first tree grew on an unrecorded draw): no "of N", no share.
+  const ofN = rows === null ? '' : ` of ${formatCount(n)}`;
+  const unknownN = rows === null ? ' (of a training set of unknown size)' : '';
+  const share = (part: number) => (rows === null ? '' : ` (${percent(part, n)})`);
   const noLabel =
     withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   let message: string;
@@ -101,24 +105,24 @@ export function reconstructionDraft(
     // leaf in every tree are still boxes, and their width is still what they reveal.
     summary =
       withoutLabel > 0
-        ? `${formatCount(proven)} of ${formatCount(n)} rows proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
-        : `${status === 'exact' ? 'All' : `${formatCount(certifiedRows)} of`} ${formatCount(n)} training rows are proven as boxes: see the report.`;
+        ? `${formatCount(proven)}${ofN} rows proven as boxes${unknownN}, ${formatCount(certifiedRows)} with labels: see the report.`
+        : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows${unknownN} are proven as boxes: see the report.`;
     message =
-      `${plural(certifiedRows, 'training row')} of ${formatCount(n)} (${percent(certifiedRows, n)}) ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
+      `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
       `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
       (unnarrowed && proven >= thresholds.errorShare * n ? ' The boxes narrow no feature on the median, so this is a warning, not an error.' : '');
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
-    summary = `${formatCount(certifiedRows)} of ${formatCount(n)} training rows are proven from the model: see the report.`;
+    summary = `${formatCount(certifiedRows)}${ofN} training rows${unknownN} are proven from the model: see the report.`;
     message =
-      `At least ${plural(certifiedRows, 'training row')} of ${n} (${percent(certifiedRows, n)}) are uniquely determined by this model, ` +
+      `At least ${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} are uniquely determined by this model, ` +
       `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
   } else if (withoutLabel > 0) {
-    summary = `${formatCount(withoutLabel)} of ${formatCount(n)} rows proven, labels estimated: see the report.`;
+    summary = `${formatCount(withoutLabel)}${ofN} rows${unknownN} proven, labels estimated: see the report.`;
     message =
-      `At least ${plural(withoutLabel, 'training row')} of ${n} (${percent(withoutLabel, n)}) are proven, from the model alone, to be in the training data ` +
+      `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.`;
   } else {
     summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;

@@ -447,6 +447,26 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   const axes = cut.axes;
   const rows = app.probe.rows!;
   let groups = probedGroups(forest, axes, app.probe, app.eta, app.lambda, app.mixed);
+  if (app.subsample === undefined && app.probe.ownDraw) {
+    // Tree 1's cover does not fit tree 0's rows: each tree drew its own rows at a rate the file
+    // does not state, so tree 0's rows are read alone and N is not known.
+    ctx.stats.cells = groups.length;
+    ctx.stats.mergedCells = groups.length;
+    ctx.stats.treesMatched = 1;
+    const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
+    const { predicted, actual } = app.probe.ownDraw;
+    return ctx.answer({
+      status: 'bounded',
+      reason:
+        `tree 1's cover (${actual.toFixed(3)}) is not the hessian sum of tree 0's ${rows} rows after tree 0 (${predicted.toFixed(3)}): each tree grew on its own draw of the rows (subsample below 1, which the file does not record), so only tree 0 is read: ` +
+        `its exact counts give the ${rows} rows it drew in its leaves' boxes with their labels; the training set is larger, of unknown size, and its other rows are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
+      rows: null,
+      certifiedRows: claims.certified,
+      ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}),
+      ...(claims.boxes ? { boxes: claims.boxes } : {}),
+      reconstruction: claims.rows,
+    });
+  }
   if (app.subsample !== undefined) {
     const estimated = Math.round(rows / app.subsample);
     ctx.stats.cells = groups.length;
