@@ -441,7 +441,7 @@ describe('sklearn gradient boosting', () => {
     const drawn = forest.trees[0].boosting!.cover![0];
     assert.equal(drawn, Math.floor(0.7 * rows.length));
     assert.equal(r.rows, rows.length);
-    assert.match(r.reason ?? '', /N at least: int\(0\.7 x N\) = 84/);
+    assert.match(r.reason ?? '', /training-set size: at least: int\(0\.7 x N\) = 84/);
     // Stage 0's leaves: its whole draw, each row in its leaf's box; a one-row leaf gives the target.
     assert.equal(r.certifiedRows + (r.certifiedWithoutLabel ?? 0), drawn);
     const oneRowLeaves = forest.trees[0].left.filter((l, node) => l === -1 && forest.trees[0].boosting!.cover![node] === 1).length;

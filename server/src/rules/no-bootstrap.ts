@@ -43,8 +43,8 @@ export const noBootstrap: ModelRule = {
  * file); the histogram models and AdaBoost draw no rows at all, so larger leaves are the lever.
  */
 function remedy(estimator: string): { advice: string; because: string } {
-  if (/^HistGradientBoosting/.test(estimator)) return { advice: 'raise min_samples_leaf (it draws no row samples)', because: 'histogram gradient boosting draws no row samples' };
-  if (/^GradientBoosting/.test(estimator)) return { advice: 'train with subsample below 1', because: 'subsample=1.0: every stage grew on all rows' };
-  if (/^AdaBoost/.test(estimator)) return { advice: 'raise the trees\' min_samples_leaf, or train a bagged forest', because: 'AdaBoost reweights rows, it draws none' };
+  if (/^HistGradientBoosting/.test(estimator)) return { advice: 'raise min_samples_leaf', because: 'histogram gradient boosting draws no row samples: larger leaves are the lever' };
+  if (/^GradientBoosting/.test(estimator)) return { advice: 'set subsample below 1', because: 'subsample=1.0: every stage grew on all rows' };
+  if (/^AdaBoost/.test(estimator)) return { advice: 'raise min_samples_leaf', because: 'AdaBoost reweights rows and draws none: larger leaves, or a bagged forest, are the levers' };
   return { advice: 'train with bootstrap=True', because: 'no bootstrap' };
 }
