@@ -59,6 +59,7 @@ import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
+import { compactFeatures, expandResult } from './compact-features';
 
 export type * from './types';
 export type { ReconstructionDetails } from './aggregated';
@@ -68,6 +69,14 @@ export async function reconstruct(forest: Forest, options: ReconstructionOptions
 }
 
 export async function reconstructWithDetails(forest: Forest, options: ReconstructionOptions = {}): Promise<{ result: ReconstructionResult; details?: ReconstructionDetails }> {
+  // Wide models split on few of their features: the engine runs on those (compact-features.ts).
+  const compacted = compactFeatures(forest, options.groups ?? []);
+  if (compacted) {
+    const ctx = new RunContext({ ...options, groups: compacted.groups });
+    const result = await dispatch(compacted.forest, ctx, () => undefined);
+    const note = `run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`;
+    return { result: { ...expandResult(result, compacted.used, forest.features.length), reason: result.reason ? `${result.reason}; ${note}` : note } };
+  }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));

@@ -1,0 +1,69 @@
+/**
+ * Wide models whose trees split on few of their features: a HistGradientBoostingClassifier behind
+ * a vectoriser with 10,020 columns, 100 trees splitting on a few dozen of them. Every method keeps
+ * per-feature arrays per cell, group or row (a cell's box: 3 x 10,020 integers), so such a model
+ * ran out of 1 GB after 7,000 of its 20,000 cells, on 8,000 rows, though a feature no tree splits
+ * on is never determined by anything the model says. Above COMPACT_FROM features the engine runs on
+ * the features some tree splits on, renumbered, and the rows are put back in the model's columns
+ * (a feature no tree splits on: value and interval null, as every method leaves it).
+ */
+import type { Forest } from '../../forest/schema';
+import type { CategoricalGroup, ReconstructedRow, ReconstructionResult } from './types';
+
+/** Models with more features than this, some of them never split on, are compacted. */
+export const COMPACT_FROM = 256;
+
+export interface CompactedForest {
+  forest: Forest;
+  /** Per compact feature, the model's feature index. */
+  used: number[];
+  /** The declared groups over the features split on (a one-hot group missing some becomes at-most-one). */
+  groups: CategoricalGroup[];
+}
+
+/** The forest on the features some tree splits on, when it has more than COMPACT_FROM and some are never split; else undefined. */
+export function compactFeatures(forest: Forest, groups: readonly CategoricalGroup[]): CompactedForest | undefined {
+  const features = forest.features.length;
+  if (features <= COMPACT_FROM) return undefined;
+  const split = new Uint8Array(features);
+  for (const tree of forest.trees) {
+    for (let n = 0; n < tree.left.length; n++) if (tree.left[n] !== -1 && tree.feature[n] >= 0 && tree.feature[n] < features) split[tree.feature[n]] = 1;
+  }
+  const used: number[] = [];
+  split.forEach((s, f) => s && used.push(f));
+  if (used.length === features || used.length === 0) return undefined;
+  const compact = new Int32Array(features).fill(-1);
+  used.forEach((f, k) => (compact[f] = k));
+  const trees = forest.trees.map((tree) => ({
+    ...tree,
+    // Leaves keep no feature (sklearn stores -2 there); internal nodes name their compact feature.
+    feature: Array.from(tree.feature, (f, n) => (tree.left[n] === -1 ? (f < 0 ? f : 0) : compact[f])),
+  }));
+  const remapped = groups.flatMap((group): CategoricalGroup[] => {
+    const members = group.features.filter((f) => compact[f] >= 0).map((f) => compact[f]);
+    if (members.length < 2) return [];
+    // Exactly one of all the members is 1; if the 1 is a member no tree splits on, the others are all 0.
+    const kind = group.kind === 'one-hot' && members.length < group.features.length ? 'at-most-one' : group.kind;
+    return [{ kind, features: members }];
+  });
+  const { pipelineInput: _input, featureGroups: _groups, ...rest } = forest;
+  return { forest: { ...rest, features: used.map((f) => forest.features[f]), trees } as Forest, used, groups: remapped };
+}
+
+/** The result in the model's columns: every per-feature array put back, null (or false) where no tree splits. */
+export function expandResult(result: ReconstructionResult, used: readonly number[], features: number): ReconstructionResult {
+  const spread = <T>(values: readonly T[], empty: T): T[] => {
+    const out = new Array<T>(features).fill(empty);
+    used.forEach((f, k) => (out[f] = values[k]));
+    return out;
+  };
+  const reconstruction = result.reconstruction.map((row): ReconstructedRow => ({
+    ...row,
+    values: spread(row.values, null),
+    ...(row.intervals ? { intervals: spread(row.intervals, null) } : {}),
+    ...(row.certifiedValues ? { certifiedValues: spread(row.certifiedValues, false) } : {}),
+    ...(row.missing ? { missing: spread(row.missing, false) } : {}),
+  }));
+  const boxes = result.boxes ? { ...result.boxes, featureWidths: result.boxes.featureWidths.map((w) => ({ ...w, feature: used[w.feature] })) } : undefined;
+  return { ...result, reconstruction, ...(boxes ? { boxes } : {}) };
+}

@@ -1,0 +1,62 @@
+/**
+ * Wide models (attacks/reconstruction/compact-features.ts) on test/fixtures/wide/pima_wide.joblib
+ * (scikit-learn 1.2.1: 200 Pima rows, 8 real columns and 392 of zeros, a forest without
+ * bootstrap): the engine runs on the columns the trees split on, the rows come back in all 400
+ * columns (null where no tree splits), every certified box holds a distinct true row, and a
+ * declared one-hot group that loses members becomes at-most-one.
+ */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { compactFeatures, COMPACT_FROM } from '../../server/src/attacks/reconstruction/compact-features';
+import { lintFile } from '../../server/src/linter/linter';
+import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
+import { containsRow, readFloat32Rows } from '../support/numeric-truth';
+import { FIXTURES } from '../support/paths';
+
+const DIR = join(FIXTURES, 'wide');
+
+describe('wide models: the engine on the columns the trees split on', () => {
+  it('pima_wide: rows in all 400 columns, null where no tree splits, every certified box holding a distinct true row', async () => {
+    const forest = (await lintFile(join(DIR, 'pima_wide.joblib'), { keepForest: true })).forest!;
+    assert.equal(forest.features.length, 400);
+    assert.ok(forest.features.length > COMPACT_FROM);
+    const split = new Set<number>();
+    for (const tree of forest.trees) tree.left.forEach((l, n) => l !== -1 && split.add(tree.feature[n]));
+    assert.ok([...split].every((f) => f < 8), 'only real columns are split');
+
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.match(result.reason ?? '', new RegExp(`run on the ${split.size} features the trees split on, of 400`));
+    assert.equal(result.reconstruction.length, 200);
+    for (const row of result.reconstruction) {
+      assert.equal(row.values.length, 400);
+      for (let f = 0; f < 400; f++) {
+        if (split.has(f)) continue;
+        assert.equal(row.values[f], null, `feature ${f}`);
+        if (row.intervals) assert.equal(row.intervals[f], null, `feature ${f}'s interval`);
+      }
+    }
+    // The truth: the 8 real columns, zeros after them.
+    const truth = readFloat32Rows(join(DIR, 'pima_wide.train.csv')).map((t) => ({ ...t, values: [...t.values, ...new Array(392).fill(0)] }));
+    const certified = result.reconstruction.filter((row) => row.certified);
+    assert.ok(certified.length > 0);
+    const matching = maximumMatching(certified.map((row) => truth.flatMap((t, i) => (containsRow(row, t) ? [i] : []))), truth.length);
+    assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)} has no training row of its own`);
+  });
+
+  it('a declared one-hot group over columns some tree never splits becomes at-most-one over the others; narrow models are not compacted', async () => {
+    const forest = (await lintFile(join(DIR, 'pima_wide.joblib'), { keepForest: true })).forest!;
+    const compacted = compactFeatures(forest, [
+      { kind: 'one-hot', features: [1, 5, 300] },
+      { kind: 'at-most-one', features: [2, 301] },
+    ])!;
+    assert.ok(compacted);
+    const at = (f: number) => compacted.used.indexOf(f);
+    assert.ok(at(1) >= 0 && at(5) >= 0 && at(300) < 0);
+    // The 1 may be column 300, no tree's: then 1 and 5 are both 0.
+    assert.deepEqual(compacted.groups, [{ kind: 'at-most-one', features: [at(1), at(5)] }]);
+    const narrow = (await lintFile(join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'), { keepForest: true })).forest!;
+    assert.equal(compactFeatures(narrow, []), undefined);
+  });
+});
