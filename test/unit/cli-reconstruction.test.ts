@@ -162,6 +162,18 @@ describe('recoverability in the JSON report', () => {
   });
 });
 
+describe('--training-data matched by position', () => {
+  it("names the best-scored features with the CSV's columns, not the model's x0..x7", () => {
+    // pima_t10_d5 was fitted on an array (features x0..x7); its CSV has Pima's headers.
+    const [file] = jsonFor([join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'), '--budget', '5', '--training-data', join(FIXTURES, 'numeric', 'pima_t10_d5.train.csv'), '--label', 'Outcome']);
+    const evaluation = (file as unknown as { evaluation: { matchedBy: string; accuracy: { top: { features: string[] } } } }).evaluation;
+    assert.equal(evaluation.matchedBy, 'position');
+    const headers = ['Pregnancies', 'Glucose', 'BloodPressure', 'SkinThickness', 'Insulin', 'BMI', 'DiabetesPedigreeFunction', 'Age'];
+    assert.ok(evaluation.accuracy.top.features.length > 0);
+    for (const name of evaluation.accuracy.top.features) assert.ok(headers.includes(name), name);
+  });
+});
+
 describe('--emit-reconstruction', () => {
   it('writes the engine\'s rows: features, label, certified; empty where undetermined; certified rows are true rows', async () => {
     const model = join(DIR, SHALLOW.model);

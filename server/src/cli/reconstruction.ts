@@ -115,7 +115,9 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     if (fit.ok) {
       aligned = fit.aligned;
       const declared = await declaredGroupsFor(report.path, forest, extra);
-      const evaluation = evaluateAgainstTruth(forest, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
+      // Matched by position, the CSV's own column names say which features scored best (the model's may be x0, f1).
+      const named = aligned.matchedBy === 'position' && !aligned.throughPipeline ? { ...forest, features: forest.features.map((f, i) => ({ ...f, name: aligned!.featureColumns[i] ?? f.name })) } : forest;
+      const evaluation = evaluateAgainstTruth(named, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
       report.evaluation = aligned.throughPipeline ? { ...evaluation, throughPipeline: true } : evaluation;
     } else {
       report.evaluation = {
