@@ -71,7 +71,6 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
   }
   // _seeds regenerate every tree's sample through scikit-learn's own estimators_samples_.
   const seeds = seqItems(st.get('_seeds'))?.length ?? arrayLength(st.get('_seeds'));
-
   if (seeds !== undefined && seeds > 0 && (bootstrap || !everyRow)) forest.training = { ...forest.training, samplerSeeds: seeds };
   const bootstrapFeatures = st.get('bootstrap_features') === true;
   notes.push(`tree features remapped through estimators_features_ (${featureSets.map((s) => s.length).join(', ')} columns per tree${bootstrapFeatures ? ', drawn with replacement' : ''})`);
