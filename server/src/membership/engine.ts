@@ -46,7 +46,7 @@ import { classCount } from '../forest/structure';
 import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
-import { leavesOf } from './leaves';
+import { leavesOf, type Box } from './leaves';
 import { cellBox, cellPinsValues, certifiedInCell, certifiedMeetsCell, pinnableFeatures, proveByLeafCounts, type PinnableFeatures } from './cell';
 import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
@@ -290,14 +290,16 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     // A training row of the label in the cell is this candidate only where the cell pins every
     // value the model reads (0/1 features): a numeric interval also holds other people. A public
     // single decision tree gave "member" to 160 of its 171 true non-members before.
-    if (proven === 'member' && !cellPinsValues(cellBox(forest, candidate.values), pin) && !certifiedAtValues(forest, candidate, y, certified, pin)) {
+    // The candidate's cell walks every tree: once per candidate, when a proof needs it.
+    let cell: Box | undefined;
+    const cellOf = () => (cell ??= cellBox(forest, candidate.values));
+    if (proven === 'member' && !cellPinsValues(cellOf(), pin) && !certifiedAtValues(forest, candidate, y, certified, pin)) {
       proven = undefined;
       inProvenCell++;
     }
     if (!proven && complete) {
-      const cell = cellBox(forest, candidate.values);
       const label = forest.classes[y];
-      if (!certified.some((row) => row.label === label && certifiedMeetsCell(row, cell))) proven = 'non-member';
+      if (!certified.some((row) => row.label === label && certifiedMeetsCell(row, cellOf()))) proven = 'non-member';
     }
     if (proven === 'member') score = 1;
     if (proven === 'non-member') score = 0;

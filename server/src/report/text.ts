@@ -12,24 +12,17 @@ export function recoverabilityLine(r: Recoverability): string {
   const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
   if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
   const n = r.rows ?? r.reconstructedRows;
-  // N unknown (an unrecorded draw): the rows certified, not a share of a number nobody knows.
-  if (r.rows === null) {
-    const labelless = r.certifiedWithoutLabel ?? 0;
-    const rest = r.reconstructedRows - r.certifiedRows - labelless;
-    const proven =
-      r.certifiedRows === 0 && labelless > 0
-        ? `${plural(labelless, 'training row')} certified without their label`
-        : `${plural(r.certifiedRows, 'training row')} certified${labelless > 0 ? `, ${formatCount(labelless)} more without their label` : ''}`;
-    return `recoverability: ${r.status}, ${proven} (of a training set of unknown size)${rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : ''}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
-  }
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
   const unlabelled = '(feature intervals proven, label estimated)';
+  // N unknown (an unrecorded draw): the rows certified, not a share of a number nobody knows.
+  const outOfN = (count: number) => (r.rows === null ? plural(count, 'training row') : `${formatCount(count)} of ${plural(n, 'training row')}`);
+  const share = r.rows === null ? '' : ` (${percent(r.certifiedRows, n)})`;
+  const unknownN = r.rows === null ? ' (of a training set of unknown size)' : '';
   // "0 of N certified, M more certified without their label" read as a contradiction: say first what is certified.
   const certified =
-    withoutLabel > 0 && r.certifiedRows === 0
-      ? `${formatCount(withoutLabel)} of ${plural(n, 'training row')} certified without their label ${unlabelled}`
-      : `${formatCount(r.certifiedRows)} of ${plural(n, 'training row')} certified (${percent(r.certifiedRows, n)})` +
-        (withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more without their label ${unlabelled}` : '');
+    (withoutLabel > 0 && r.certifiedRows === 0
+      ? `${outOfN(withoutLabel)} certified without their label ${unlabelled}`
+      : `${outOfN(r.certifiedRows)} certified${share}` + (withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more without their label ${unlabelled}` : '')) + unknownN;
   const rest = r.reconstructedRows - r.certifiedRows - withoutLabel;
   const estimate = rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : '';
   return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
