@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
 import { lintFile } from '../../server/src/linter/linter';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { maximumMatching } from '../support/bipartite-matching';
 import { FIXTURES } from '../support/paths';
 import { readFixture } from './xgboost-readers.test';
 
@@ -82,11 +83,38 @@ describe('first-tree probing finds the true counts', () => {
     assert.notEqual(probeFirstTrees(forest).status, 'exact');
   });
 
-  it('multi-class with an unrecorded subsample: the class trees of round 1 drew different rows, and the probe says so', () => {
-    const probe = probeFirstTrees(readFixture('multi_iris_sub.json').forest);
-    assert.equal(probe.status, 'not-applicable');
+  it('multi-class with an unrecorded subsample: each class tree of round 1 counts its own draw, and its rows of its class are certified', async () => {
+    const { forest } = readFixture('multi_iris_sub.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'exact', probe.reason);
+    assert.equal(probe.classDraws, true);
+    assert.equal(probe.rows, undefined, 'no N from draws');
     // XGBoost 1.7.4 drew 111, 98 and 111 of the 150 rows for the three trees (their root covers over 4/9).
-    assert.match(probe.reason ?? '', /hold 111, 98, 111 rows: each grew on its own draw/);
+    assert.deepEqual(probe.trees.map((t) => t.rows), [111, 98, 111]);
+    assert.ok(probe.caveats.some((c) => /hold 111, 98, 111 rows, so each grew on its own draw/.test(c)), probe.caveats.join(' '));
+    const report = await lintFile(path.join(DIR, 'multi_iris_sub.json'));
+    assert.equal(report.model?.trainingRows, null);
+    const finding = report.findings.find((f) => f.rule === 'first-tree-exposes-counts');
+    assert.ok(finding, 'the counts are a finding, not "no findings"');
+    assert.match(finding.message, /each tree counts its own draw of the rows \(111, 98, 111 rows/);
+
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.rows, null, result.reason);
+    assert.equal(result.status, 'bounded');
+    // Each class tree's rows of its class, summed: at most each class's 50 rows, and every one a
+    // distinct true row of its class inside its box (XGBoost: lower <= x < upper, in float32).
+    const truth = fs.readFileSync(path.join(DIR, 'multi_iris_sub.train.csv'), 'utf8').trim().split('\n').slice(1).map((line) => line.split(',').map(Number));
+    const perClass = probe.trees.map((t) => t.leaves.reduce((s, l) => s + l.positives!, 0));
+    assert.equal(result.certifiedRows, perClass.reduce((s, c) => s + c, 0));
+    assert.ok(result.certifiedRows > 0.6 * truth.length, `${result.certifiedRows} certified`);
+    const certified = result.reconstruction.filter((r) => r.certified);
+    const adjacency = certified.map((row) => truth.flatMap((t, i) => (String(t[4]) === String(row.label) && row.intervals!.every((b, f) => b === null || (Math.fround(t[f]) >= b[0] && Math.fround(t[f]) < b[1])) ? [i] : [])));
+    assert.equal(maximumMatching(adjacency, truth.length).size, certified.length, 'every certified box gets its own true row');
+
+    // Through the scikit-learn wrapper the file states subsample=0.7: N estimated from the draws.
+    const wrapped = await reconstruct(readFixture('multi_iris_sub_wrapper.json').forest, { budgetMs: 5_000 });
+    assert.ok(wrapped.rows !== null && Math.abs(wrapped.rows - 150) <= 15, `N about ${wrapped.rows}`);
+    assert.match(wrapped.reason ?? '', /subsample=0\.7; N about/);
   });
 
   it('binary, subsample not recorded: tree 1\'s cover shows tree 0 grew on a draw, so its rows are not taken for N', async () => {

@@ -86,6 +86,12 @@ export interface FirstTreeProbe {
    * training set (subsample below 1), whose size the file does not give.
    */
   ownDraw?: { predicted: number; actual: number };
+  /**
+   * Multi-class models whose first-round class trees each grew on their own draw of the rows
+   * (subsample below 1, stated or shown by their root covers): each tree's leaves count its own
+   * draw exactly, so `rows` and `classCounts` are undefined and each tree's `rows` is its draw.
+   */
+  classDraws?: true;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -447,7 +453,8 @@ interface Attempt {
   score: number;
 }
 
-function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts: number[]): Attempt | undefined {
+/** `classDraws`: the first-round class trees each grew on their own draw (FirstTreeProbe.classDraws). */
+function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts: number[], classDraws = false): Attempt | undefined {
   const spw = hyp.kind === 'binary' ? numberParam(forest, 'scale_pos_weight') ?? 1 : 1;
   const lambda = reg.lambda?.value ?? 1;
   const alpha = reg.alpha?.value ?? 0;
@@ -524,21 +531,21 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
     }
     trees.push({ tree: t, group: tree.boosting!.group, rows: total, leaves });
   }
-  // Every class tree of round 1 saw the same rows.
-  if (trees.some((pt) => pt.rows !== trees[0].rows)) return undefined;
+  // Every class tree of round 1 saw the same rows, unless each drew its own.
+  if (!classDraws && trees.some((pt) => pt.rows !== trees[0].rows)) return undefined;
   const rows = trees[0].rows;
   const probe: FirstTreeProbe = {
     status: undetermined === 0 ? 'exact' : determinedLeaves > 0 ? 'partial' : 'rows-only',
     objective: hyp.objective,
     ...(hyp.assumed ? { objectiveAssumed: true } : {}),
     hessianPerRow: hyp.h,
-    rows,
+    ...(classDraws ? { classDraws: true as const } : { rows }),
     trees,
     parameters: { ...(reg.eta ? { eta: reg.eta } : {}), ...(reg.lambda ? { lambda: reg.lambda } : {}), ...(reg.alpha ? { alpha: reg.alpha } : {}), ...(reg.maxDeltaStep ? { maxDeltaStep: reg.maxDeltaStep } : {}) },
     undeterminedLeaves: undetermined,
     caveats: [],
   };
-  if (undetermined === 0) {
+  if (undetermined === 0 && !classDraws) {
     if (hyp.kind === 'binary') {
       const positives = trees[0].leaves.reduce((s, l) => s + l.positives!, 0);
       probe.classCounts = [rows - positives, positives];
@@ -595,9 +602,12 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
         : 'the covers are not whole multiples of the per-row hessian: the rows carry sample weights, or the objective or base score differ from what the file states';
       continue;
     }
-    // The K class trees of round 1 grew on the same rows unless each drew its own (subsample).
+    // The K class trees of round 1 grew on the same rows unless each drew its own (subsample):
+    // then each counts its own draw, and only a dump (whose classes are assumed) gives up.
     const roots = probed.map((t) => Math.round(t.boosting!.cover![0] / groupHessian(hyp, t).h));
-    if (hyp.kind === 'multi' && roots.some((r) => r !== roots[0])) {
+    const statedSubsample = numberParam(forest, 'subsample');
+    const classDraws = hyp.kind === 'multi' && (roots.some((r) => r !== roots[0]) || (statedSubsample !== undefined && statedSubsample < 1));
+    if (classDraws && hyp.assumed) {
       lastReason = `the first trees of the ${hyp.groups} classes hold ${roots.join(', ')} rows: each grew on its own draw of the rows (subsample below 1, which the file does not record), so they do not count the same rows`;
       continue;
     }
@@ -646,7 +656,7 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     }
     let best: Attempt | undefined;
     for (const reg of candidates) {
-      const attempt = probeWith(view, hyp, reg, firsts);
+      const attempt = probeWith(view, hyp, reg, firsts, classDraws);
       if (attempt && (!best || attempt.score > best.score)) best = attempt;
       if (best?.probe.status === 'exact') break;
     }
@@ -686,7 +696,15 @@ function logisticRootsDiffer(forest: Forest, probe: FirstTreeProbe): { predicted
 function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void {
   const caveats = probe.caveats;
   const subsample = numberParam(forest, 'subsample');
-  if (subsample !== undefined && subsample < 1) {
+  if (probe.classDraws) {
+    const draws = probe.trees.map((t) => t.rows);
+    const mean = draws.reduce((s, r) => s + r, 0) / Math.max(1, draws.length);
+    caveats.push(
+      subsample !== undefined && subsample < 1
+        ? `subsample=${subsample}: each class's first tree grew on its own draw of the rows, about ${Math.round(subsample * 100)}% of the training set (N is about ${Math.round(mean / subsample).toLocaleString('en-US')}); each tree's counts are exact for its own draw.`
+        : `the first trees of the ${draws.length} classes hold ${draws.join(', ')} rows, so each grew on its own draw of the rows: the model was trained with subsample below 1 (the file does not record it), and each tree's counts are exact for its own draw of a training set of unknown size.`,
+    );
+  } else if (subsample !== undefined && subsample < 1) {
     caveats.push(
       `subsample=${subsample}: the counts are those of the rows drawn for the first tree, about ${Math.round(subsample * 100)}% of the training set ` +
         `(N is about ${Math.round(probe.rows! / subsample)}); they are still exact for those rows.`,

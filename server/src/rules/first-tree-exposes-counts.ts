@@ -7,7 +7,7 @@ import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
-import { formatClass, formatNumber, percent, plural } from './format';
+import { formatClass, formatCountList, formatNumber, percent, plural } from './format';
 import { formatConditions, type Categories } from './conditions';
 import { lead } from './message';
 
@@ -37,17 +37,23 @@ export const firstTreeExposesCounts: ModelRule = {
   check({ forest, probe: computed, categories }) {
     if (!forest.boosting) return [];
     const probe = computed ?? probeFirstTrees(forest);
-    if (probe.status === 'not-applicable' || probe.rows === undefined) return [];
+    if (probe.status === 'not-applicable' || (probe.rows === undefined && !probe.classDraws)) return [];
     const k = probe.trees.length;
     const leaves = probe.trees.reduce((sum, t) => sum + t.leaves.length, 0);
     const which = k === 1 ? 'The first tree' : `The first ${k} trees (one per class)`;
+    // Class trees that each drew their own rows: no N, each tree's draw and its rows of its class.
+    let total = probe.rows === undefined ? '' : plural(probe.rows, 'training row');
     let balance = '';
-    if (probe.classCounts) {
+    if (probe.classDraws) {
+      const ofClass = probe.trees.map((t) => (t.leaves.every((l) => l.positives !== undefined) ? t.leaves.reduce((sum, l) => sum + l.positives!, 0) : undefined));
+      total = `each tree counts its own draw of the rows (${formatCountList(probe.trees.map((t) => t.rows))} rows`;
+      balance = ofClass.every((c) => c !== undefined) ? `, of which ${formatCountList(ofClass.map((c) => c!))} are of the tree's class)` : ')';
+    } else if (probe.classCounts) {
       balance = probe.classCounts.length === 2 && !probe.objective.startsWith('multi')
-        ? `, ${probe.classCounts[1]} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows)})`
+        ? `, ${probe.classCounts[1]} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows!)})`
         : ` (${probe.classCounts.map((c, i) => `${label(forest, i)}: ${c}`).join(', ')})`;
     } else if (probe.labelSum !== undefined) {
-      balance = `, mean label ${formatNumber(probe.labelSum / Math.max(1, probe.rows))}`;
+      balance = `, mean label ${formatNumber(probe.labelSum / Math.max(1, probe.rows ?? 1))}`;
     }
     // The most specific leaf: fewest rows (a singleton is a person), ties to the longest path.
     let worst: { tree: number; leaf: ProbedLeaf; group: number } | undefined;
@@ -72,15 +78,16 @@ export const firstTreeExposesCounts: ModelRule = {
       {
         message: lead(
           `${k === 1 ? 'First tree counts' : `First ${k} trees count`} training rows per leaf: serve predictions, not the model.`,
-          `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in each of its ` +
-            `${plural(leaves, 'leaf', 'leaves')}: ${plural(probe.rows, 'training row')}${balance}. ` +
+          `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in each of ${k === 1 ? 'its' : 'their'} ` +
+            `${plural(leaves, 'leaf', 'leaves')}: ${total}${balance}. ` +
             `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.${singletonText}${everyTree}${caveats}`,
         ),
         at: { tree: worst!.tree, node: worst!.leaf.node },
         data: {
           status: probe.status,
           objective: probe.objective,
-          rows: probe.rows,
+          rows: probe.rows ?? null,
+          classDraws: probe.classDraws === true,
           classCounts: probe.classCounts ?? null,
           labelSum: probe.labelSum ?? null,
           singletonLeaves: singletons,
@@ -89,6 +96,7 @@ export const firstTreeExposesCounts: ModelRule = {
           trees: probe.trees.map((t) => ({
             tree: t.tree,
             group: t.group,
+            rows: t.rows,
             leaves: t.leaves.map((l) => ({ node: l.nativeId, rows: l.rows, positives: l.positives ?? null, ...(l.labelSum !== undefined ? { labelSum: l.labelSum } : {}) })),
           })),
           caveats: probe.caveats,

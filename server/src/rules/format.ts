@@ -11,6 +11,11 @@ export function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
 
+/** Counts in a list: commas between them, unless a thousands separator would make that ambiguous. */
+export function formatCountList(values: readonly number[]): string {
+  return values.map(formatCount).join(values.some((v) => Math.abs(v) >= 1000) ? '; ' : ', ');
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }

@@ -31,6 +31,7 @@ import type { MergedCell } from './merge';
 import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow, fillUnbounded } from './rows';
+import { reconstructClassDraws } from './class-draw-rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 import { pluralPossessive } from '../../rules/format';
 
@@ -136,6 +137,11 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
 }
 
 async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
+  // Class trees that each drew their own rows (subsample): each proves its own class's rows.
+  if (isMultiClass(forest) && !forest.training.weighted) {
+    const probe = probeFirstTrees(forest);
+    if (probe.classDraws) return reconstructClassDraws(forest, probe, ctx);
+  }
   const prepared = prepare(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   if (prepared.subsample) {
