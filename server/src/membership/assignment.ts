@@ -21,13 +21,6 @@
  * (breast cancer 0.766 against 0.752); with nine in ten out it lost breast cancer (0.711 against
  * 0.722).
  *
- * Each leaf's distinct rows (`n_node_samples`, as many as the indices it drew) are fitted too, when
- * the file stores them (scikit-learn does): a pair then adds 1 to its leaf's distinct rows in every
- * tree that drew its index. Measured on the bench (stop 30, with the reconstruction, every row a
- * candidate): breast cancer AUC 0.839 -> 0.844, accuracy 73.1% -> 74.0%; Pima accuracy 99.0% ->
- * 99.3%; COMPAS and Adult within 0.001. More rounds of the draws alone gained as little (breast
- * cancer 0.846 after 300, 0.850 after 1,000, at 3 and 10 times the time).
- *
  * A score only, never a proof: only pairs that pass every bound of replay.ts take part, so every
  * member keeps its own index, but nothing here is certain. Candidates with the same label and the
  * same leaf in every tree cannot be told apart by the model and are one group (weight: how many).
@@ -87,9 +80,6 @@ export function assignmentMass(table: DrawTable, targets: Float64Array, groups: 
   const a = groups.map((g) => Float64Array.from(g.indices, (i) => g.size / fitting[i]));
   let work = 0;
   for (const g of groups) for (const i of g.indices) work += start[i + 1] - start[i];
-  // Keys past the trees' (one per tree) are each leaf's distinct rows (n_node_samples): a drawn
-  // index adds its draws to its leaf's draws of the label, and 1 to its leaf's distinct rows.
-  const distinct = groups.length > 0 && groups[0].keys.length >= 2 * trees;
   const rounds = Math.max(0, Math.min(options.rounds ?? 100, Math.floor((options.workBudget ?? 1e9) / Math.max(1, 2 * work))));
   if (rounds === 0) return null;
   const predicted = new Float64Array(targets.length);
@@ -104,10 +94,7 @@ export function assignmentMass(table: DrawTable, targets: Float64Array, groups: 
       const w = a[n];
       for (let k = 0; k < g.indices.length; k++) {
         const i = g.indices[k];
-        for (let j = start[i]; j < start[i + 1]; j++) {
-          predicted[g.keys[drewTree[j]]] += w[k] * drewCount[j];
-          if (distinct) predicted[g.keys[trees + drewTree[j]]] += w[k];
-        }
+        for (let j = start[i]; j < start[i + 1]; j++) predicted[g.keys[drewTree[j]]] += w[k] * drewCount[j];
       }
     });
     let misfit = 0;
@@ -127,10 +114,6 @@ export function assignmentMass(table: DrawTable, targets: Float64Array, groups: 
         for (let j = start[i]; j < start[i + 1]; j++) {
           sum += drewCount[j] * logRatio[g.keys[drewTree[j]]];
           drawn += drewCount[j];
-          if (distinct) {
-            sum += logRatio[g.keys[trees + drewTree[j]]];
-            drawn += 1;
-          }
         }
         if (drawn > 0) w[k] *= Math.exp((step * sum) / drawn);
         column[i] += w[k];
@@ -163,17 +146,13 @@ export class AssignmentScorer {
   private pairs = 0;
   private readonly candidates: CandidateGroups<AssignmentGroup & CandidateGroup & { share: number }>;
 
-  private readonly distinct: boolean;
-
   constructor(forest: Forest) {
-    this.distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
-    this.candidates = new CandidateGroups(forest, this.distinct ? forest.trees.map((tree) => tree.distinctRows!) : []);
+    this.candidates = new CandidateGroups(forest);
   }
 
   add(candidate: number, leaves: Int32Array, y: number, fitting: number[], share: number): void {
     if (this.pairs > MAX_PAIRS) return;
-    const extra = this.distinct ? Array.from(leaves, (leaf, t) => [t, leaf] as const) : [];
-    if (this.candidates.add(candidate, leaves, y, () => ({ indices: Int32Array.from(fitting), share }), extra)) this.pairs += fitting.length;
+    if (this.candidates.add(candidate, leaves, y, () => ({ indices: Int32Array.from(fitting), share }))) this.pairs += fitting.length;
   }
 
   rescore(table: DrawTable, verdicts: CandidateVerdict[], threshold: number): boolean {
