@@ -117,6 +117,29 @@ describe('first-tree probing finds the true counts', () => {
     assert.match(wrapped.reason ?? '', /subsample=0\.7; N about/);
   });
 
+  it('integer sample weights on a label, which the file does not record: the counts are reported as weights, no N and no rows claimed', async () => {
+    // XGBClassifier fitted on 200 Pima rows with sample_weight 3 for label 0: the covers read 3 rows for each.
+    const { forest } = readFixture('bin_pima_weighted.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'exact');
+    assert.deepEqual(probe.weightedCounts?.map((w) => [w.label, w.factor]), [[0, 3]]);
+    const truth = fs.readFileSync(path.join(DIR, 'bin_pima.train.csv'), 'utf8').trim().split('\n').slice(1).map((line) => Number(line.split(',').at(-1)));
+    const [negatives, positives] = [truth.filter((y) => y === 0).length, truth.filter((y) => y === 1).length];
+    // What the probe reads is the weighted count, not the 200 rows.
+    assert.equal(probe.rows, 3 * negatives + positives);
+    const report = await lintFile(path.join(DIR, 'bin_pima_weighted.json'));
+    assert.equal(report.model?.trainingRows, null, 'no N from weighted counts');
+    assert.match(report.findings.find((f) => f.rule === 'first-tree-exposes-counts')?.message ?? '', /multiple of 3 .*probably carry sample weight 3/);
+    const result = await reconstruct(forest, { budgetMs: 3_000 });
+    assert.equal(result.status, 'skipped', result.reason);
+    assert.equal(result.certifiedRows, 0);
+    assert.match(result.reason ?? '', /look sample-weighted/);
+    // No false alarm on the unweighted models of the manifest.
+    for (const entry of MANIFEST.files.filter((e) => e.probe === 'exact')) {
+      assert.equal(probeFirstTrees(readFixture(entry.file).forest).weightedCounts, undefined, entry.file);
+    }
+  });
+
   it('binary, subsample not recorded: tree 1\'s cover shows tree 0 grew on a draw, so its rows are not taken for N', async () => {
     // xgb.train(subsample=0.8) on 200 Pima rows; the Booster's JSON states no training parameter.
     const { forest } = readFixture('bin_pima_sub_unrecorded.json');

@@ -93,7 +93,7 @@ export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: First
   // The first tree was grown on every row unless subsample < 1 drew some (then it counts the draw).
   const subsample = forest.hyperParameters.subsample;
   // A draw the file does not record shows in tree 1's cover (probe.ownDraw): tree 0's rows are not N then.
-  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1) && !squaredErrorRootsDiffer(forest) && !probe.ownDraw) return { rows: probe.rows, source: 'probe' };
+  if (probe && probe.status !== 'not-applicable' && probe.rows !== undefined && !(typeof subsample === 'number' && subsample < 1) && !squaredErrorRootsDiffer(forest) && !probe.ownDraw && !probe.weightedCounts) return { rows: probe.rows, source: 'probe' };
   return undefined;
 }
 

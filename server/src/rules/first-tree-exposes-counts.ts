@@ -42,7 +42,7 @@ export const firstTreeExposesCounts: ModelRule = {
     const leaves = probe.trees.reduce((sum, t) => sum + t.leaves.length, 0);
     const which = k === 1 ? 'The first tree' : `The first ${k} trees (one per class)`;
     // Class trees that each drew their own rows: no N, each tree's draw and its rows of its class.
-    let total = probe.rows === undefined ? '' : plural(probe.rows, 'training row');
+    let total = probe.rows === undefined ? '' : probe.weightedCounts ? `${formatCountList([probe.rows])} weighted rows (see below)` : plural(probe.rows, 'training row');
     let balance = '';
     if (probe.classDraws) {
       const ofClass = probe.trees.map((t) => (t.leaves.every((l) => l.positives !== undefined) ? t.leaves.reduce((sum, l) => sum + l.positives!, 0) : undefined));

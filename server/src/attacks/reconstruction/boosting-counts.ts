@@ -16,7 +16,7 @@
  */
 import type { Forest } from '../../forest/schema';
 import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
-import { probeFirstTrees, type ProbedTree } from '../first-tree-probe';
+import { probeFirstTrees, weightedReason, type ProbedTree } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { labelBoostedBoxes } from './boosted-box-labels';
@@ -46,6 +46,7 @@ function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; vi
   const missing = missingValueReading(forest);
   if (!missing.ok) return missing;
   const probe = probeFirstTrees(forest);
+  if (probe.weightedCounts) return { ok: false, reason: weightedReason(probe) };
   if (probe.rows === undefined || probe.status === 'not-applicable') return { ok: false, reason: `first-tree probing found no row counts (${probe.reason ?? probe.status})` };
   const p = probe.parameters;
   const lambda = p.lambda?.value ?? 1;
@@ -140,7 +141,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
   // Class trees that each drew their own rows (subsample): each proves its own class's rows.
   if (isMultiClass(forest) && !forest.training.weighted) {
     const probe = probeFirstTrees(forest);
-    if (probe.classDraws) return reconstructClassDraws(forest, probe, ctx);
+    if (probe.classDraws && !probe.weightedCounts) return reconstructClassDraws(forest, probe, ctx);
   }
   const prepared = prepare(forest);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });

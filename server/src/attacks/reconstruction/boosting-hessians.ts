@@ -40,7 +40,7 @@ import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
 import { forEachLeaf, pathBox } from '../../forest/structure';
-import { probeFirstTrees } from '../first-tree-probe';
+import { probeFirstTrees, weightedReason } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
 import { certifyFirstTreeLeaves } from './first-tree-claims';
@@ -107,6 +107,7 @@ function applicability(
     ...[uniformMissingNote(forest)].filter((x): x is string => x !== undefined),
   ];
   const probe = probeFirstTrees(forest);
+  if (probe.weightedCounts) return { ok: false, reason: weightedReason(probe) };
   // Tree 0's rows without (all) its positives, or without the learning rate: tree 0 alone (first-tree-rows.ts).
   const rowsOnly = probe.rows !== undefined && probe.trees[0]?.tree === 0 && probe.status !== 'not-applicable' ? { probe, ...(subsample !== undefined ? { subsample } : {}) } : undefined;
   if (probe.status !== 'exact' || !probe.trees[0] || probe.trees[0].tree !== 0) {
