@@ -11,6 +11,7 @@ import { describe, it } from 'node:test';
 import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
 import { lintFile } from '../../server/src/linter/linter';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { leafOf as leafOfTree } from '../../server/src/forest/structure';
 import { maximumMatching } from '../support/bipartite-matching';
 import { FIXTURES } from '../support/paths';
 import { readFixture } from './xgboost-readers.test';
@@ -115,6 +116,40 @@ describe('first-tree probing finds the true counts', () => {
     const wrapped = await reconstruct(readFixture('multi_iris_sub_wrapper.json').forest, { budgetMs: 5_000 });
     assert.ok(wrapped.rows !== null && Math.abs(wrapped.rows - 150) <= 15, `N about ${wrapped.rows}`);
     assert.match(wrapped.reason ?? '', /subsample=0\.7; N about/);
+  });
+
+  it('count:poisson and reg:absoluteerror: one hessian per row in the first tree, so its rows per leaf (and poisson\'s label sums where no weight is clipped) are the true ones', () => {
+    const route = (file: string, csv: string) => {
+      const { forest } = readFixture(file);
+      const rows = fs.readFileSync(path.join(DIR, csv), 'utf8').trim().split('\n').slice(1).map((line) => line.split(',').map(Number));
+      const byLeaf = new Map<number, { rows: number; sum: number }>();
+      for (const r of rows) {
+        const leaf = leafOfTree(forest.trees[0], r.slice(0, -1).map(Math.fround), forest.splitRule);
+        const at = byLeaf.get(leaf) ?? { rows: 0, sum: 0 };
+        at.rows++;
+        at.sum += r.at(-1)!;
+        byLeaf.set(leaf, at);
+      }
+      return { forest, probe: probeFirstTrees(forest), byLeaf, n: rows.length };
+    };
+    const poisson = route('count_pima_poisson.json', 'count_pima_poisson.train.csv');
+    assert.notEqual(poisson.probe.status, 'not-applicable', poisson.probe.reason);
+    assert.equal(poisson.probe.rows, poisson.n);
+    let sums = 0;
+    for (const leaf of poisson.probe.trees[0].leaves) {
+      assert.equal(leaf.rows, poisson.byLeaf.get(leaf.node)?.rows, `leaf ${leaf.nativeId} rows`);
+      if (leaf.labelSum === undefined) continue;
+      sums++;
+      assert.ok(Math.abs(leaf.labelSum - poisson.byLeaf.get(leaf.node)!.sum) < 1e-3, `leaf ${leaf.nativeId} label sum ${leaf.labelSum}`);
+    }
+    assert.ok(sums > 0, 'some leaf gives its label sum');
+    const absolute = route('reg_pima_absolute.json', 'reg_pima_absolute.train.csv');
+    assert.equal(absolute.probe.status, 'rows-only');
+    assert.equal(absolute.probe.rows, absolute.n);
+    for (const leaf of absolute.probe.trees[0].leaves) assert.equal(leaf.rows, absolute.byLeaf.get(leaf.node)?.rows, `leaf ${leaf.nativeId} rows`);
+    assert.ok(absolute.probe.caveats.some((c) => /residuals' quantile/.test(c)));
+    // Every tree's root holds every row (hessian 1 in every tree).
+    for (const tree of absolute.forest.trees) assert.equal(Math.round(tree.boosting!.cover![0]), absolute.n);
   });
 
   it('integer sample weights on a label, which the file does not record: the counts are reported as weights, no N and no rows claimed', async () => {

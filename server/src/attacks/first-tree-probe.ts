@@ -115,6 +115,13 @@ interface Hypothesis {
    * per class): each class tree's p and hessian per row, by output group.
    */
   perGroup?: { p: number; h: number }[];
+  /**
+   * How much a positive row lowers G beyond p (binary): G = p rows - step x positives. 1 for the
+   * logistic objectives (g = p - y); 2 for binary:hinge (g = 1 - 2y while the margin is below 1).
+   */
+  positiveStep?: number;
+  /** The leaf weights are not -G / (H + lambda) (reg:absoluteerror refreshes them): rows only. */
+  noGradient?: boolean;
 }
 
 const nearInteger = (x: number, tolerance: number) => Math.abs(x - Math.round(x)) <= tolerance;
@@ -196,7 +203,26 @@ function hypotheses(forest: Forest): Hypothesis[] | string {
   if (objective === 'reg:squarederror' || objective === 'reg:linear') {
     return [{ objective, assumed: false, kind: 'regression', p: base, h: 1, groups: 1 }];
   }
-  if (objective !== 'unknown') return `the objective ${objective} is not one the probe models (binary:logistic, multi:softprob/softmax, reg:squarederror)`;
+  // Objectives whose first-tree hessian is one number for every row (checked on XGBoost 1.7.4):
+  //  - count:poisson: g = mu - y, h = mu e^max_delta_step (the objective's own, 0.7 unless set),
+  //    mu = base score (the margin is its log): rows and label sums, as squared error;
+  //  - binary:hinge: the margin starts at the base score (0.5), below 1 for every row, so
+  //    g = 1 - 2y and h = 1: rows and positives (G = rows - 2 positives);
+  //  - reg:absoluteerror, reg:quantileerror: h = 1 in every tree, but the leaf values are refreshed
+  //    from the residuals' quantiles, so G is not read from them: rows only.
+  if (objective === 'count:poisson') {
+    if (!(base > 0)) return `the base score ${base} is not a positive mean count`;
+    const step = numberParam(forest, 'poisson_max_delta_step') ?? 0.7;
+    return [{ objective, assumed: false, kind: 'regression', p: base, h: base * Math.exp(step), groups: 1 }];
+  }
+  if (objective === 'binary:hinge') {
+    if (!(Math.abs(base) < 1)) return `the base score ${base} is not a margin below 1, where every row's hinge hessian is 1`;
+    return [{ objective, assumed: false, kind: 'binary', p: 1, h: 1, groups: 1, positiveStep: 2 }];
+  }
+  if (objective === 'reg:absoluteerror' || objective === 'reg:quantileerror') {
+    return [{ objective, assumed: false, kind: 'regression', p: base, h: 1, groups: 1, noGradient: true }];
+  }
+  if (objective !== 'unknown') return `the objective ${objective} is not one the probe models (binary:logistic, binary:hinge, multi:softprob/softmax, reg:squarederror, reg:absoluteerror, count:poisson)`;
   // A dump: try what the numbers allow, most common first; each must make every cover integral.
   const list: Hypothesis[] = [];
   const trees = forest.trees;
@@ -355,7 +381,7 @@ function sharedMaximumIsPure(trees: Tree[], max: number, hyp: Hypothesis, spw: n
       const a = cover[n] / own.h;
       // The probe's own reading of G and the positives (probeWith), without a clip.
       const g = -w[n] * (cover[n] + lambda) + (w[n] < 0 ? alpha : -alpha);
-      const positives = (a * own.p - g) / spw;
+      const positives = (a * own.p - g) / (spw * (hyp.positiveStep ?? 1));
       const rows = hyp.kind === 'binary' ? a - (spw - 1) * positives : a;
       const tolerance = Math.max(0.02, 2e-6 * a);
       if (!(Math.abs(positives) <= tolerance || Math.abs(positives - rows) <= tolerance)) return false;
@@ -498,7 +524,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
           } else undetermined++;
         } else {
           // positives from G = p * A - s * n1 (binary) or G = p * rows - n_c (multi)
-          const fromG = (g: number) => (a * own.p - g) / spw;
+          const fromG = (g: number) => (a * own.p - g) / (spw * (hyp.positiveStep ?? 1));
           // Bounds on n1 leave a fractional scale_pos_weight's rows unknown.
           if (weightedRows && (clipped || (weight === 0 && alpha > 0))) return undefined;
           if (clipped) {
@@ -593,7 +619,8 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
     // save_model itself never records max_delta_step (checked with 1.7.4); the scikit-learn
     // wrapper's metadata does, as null when it was not set: XGBoost's default 0, no clip, for
     // every objective probed here (only count:poisson defaults to 0.7).
-    maxDeltaStep: numberParam(forest, 'max_delta_step') ?? (forest.hyperParameters.max_delta_step === null ? 0 : undefined),
+    // count:poisson: XGBoost's learner sets the trees' max_delta_step to 0.7 unless given one.
+    maxDeltaStep: numberParam(forest, 'max_delta_step') ?? (forest.hyperParameters.max_delta_step === null || forest.boosting.objective === 'count:poisson' ? (forest.boosting.objective === 'count:poisson' ? 0.7 : 0) : undefined),
   };
   const spw = numberParam(forest, 'scale_pos_weight') ?? 1;
   let lastReason = 'the file stores no hessian sums (cover) for the first tree';
@@ -648,7 +675,7 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
         alpha: stated.alpha !== undefined ? { value: stated.alpha, source: 'stated' } : fitted ? { value: tidy(fitted.alpha), source: 'inferred' } : { value: 0, source: 'assumed' },
         ...(clip !== undefined ? { maxDeltaStep: { value: clip, source: stated.maxDeltaStep !== undefined ? 'stated' : 'inferred' } } : {}),
         // The weights contradict lambda 1 and alpha 0 and no other pair fits: G is not known.
-        ...(additivity?.kind === 'contradiction' ? { gradientUnknown: true } : {}),
+        ...(additivity?.kind === 'contradiction' || hyp.noGradient ? { gradientUnknown: true } : {}),
       };
       candidates.push(reg);
     } else {
@@ -792,9 +819,15 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     caveats.push(`the dump does not state the learning rate or lambda; eta=${p.eta?.value} and lambda=${p.lambda?.value} make every leaf's positives whole and are used.`);
   }
   if (p.alpha && p.alpha.value > 0) caveats.push(`L1 regularisation alpha=${p.alpha.value} (${p.alpha.source}) shifts every gradient sum by alpha; it is taken into account, leaves with weight 0 give only bounds.`);
-  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${p.maxDeltaStep.value} (${p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their positives; row counts stay exact.`);
-  if (probe.status === 'rows-only') {
-    caveats.push('the positives of the leaves could not be determined: the weights do not fit lambda and alpha that the file states or that could be inferred (L1 alpha, max_delta_step or another setting changed them); the row counts are exact, they do not depend on those settings.');
+  const poissonDefault = probe.objective === 'count:poisson' && numberParam(forest, 'max_delta_step') === undefined;
+  const labelWord = probe.objective.startsWith('reg:') || probe.objective.startsWith('count:') ? 'label sums' : 'positives';
+  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${p.maxDeltaStep.value} (${poissonDefault ? "count:poisson's default" : p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their ${labelWord}; row counts stay exact.`);
+  if (probe.status === 'rows-only' && (probe.objective === 'reg:absoluteerror' || probe.objective === 'reg:quantileerror')) {
+    caveats.push(`${probe.objective} sets each leaf's value from its residuals' quantile, not from the gradient sum, so the leaves give no label sums; every row's hessian is 1 in every tree, so the row counts are exact, in every tree.`);
+  } else if (probe.status === 'rows-only' && p.maxDeltaStep && p.maxDeltaStep.value > 0) {
+    caveats.push(`every leaf's weight is at the clip, so no leaf gives its ${labelWord}.`);
+  } else if (probe.status === 'rows-only') {
+    caveats.push(`the ${labelWord} of the leaves could not be determined: the weights do not fit lambda and alpha that the file states or that could be inferred (L1 alpha, max_delta_step or another setting changed them); the row counts are exact, they do not depend on those settings.`);
   } else if (model && (p.lambda?.source === 'assumed' || p.alpha?.source === 'assumed')) {
     caveats.push(`lambda=${p.lambda?.value} and alpha=${p.alpha?.value} are XGBoost's defaults, assumed: the trees have too few usable nodes to infer them, and nothing contradicts them.`);
   }

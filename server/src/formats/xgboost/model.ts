@@ -131,6 +131,12 @@ function build(root: unknown): ModelBuild {
       const spw = Number(lossParam.scale_pos_weight);
       if (Number.isFinite(spw)) hyperParameters.scale_pos_weight = spw;
     }
+    // count:poisson's own max_delta_step (0.7 by default): its hessian is exp(margin + it).
+    const poisson = learner.objective.poisson_regression_param;
+    if (isObj(poisson) && poisson.max_delta_step !== undefined) {
+      const step = Number(poisson.max_delta_step);
+      if (Number.isFinite(step)) hyperParameters.poisson_max_delta_step = step;
+    }
   }
 
   // Random-forest mode (XGBRF*, num_parallel_tree): each round grows that many trees from the same
