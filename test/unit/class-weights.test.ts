@@ -14,7 +14,7 @@ import { readFixtureForest } from '../support/model-files';
 import { readTrainingRows } from '../support/reconstruction-truth';
 
 const DIR = path.resolve(__dirname, '../../../test/fixtures/class-weights');
-const manifest = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8')) as { file: string; rows: boolean; n: number; counts?: number[][] }[];
+const manifest = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8')) as { file: string; rows: boolean; n: number; counts?: number[][]; replayedN?: boolean }[];
 
 describe('class weights: divided out where they are class weights on rows, kept where not', () => {
   it('covers balanced and dict weights without bootstrap, and both kinds that stay weighted', () => {
@@ -25,6 +25,8 @@ describe('class weights: divided out where they are class weights on rows, kept 
       const forest = readFixtureForest(DIR, entry.file);
       if (!entry.rows) {
         assert.equal(forest.training.weighted, true, 'the counts stay weighted');
+        // Integer weights with bootstrap: the root's weight is draws x weights, N comes from the seeds.
+        if (entry.replayedN) assert.equal(forest.training.rows, entry.n);
         return;
       }
       assert.equal(forest.training.weighted, false);

@@ -119,15 +119,24 @@ export function checkReplay(forest: Forest, deadline = Number.POSITIVE_INFINITY)
 function searchRows(forest: Forest, draws: (rows: number) => number, deadline: number): number[] {
   const distinct = forest.trees.map((_, t) => rootDistinct(forest, t));
   if (distinct.some((d) => d === undefined || d <= 0)) return [];
-  const lowest = Math.max(...(distinct as number[]));
+  return rowsReplayingSeeds(forest.trees.map((tree) => tree.training.seed!), distinct as number[], draws, deadline);
+}
+
+/**
+ * Every training-set size N (in the window searchRows describes) for which each seed's replayed
+ * sample has its tree's stored distinct rows. Also for readers that must tell N from the root's
+ * weight, which sample weights inflate (formats/sklearn/tree-arrays.ts).
+ */
+export function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[], draws: (rows: number) => number, deadline = Number.POSITIVE_INFINITY): number[] {
+  const lowest = Math.max(...distinct);
   let estimate = lowest;
-  while (estimate < lowest * 64 + 64 && estimate * (1 - Math.pow(1 - 1 / estimate, draws(estimate))) < distinct[0]!) {
+  while (estimate < lowest * 64 + 64 && estimate * (1 - Math.pow(1 - 1 / estimate, draws(estimate))) < distinct[0]) {
     estimate = Math.ceil(estimate * 1.01) + 1;
   }
   const fits = (n: number) =>
-    forest.trees.every((tree, t) => {
+    seeds.every((seed, t) => {
       const m = draws(n);
-      return m >= distinct[t]! && distinctDrawn(replayMultiplicities(tree.training.seed!, n, m)) === distinct[t];
+      return m >= distinct[t] && distinctDrawn(replayMultiplicities(seed, n, m)) === distinct[t];
     });
   const found: number[] = [];
   // The window is wide enough for the sampling spread of small trees, and bounded in work.

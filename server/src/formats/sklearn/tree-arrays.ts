@@ -3,6 +3,7 @@
  * gradient boosting's stages, bagging): a fitted `tree_`'s arrays read and checked, the list of
  * fitted trees, the feature names, the forest's bootstrap facts and its hyper-parameters.
  */
+import { distinctDrawn, replayMultiplicities, rowsReplayingSeeds } from '../../attacks/bootstrap-replay';
 import {
   NumpyError,
   PyCall,
@@ -192,13 +193,48 @@ export function sklearnVersion(st: PyDict, firstTree: PyValue | undefined): stri
  * draws N rows; a float `max_samples` draws a fraction (N unknown, the draw size is the root's
  * weight); an integer draws that many.
  */
-export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: boolean, weighted: boolean, notes: string[]): ForestInput['training'] {
+/**
+ * Integer sample weights on a model trained without bootstrap: some node's weight
+ * (weighted_n_node_samples) is not its rows (n_node_samples), which unweighted rows never give.
+ */
+export function integerWeights(raws: readonly RawTree[]): boolean {
+  return raws.some((t) => t.weighted.some((w, i) => w !== t.nodeSamples[i]));
+}
+
+/**
+ * A bootstrap forest (max_samples None) whose root weight is not N: the first trees' seeds do not
+ * replay their stored distinct rows at N = the root's weight, and some other N (searched as
+ * bootstrap-replay.ts does) replays them all; that N, else undefined (unweighted, or no seeds, or
+ * another random generator: nothing is claimed then).
+ */
+function weightedRoot(raws: readonly RawTree[], rootCount: number): number | undefined {
+  const first = raws.slice(0, 3);
+  if (first.some((t) => t.seed === undefined || !(t.nodeSamples[0] > 0))) return undefined;
+  if (distinctDrawn(replayMultiplicities(first[0].seed!, rootCount, rootCount)) === first[0].nodeSamples[0]) return undefined;
+  // At most the roots' weight: a weight below 1 would have left the counts fractional.
+  const found = rowsReplayingSeeds(first.map((t) => t.seed!), first.map((t) => t.nodeSamples[0]), (n) => n).filter((n) => n < rootCount);
+  return found.length === 1 ? found[0] : undefined;
+}
+
+export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: boolean, weightedIn: boolean, notes: string[]): ForestInput['training'] {
+  let weighted = weightedIn;
   const bootstrap = isForest ? st.get('bootstrap') === true : false;
   const maxSamples = st.get('max_samples');
   const rootWeight = raws[0].weighted[0];
   const rootCount = Number.isInteger(rootWeight) ? rootWeight : undefined;
   let rows: number | undefined;
   let bootstrapSize: number | undefined;
+  // Integer sample weights keep every count whole (without bootstrap the readers compare each
+  // node's weight with its rows, integerWeights). With bootstrap the root's weight (draws x
+  // weights) is then not N: the seeds do not replay at N = the root's weight, but do at the true N.
+  if (!weighted && rootCount !== undefined && bootstrap && (maxSamples === null || maxSamples === undefined)) {
+    const inflated = weightedRoot(raws, rootCount);
+    if (inflated !== undefined) {
+      weighted = true;
+      rows = inflated;
+      notes.push(`integer sample weights: the seeds replay the trees' samples at N = ${inflated}, not at the roots' weight ${rootCount} (draws x weights), so the stored counts are weighted`);
+    }
+  }
   if (!weighted && rootCount !== undefined) {
     if (!bootstrap) {
       rows = rootCount;

@@ -9,7 +9,7 @@ import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
 import { classWeightFactors } from './class-weights';
-import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_CLASSIFIERS = ['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier', 'ExtraTreeClassifier'] as const;
@@ -100,6 +100,9 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
   const weightedOf = (t: RawTree, i: number, c: number) => (layout === 'counts' ? t.values[i * nClasses + c] : t.values[i * nClasses + c] * t.weighted[i]);
   // Class weights without bootstrap divide back out (./class-weights.ts): the counts are rows again.
   const bootstrapped = isForest && st.get('bootstrap') === true;
+  // Integer sample weights keep the counts whole, but without bootstrap a node's weight is then not
+  // its rows (n_node_samples); weights set per class (sample_weight 3 for class 0) divide out too.
+  if (!weighted && !bootstrapped && integerWeights(raws)) weighted = true;
   const factors = weighted && !bootstrapped ? classWeightFactors(raws, nClasses, weightedOf) : undefined;
   if (factors) {
     weighted = false;

@@ -11,7 +11,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { corrupt, type Decoded } from './decode-helpers';
-import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
@@ -35,8 +35,10 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const featureNames = featureNamesOf(st, raws, estimators[0]);
   const version = sklearnVersion(st, estimators[0]);
 
-  // Sample weights leave non-integer weighted counts (integer weights cannot be told from rows).
-  const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
+  // Sample weights leave non-integer weighted counts; integer ones show where a node's weight is
+  // not its rows without bootstrap (with bootstrap trainingFacts replays the seeds).
+  const bootstrapped = isForest && st.get('bootstrap') === true;
+  const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w))) || (!bootstrapped && integerWeights(raws));
   if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
   const hyperParameters = hyperParametersOf(st, TREE_HYPER_PARAMETERS);
   const criterion = hyperParameters.criterion;
