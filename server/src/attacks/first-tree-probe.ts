@@ -793,7 +793,7 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
       probe.ownDraw = drew;
       caveats.push(
         `tree 1's cover (${drew.actual.toFixed(3)}) is not the hessian sum of tree 0's ${probe.rows} rows after tree 0 (${drew.predicted.toFixed(3)}), so tree 1 grew on other rows: ` +
-          'the model was trained with subsample below 1 (the file does not record it), and these are the rows drawn for the first tree, part of a larger training set of unknown size.',
+          `the model was trained with subsample below 1 (the file does not record it), and these are the rows drawn for the first tree, of a training set of at least ${probe.rows!.toLocaleString('en-US')} rows (its size is unknown: a subsample near 1 may have drawn every row).`,
       );
     } else {
       caveats.push('if subsample was below 1 (the file does not record it), these are the rows drawn for the first tree, not the whole training set.');

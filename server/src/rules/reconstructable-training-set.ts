@@ -91,7 +91,8 @@ export function reconstructionDraft(
           ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
       : '';
   const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
-  // N unknown (a boosted model whose first tree grew on an unrecorded draw): no "of N", no share.
+  // N unknown (a boosted model whose first tree grew on an unrecorded draw): no "of N", no share;
+  // the detail says so (the first line stays within 80 characters).
   const ofN = rows === null ? '' : ` of ${formatCount(n)}`;
   const unknownN = rows === null ? ' (of a training set of unknown size)' : '';
   const share = (part: number) => (rows === null ? '' : ` (${percent(part, n)})`);
@@ -105,8 +106,8 @@ export function reconstructionDraft(
     // leaf in every tree are still boxes, and their width is still what they reveal.
     summary =
       withoutLabel > 0
-        ? `${formatCount(proven)}${ofN} rows proven as boxes${unknownN}, ${formatCount(certifiedRows)} with labels: see the report.`
-        : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows${unknownN} are proven as boxes: see the report.`;
+        ? `${formatCount(proven)}${ofN} rows proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
+        : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
       `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
@@ -115,12 +116,12 @@ export function reconstructionDraft(
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
-    summary = `${formatCount(certifiedRows)}${ofN} training rows${unknownN} are proven from the model: see the report.`;
+    summary = `${formatCount(certifiedRows)}${ofN} training rows are proven from the model: see the report.`;
     message =
       `At least ${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} are uniquely determined by this model, ` +
       `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
   } else if (withoutLabel > 0) {
-    summary = `${formatCount(withoutLabel)}${ofN} rows${unknownN} proven, labels estimated: see the report.`;
+    summary = `${formatCount(withoutLabel)}${ofN} rows proven, labels estimated: see the report.`;
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.`;

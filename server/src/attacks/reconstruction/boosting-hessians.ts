@@ -460,7 +460,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       status: 'bounded',
       reason:
         `tree 1's cover (${actual.toFixed(3)}) is not the hessian sum of tree 0's ${rows} rows after tree 0 (${predicted.toFixed(3)}): each tree grew on its own draw of the rows (subsample below 1, which the file does not record), so only tree 0 is read: ` +
-        `its exact counts give the ${rows} rows it drew in its leaves' boxes with their labels; the training set is larger, of unknown size, and its other rows are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
+        `its exact counts give the ${rows} rows it drew in its leaves' boxes with their labels; the training set holds at least these rows (its size is unknown), and any others are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
       rows: null,
       certifiedRows: claims.certified,
       ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}),
