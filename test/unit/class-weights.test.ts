@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { checkReplay } from '../../server/src/attacks/bootstrap-replay';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { readFixtureForest } from '../support/model-files';
 import { readTrainingRows } from '../support/reconstruction-truth';
@@ -25,8 +26,14 @@ describe('class weights: divided out where they are class weights on rows, kept 
       const forest = readFixtureForest(DIR, entry.file);
       if (!entry.rows) {
         assert.equal(forest.training.weighted, true, 'the counts stay weighted');
-        // Integer weights with bootstrap: the root's weight is draws x weights, N comes from the seeds.
-        if (entry.replayedN) assert.equal(forest.training.rows, entry.n);
+        // Integer weights with bootstrap: the root's weight is draws x weights, not N (the reader
+        // claims none); the seeds replay at the true N.
+        if (entry.replayedN) {
+          assert.equal(forest.training.rows, undefined, 'no N from the weighted root');
+          const replay = checkReplay(forest);
+          assert.equal(replay.status, 'replayed');
+          if (replay.status === 'replayed') assert.equal(replay.rows, entry.n);
+        }
         return;
       }
       assert.equal(forest.training.weighted, false);

@@ -119,15 +119,19 @@ export function checkReplay(forest: Forest, deadline = Number.POSITIVE_INFINITY)
 function searchRows(forest: Forest, draws: (rows: number) => number, deadline: number): number[] {
   const distinct = forest.trees.map((_, t) => rootDistinct(forest, t));
   if (distinct.some((d) => d === undefined || d <= 0)) return [];
-  return rowsReplayingSeeds(forest.trees.map((tree) => tree.training.seed!), distinct as number[], draws, deadline);
+  // Every tree drawing N (max_samples None; N unknown when sample weights inflate the root): the
+  // distinct rows, about 0.632 N, spread by about 0.5 sqrt(N), so a window of 8 sqrt(N) around the
+  // estimate holds every fitting N; a fixed or fractional draw pins N far less, so the window is wide.
+  const everyRow = forest.hyperParameters['max_samples'] === null || forest.hyperParameters['max_samples'] === undefined;
+  return rowsReplayingSeeds(forest.trees.map((tree) => tree.training.seed!), distinct as number[], draws, deadline, everyRow && forest.training.bootstrapSize === undefined);
 }
 
 /**
  * Every training-set size N (in the window searchRows describes) for which each seed's replayed
- * sample has its tree's stored distinct rows. Also for readers that must tell N from the root's
- * weight, which sample weights inflate (formats/sklearn/tree-arrays.ts).
+ * sample has its tree's stored distinct rows. `drawsEveryRow`: every tree drew N (max_samples
+ * None), which pins N within a narrow window.
  */
-export function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[], draws: (rows: number) => number, deadline = Number.POSITIVE_INFINITY): number[] {
+function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[], draws: (rows: number) => number, deadline = Number.POSITIVE_INFINITY, drawsEveryRow = false): number[] {
   const lowest = Math.max(...distinct);
   let estimate = lowest;
   while (estimate < lowest * 64 + 64 && estimate * (1 - Math.pow(1 - 1 / estimate, draws(estimate))) < distinct[0]) {
@@ -140,7 +144,7 @@ export function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly 
     });
   const found: number[] = [];
   // The window is wide enough for the sampling spread of small trees, and bounded in work.
-  const radius = Math.max(200, estimate);
+  const radius = drawsEveryRow ? Math.ceil(8 * Math.sqrt(estimate)) + 50 : Math.max(200, estimate);
   for (let offset = 0; offset <= radius; offset++) {
     if (Date.now() > deadline && offset > 0) break;
     for (const n of offset === 0 ? [estimate] : [estimate + offset, estimate - offset]) {

@@ -3,7 +3,7 @@
  * gradient boosting's stages, bagging): a fitted `tree_`'s arrays read and checked, the list of
  * fitted trees, the feature names, the forest's bootstrap facts and its hyper-parameters.
  */
-import { distinctDrawn, replayMultiplicities, rowsReplayingSeeds } from '../../attacks/bootstrap-replay';
+import { distinctDrawn, replayMultiplicities } from '../../attacks/bootstrap-replay';
 import {
   NumpyError,
   PyCall,
@@ -201,19 +201,19 @@ export function integerWeights(raws: readonly RawTree[]): boolean {
   return raws.some((t) => t.weighted.some((w, i) => w !== t.nodeSamples[i]));
 }
 
+/** Past this root weight the reader does not replay (one replay draws that many numbers). */
+const MAX_ROOT_REPLAY = 4_000_000;
+
 /**
- * A bootstrap forest (max_samples None) whose root weight is not N: the first trees' seeds do not
- * replay their stored distinct rows at N = the root's weight, and some other N (searched as
- * bootstrap-replay.ts does) replays them all; that N, else undefined (unweighted, or no seeds, or
- * another random generator: nothing is claimed then).
+ * A bootstrap forest (max_samples None) whose root weight is not N: without weights the root holds
+ * N draws, and the first tree's seed replays its stored distinct rows at that N. Integer sample
+ * weights make the root draws x weights, and the replay at that N misses. (Another random
+ * generator would miss too; the counts are then only read as weighted, which claims less.)
  */
-function weightedRoot(raws: readonly RawTree[], rootCount: number): number | undefined {
-  const first = raws.slice(0, 3);
-  if (first.some((t) => t.seed === undefined || !(t.nodeSamples[0] > 0))) return undefined;
-  if (distinctDrawn(replayMultiplicities(first[0].seed!, rootCount, rootCount)) === first[0].nodeSamples[0]) return undefined;
-  // At most the roots' weight: a weight below 1 would have left the counts fractional.
-  const found = rowsReplayingSeeds(first.map((t) => t.seed!), first.map((t) => t.nodeSamples[0]), (n) => n).filter((n) => n < rootCount);
-  return found.length === 1 ? found[0] : undefined;
+function rootWeightIsNotN(raws: readonly RawTree[], rootCount: number): boolean {
+  const first = raws[0];
+  if (first.seed === undefined || !(first.nodeSamples[0] > 0) || rootCount > MAX_ROOT_REPLAY) return false;
+  return distinctDrawn(replayMultiplicities(first.seed, rootCount, rootCount)) !== first.nodeSamples[0];
 }
 
 export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: boolean, weightedIn: boolean, notes: string[]): ForestInput['training'] {
@@ -226,14 +226,12 @@ export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: bo
   let bootstrapSize: number | undefined;
   // Integer sample weights keep every count whole (without bootstrap the readers compare each
   // node's weight with its rows, integerWeights). With bootstrap the root's weight (draws x
-  // weights) is then not N: the seeds do not replay at N = the root's weight, but do at the true N.
-  if (!weighted && rootCount !== undefined && bootstrap && (maxSamples === null || maxSamples === undefined)) {
-    const inflated = weightedRoot(raws, rootCount);
-    if (inflated !== undefined) {
-      weighted = true;
-      rows = inflated;
-      notes.push(`integer sample weights: the seeds replay the trees' samples at N = ${inflated}, not at the roots' weight ${rootCount} (draws x weights), so the stored counts are weighted`);
-    }
+  // weights) is then not N: the seeds do not replay at N = the root's weight (the replay's search
+  // finds the N they do replay at).
+  if (!weighted && rootCount !== undefined && bootstrap && (maxSamples === null || maxSamples === undefined) && rootWeightIsNotN(raws, rootCount)) {
+    // N is left to the replay's search (attacks/bootstrap-replay.ts), within the analysis budget.
+    weighted = true;
+    notes.push(`integer sample weights: the first tree's seed does not replay its ${raws[0].nodeSamples[0]} distinct rows at N = the root's weight ${rootCount} (draws x weights), so the stored counts are weighted`);
   }
   if (!weighted && rootCount !== undefined) {
     if (!bootstrap) {
