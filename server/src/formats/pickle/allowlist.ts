@@ -59,6 +59,9 @@ const EXACT = new Set<string>([
   // scikit-learn functions that estimators keep as parameter values by default (a search's
   // scorer, SelectKBest's score_func): pure computations on arrays, never called by loading.
   'sklearn.metrics._scorer._passthrough_scorer',
+  // make_column_selector is a class (its lower-case name is scikit-learn's): a ColumnTransformer's
+  // column choice by dtype or pattern, kept as plain attributes; called only when transforming.
+  'sklearn.compose._column_transformer.make_column_selector',
   'sklearn.feature_selection._univariate_selection.f_classif',
   'sklearn.feature_selection._univariate_selection.f_regression',
   'sklearn.feature_selection._univariate_selection.chi2',
