@@ -138,7 +138,10 @@ describe('fuzz: hostile pickles', () => {
       for (const name of [`${h.name}.pkl`, `${h.name}.joblib`]) {
         const checked = lintChecked(h.bytes, name);
         assert.deepEqual(checked.failures, [], h.name);
-        assert.deepEqual(rulesOf(checked), ['unsafe-pickle'], `${h.name}: ${JSON.stringify(checked.report?.findings.map((f) => f.message))}`);
+        // Only `__main__` names (the loading script's own, which the VM builds as opaque objects):
+        // unsafe-pickle all the same, and the rest of the file is read (here: no tree model).
+        const want = h.name === 'main-module' ? ['unsafe-pickle', 'no-tree-model'] : ['unsafe-pickle'];
+        assert.deepEqual(rulesOf(checked), want, `${h.name}: ${JSON.stringify(checked.report?.findings.map((f) => f.message))}`);
         assert.equal(checked.report?.model, null, h.name);
       }
     }

@@ -53,6 +53,12 @@ export interface ModelRead {
    * them. Absent or empty: none. See docs/rules/unknown-pickle-global.md.
    */
   unknownGlobals?: UnknownGlobal[];
+  /**
+   * Pickles only: `__main__` names (classes or functions of the script or notebook that saved the
+   * file). They are dangerous to load (the loading script's own `__main__` answers them, whatever it
+   * defines), so the file is `unsafe-pickle`, but nothing else is: the models are still analysed.
+   */
+  scriptGlobals?: string[];
 }
 
 /** A global a pickle names that is neither allowed nor dangerous (formats/pickle/tiers.ts). */
@@ -93,6 +99,8 @@ export interface NoTreeModelRead {
   notes: string[];
   /** As on ModelRead: globals a loader would import that are neither allowed nor dangerous. */
   unknownGlobals?: UnknownGlobal[];
+  /** As on ModelRead: `__main__` names, which make the file unsafe to load. */
+  scriptGlobals?: string[];
 }
 
 export interface UnsafeRead {

@@ -77,6 +77,32 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
   return finding ? [finding] : [];
 }
 
+/**
+ * `unsafe-pickle` for a file whose only dangerous names are `__main__` ones (the saving script's or
+ * notebook's own classes): loading it runs whatever the loading script defines under those names,
+ * but the models in it were read like any other (nothing of the file was run either way).
+ */
+export function scriptGlobalsFinding(read: { scriptGlobals?: string[] }, overrides: SeverityOverrides): Finding[] {
+  const globals = read.scriptGlobals ?? [];
+  if (globals.length === 0) return [];
+  const one = globals.length === 1;
+  const finding = finish(
+    'unsafe-pickle',
+    {
+      message: lead(
+        'Loading this pickle runs code of the script that loads it: do not load it.',
+        `This pickle names ${one ? 'a class or function' : `${globals.length} classes or functions`} of the script or notebook that saved it ` +
+          `(${globals.join(', ')}). Python answers ${one ? 'it' : 'them'} from the loading script's own __main__, whatever that defines under ` +
+          `${one ? 'that name' : 'those names'}: with a hostile or mistaken definition, loading runs it. Nothing was run; the rest of the file was read as usual (the other findings). ` +
+          `To share the model safely, define such classes in a module both scripts import, or save the trees alone.`,
+      ),
+      data: { globals, scriptOnly: true },
+    },
+    overrides,
+  );
+  return finding ? [finding] : [];
+}
+
 export function unreadableFinding(read: UnreadableRead, overrides: SeverityOverrides): Finding[] {
   const finding = finish(
     'unreadable-model',

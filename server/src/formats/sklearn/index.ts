@@ -101,7 +101,11 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   const stream = unpickleStream(data, { joblib: true, limits: options.limits });
   const result = stream.first;
   format = formatFor(fileName, compression, result.joblibArrays);
-  if (stream.unsafe.length > 0) return { kind: 'unsafe', format, globals: stream.unsafe };
+  // Only `__main__` names (a notebook's own transformer or CV splitter): unsafe to load, but the
+  // VM built them as opaque objects like any class, so the models beside them are still read.
+  const scriptOnly = stream.unsafe.length > 0 && stream.unsafe.every((q) => q.startsWith('__main__.'));
+  if (stream.unsafe.length > 0 && !scriptOnly) return { kind: 'unsafe', format, globals: stream.unsafe };
+  const script = scriptOnly ? { scriptGlobals: stream.unsafe } : {};
   if (result.error) {
     const e = result.error;
     if (e.kind === 'truncated') return unreadable(format, 'truncated', `the file is cut short: ${e.message}`);
@@ -137,7 +141,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
     const unknown = stream.unknown.length > 0 ? { unknownGlobals: stream.unknown } : {};
-    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown };
+    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown, ...script };
     const where = primary.location === ROOT ? [] : [placement(primary.location, decoded.holds)];
     return {
       kind: 'model',
@@ -148,6 +152,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
       ...(others.length ? { others: others.map(({ location, forest, notes: own }) => ({ location, forest, notes: own })) } : {}),
       ...(decoded.unread.length ? { unread: decoded.unread } : {}),
       ...unknown,
+      ...script,
     };
   } catch (e) {
     if (e instanceof DecodeError) return unreadable(format, e.reason, e.message);
