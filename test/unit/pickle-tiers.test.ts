@@ -96,6 +96,7 @@ describe('pickle tiers: classification', () => {
       'sklearn.ensemble._forest.RandomForestClassifier',
       'numpy.core.multiarray._reconstruct',
       // met in models committed to public repositories
+      'sklearn.compose._column_transformer.make_column_selector',
       'xgboost.sklearn.XGBClassifier',
       'xgboost.core.Booster',
       'sklearn.metrics._scorer._passthrough_scorer',
