@@ -68,6 +68,10 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
     assert.ok(Math.abs(result.rows! - truth.length) <= 0.1 * truth.length, `N ${result.rows} against ${truth.length}`);
     assert.equal(result.reconstructedRows, result.rows);
     assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), r[0]);
+    // The rate is stated: said as such, and the first-tree finding's N is the reconstruction's.
+    assert.match(result.reason ?? '', /subsample=0\.7\)/);
+    assert.doesNotMatch(result.reason ?? '', /does not record/);
+    assert.ok(probeFirstTrees(forest).caveats.some((c) => c.includes(`N is about ${result.rows!.toLocaleString('en-US')})`)), probeFirstTrees(forest).caveats.join(' '));
     const tree0 = forest.trees[0];
     const oneRow = tree0.left.filter((l, node) => l === -1 && Math.round(tree0.boosting!.cover![node]) === 1).length;
     assert.ok(oneRow >= 1);
@@ -122,6 +126,7 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
     const result = await reconstruct(forest, { budgetMs: 10_000 });
     assert.equal(result.method, 'box-estimate');
     assert.match(result.reason ?? '', /rough estimate/);
+    assert.match(result.reason ?? '', /which the file does not record/);
     assert.ok(result.rows! >= Math.max(...roots(forest)));
     assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), roots(forest)[0]);
     for (const row of result.reconstruction.filter((row) => row.certified)) {

@@ -47,6 +47,14 @@ test('singleton-leaf uses distinct rows when the format stores them', () => {
   assert.match(finding.message, /age <= 30\.5/);
 });
 
+test('exact-counts says counts per class for classifiers, row counts for regressors and count views', () => {
+  const classifier = lint(forest([stump(30.5, [3, 2], [1, 4])])).find((f) => f.rule === 'exact-counts');
+  assert.match(classifier?.message ?? '', /^Leaves store exact training counts per class:/);
+  // One count per node (a regressor, a boosted classifier read as row counts).
+  const rows = lint(forest([{ ...stump(30.5, [5], [5]) }], { classes: [] })).find((f) => f.rule === 'exact-counts');
+  assert.match(rows?.message ?? '', /^Leaves store exact training row counts:/);
+});
+
 test('exact-counts is a hint (off the Problems panel) and severities can be overridden or turned off', () => {
   const input = forest([stump(30.5, [3, 2], [1, 4])]);
   const exact = lint(input).find((f) => f.rule === 'exact-counts');

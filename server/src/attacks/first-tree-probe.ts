@@ -23,7 +23,7 @@
 import type { Forest, Tree } from '../forest/schema';
 import { baseMargin, isLogistic, nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
-import { squaredErrorRootsDiffer } from './boosted-covers';
+import { isSquaredError, squaredErrorRootsDiffer } from './boosted-covers';
 import { missingValueReading, missingValueRouting, mixedMissingFeatures } from './missing-values';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
@@ -781,9 +781,13 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
         : `the first trees of the ${draws.length} classes hold ${draws.join(', ')} rows, so each grew on its own draw of the rows: the model was trained with subsample below 1 (the file does not record it), and each tree's counts are exact for its own draw of a training set of unknown size.`,
     );
   } else if (subsample !== undefined && subsample < 1) {
+    // Squared error: every tree's root counts its draw, so N is estimated from their mean, as the
+    // reconstruction does (boosted-subsample.ts); else from tree 0's draw alone.
+    const roots = isSquaredError(forest) ? forest.trees.map((t) => Math.round(t.boosting?.cover?.[0] ?? 0)).filter((r) => r > 0) : [];
+    const drawn = roots.length > 0 ? Math.max(Math.max(...roots), Math.round(roots.reduce((a, b) => a + b, 0) / roots.length / subsample)) : Math.round(probe.rows! / subsample);
     caveats.push(
       `subsample=${subsample}: the counts are those of the rows drawn for the first tree, about ${Math.round(subsample * 100)}% of the training set ` +
-        `(N is about ${Math.round(probe.rows! / subsample)}); they are still exact for those rows.`,
+        `(N is about ${drawn.toLocaleString('en-US')}); they are still exact for those rows.`,
     );
   } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
     const drew = logisticRootsDiffer(forest, probe);

@@ -10,7 +10,8 @@ export const exactCounts: ModelRule = {
     if (forest.privacy || forest.boosting) return [];
     const nodes = forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
     const distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
-    const regression = forest.task === 'regression';
+    // Regressors, and boosted classifiers read as row counts (one "class"), count rows, not classes.
+    const regression = forest.task === 'regression' || forest.classes.length < 2;
     const counts = regression ? 'row counts' : 'per-class counts';
     const what = distinct ? `${counts} and distinct-row counts` : counts;
     const means = regression && forest.trees.every((tree) => tree.targetMean);
@@ -21,7 +22,7 @@ export const exactCounts: ModelRule = {
     return [
       {
         message: lead(
-          'Leaves store exact training counts per class: publish predictions, not counts.',
+          `Leaves store exact training ${regression ? 'row counts' : 'counts per class'}: publish predictions, not counts.`,
           `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
             `each leaf says ${perLeaf}, the starting point of every ` +
             `reconstruction.${weighted}`,

@@ -73,7 +73,7 @@ export async function reconstructAggregated(
   // with 0 certified in one run in thirteen, when its last slice crossed 20,000 cells).
   const overCap = limits !== undefined && enumerator.cells.length > limits.cells;
   if ((!enumerated || overCap) && !ctx.stopped() && limits) {
-    const past = enumerator.cells.length > limits.cells ? `more than ${limits.cells} cells` : `${stats.cells} cells and not finished within its share of the budget`;
+    const past = enumerator.cells.length > limits.cells ? `more than ${limits.cells} cells` : `${stats.cells} cells and did not finish within its share of the budget`;
     return { tooManyCells: `the exact enumeration found ${past}` };
   }
   if (!enumerated) {

@@ -28,6 +28,8 @@ import type { ReconstructionResult } from './types';
 /** The subsample and the N it suggests. */
 export interface SubsampledRows {
   rate: number;
+  /** The file states the rate (else it is inferred from the roots). */
+  stated: boolean;
   /** N estimated: the trees' mean root over the rate. */
   rows: number;
   rowsSource: string;
@@ -52,21 +54,22 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
       // Every tree drew the same number of rows: scikit-learn draws exactly int(subsample x N)
       // (without replacement), which few N satisfy; often one.
       const fits = exactDrawRows(roots[0], rate);
-      if (fits.length === 1) return { rate, rows: fits[0], rowsSource: `determined: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for this N only` };
-      if (fits.length > 1) return { rate, rows: fits[0], rowsSource: `at least: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for N from ${fits[0]} to ${fits[fits.length - 1]}` };
+      if (fits.length === 1) return { rate, stated: true, rows: fits[0], rowsSource: `determined: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for this N only` };
+      if (fits.length > 1) return { rate, stated: true, rows: fits[0], rowsSource: `at least: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for N from ${fits[0]} to ${fits[fits.length - 1]}` };
     }
-    return { rate, rows: Math.max(largest, Math.round(mean / rate)), rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
+    return { rate, stated: true, rows: Math.max(largest, Math.round(mean / rate)), rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
   }
   const variance = roots.reduce((a, r) => a + (r - mean) ** 2, 0) / (roots.length - 1);
   const inferred = 1 - variance / mean;
   if (roots.length >= MIN_TREES_FOR_SPREAD && inferred > 0.05 && inferred < 1) {
     return {
       rate: Number(inferred.toFixed(2)),
+      stated: false,
       rows: Math.max(largest, Math.round(mean / inferred)),
       rowsSource: `a rough estimate: the file states no subsample; the ${roots.length} trees' roots (mean ${mean.toFixed(1)}, variance ${variance.toFixed(1)}) fit binomial draws at a rate of about ${inferred.toFixed(2)}`,
     };
   }
-  return { rate: Number((mean / largest).toFixed(2)), rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
+  return { rate: Number((mean / largest).toFixed(2)), stated: false, rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
 }
 
 /**
@@ -79,7 +82,9 @@ export async function reconstructSubsampled(forest: Forest, view: Forest, table:
   const estimate = await reconstructByEstimate(view, table, ctx, {
     rows: subsample.rows,
     rowsSource: subsample.rowsSource,
-    why: `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
+    why: subsample.stated
+      ? `each tree was grown on its own draw of the rows (subsample=${subsample.rate})`
+      : `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
     anchorTree: 0,
   });
   return labelBoostedBoxes(forest, estimate, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');

@@ -89,7 +89,7 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
   });
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const describe = `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  const describe = `${certified > 0 ? `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   return {
     ...rest,
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,

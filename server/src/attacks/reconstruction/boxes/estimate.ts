@@ -124,7 +124,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
       : certifiedRows > 0
         ? `${certifiedRows} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
         : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`,
-    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (missing them by ${completed.leafCountError})`,
+    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };
