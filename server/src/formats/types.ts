@@ -59,6 +59,18 @@ export interface ModelRead {
    * defines), so the file is `unsafe-pickle`, but nothing else is: the models are still analysed.
    */
   scriptGlobals?: string[];
+  /** Pickles only: data saved in the file beside (or instead of) a model (rule `saved-data`). */
+  savedData?: SavedData[];
+}
+
+/** Data saved in a pickle (formats/sklearn/saved-data.ts): a DataFrame, a Series or a 2-D array. */
+export interface SavedData {
+  /** Where it sits, as the Python expression that reaches it from the loaded object (`model["X_train"]`). */
+  location: string;
+  kind: 'DataFrame' | 'Series' | 'array';
+  /** Rows and columns, where the pickled axes or shape give them. */
+  rows?: number;
+  columns?: number;
 }
 
 /** A global a pickle names that is neither allowed nor dangerous (formats/pickle/tiers.ts). */
@@ -101,6 +113,8 @@ export interface NoTreeModelRead {
   unknownGlobals?: UnknownGlobal[];
   /** As on ModelRead: `__main__` names, which make the file unsafe to load. */
   scriptGlobals?: string[];
+  /** As on ModelRead: data saved in the file. */
+  savedData?: SavedData[];
 }
 
 export interface UnsafeRead {

@@ -12,7 +12,7 @@ import { treeDepth } from '../forest/structure';
 import { checkReplay, type ReplayCheck } from '../attacks/bootstrap-replay';
 import { squaredErrorRootsDiffer } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
-import { noModelFindings, runModelRules, scriptGlobalsFinding, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from '../rules';
+import { noModelFindings, runModelRules, savedDataFindings, scriptGlobalsFinding, unknownGlobalFindings, unreadableFinding, unsafeFinding, unsupportedModelFindings, type SeverityOverrides } from '../rules';
 import type { EmbeddedModel, ModelRead } from '../formats/types';
 import type { Finding } from '../rules/types';
 import type { Recoverability } from '../recoverability/summary';
@@ -145,7 +145,7 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
   if (read.kind === 'no-model') {
-    return { ...base, model: null, findings: [...scriptGlobalsFinding(read, severities), ...noModelFindings(read, severities), ...unknownGlobalFindings(read, severities)], notes: read.notes };
+    return { ...base, model: null, findings: [...scriptGlobalsFinding(read, severities), ...savedDataFindings(read, severities), ...(read.savedData?.length && read.unread.length === 0 ? [] : noModelFindings(read, severities)), ...unknownGlobalFindings(read, severities)], notes: read.notes };
   }
 
   const primary = analyseModel(read.forest, read, options);
@@ -169,7 +169,7 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
     findings.push(...analysed.findings);
   }
   findings.unshift(...scriptGlobalsFinding(read, severities));
-  findings.push(...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
+  findings.push(...savedDataFindings(read, severities), ...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
   return {
     ...base,
     model: primary.summary,

@@ -33,6 +33,9 @@ export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   'unknown-pickle-global': { tags: ['security', 'external/cwe/cwe-502', 'deserialization'], precision: 'medium', securitySeverity: '5.0' },
   // Not a security finding: the file could not be checked. Reported so a CI run does not pass silently.
   'unreadable-model': { tags: ['reliability', 'correctness'], precision: 'very-high' },
+  // AV:N/AC:L/PR:N/UI:N/S:U/C:H/I:N/A:N = 7.5: the rows (personal data) are in the file as they are,
+  // no attack needed; precision high: a saved table need not be the training set.
+  'saved-data': { tags: [...PRIVACY, 'external/cwe/cwe-359'], precision: 'high', securitySeverity: '7.5' },
   // Notes: what the file is, so a CI log shows it was looked at; nothing leaks that the tool measured.
   'no-tree-model': { tags: ['reliability'], precision: 'very-high' },
   'unsupported-model': { tags: ['reliability'], precision: 'very-high' },

@@ -28,6 +28,11 @@ export const RULES = {
     defaultSeverity: 'warning',
     title: 'The file could not be read as a tree-ensemble model',
   },
+  'saved-data': {
+    id: 'saved-data',
+    defaultSeverity: 'warning',
+    title: 'The file holds data (a pandas DataFrame or Series, a table-shaped array): the rows themselves, maybe the training set',
+  },
   'no-tree-model': {
     id: 'no-tree-model',
     defaultSeverity: 'information',

@@ -1,6 +1,6 @@
 /** Runs every model rule and applies severities; failures to read become findings here too. */
 import type { Forest } from '../forest/schema';
-import { isNeverFitted, type ModelRead, type NoTreeModelRead, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
+import { isNeverFitted, type ModelRead, type NoTreeModelRead, type SavedData, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { RULES, type RuleId, type Severity } from './catalog';
@@ -16,6 +16,7 @@ import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 import { leafRevealsTarget } from './leaf-reveals-target';
 import { lead } from './message';
+import { plural } from './format';
 import type { Categories } from './conditions';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];
@@ -56,6 +57,34 @@ export function unknownGlobalFindings(read: ModelRead | NoTreeModelRead, overrid
   // A file without a tree model (a pickled pandas Series, a Keras wrapper) is a note, not a warning:
   // the Problems panel of a workspace with such files beside its models stays on the models.
   const finding = unknown && finish('unknown-pickle-global', unknown, overrides, undefined, read.kind === 'no-model' ? 'information' : undefined);
+  return finding ? [finding] : [];
+}
+
+/**
+ * `saved-data`: a DataFrame, a Series or a table-shaped array in a pickle (formats/sklearn/saved-data.ts).
+ * `X_train.pkl` is the training set itself; one beside a model (a Pipeline saved with a sample of
+ * its data) is rows too. Named by where it sits and its size; its values are never read.
+ */
+export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: SeverityOverrides): Finding[] {
+  const data = read.savedData ?? [];
+  if (data.length === 0) return [];
+  const size = (d: SavedData) => (d.rows !== undefined ? `${plural(d.rows, 'row')}${d.columns !== undefined ? ` x ${plural(d.columns, 'column')}` : ''}` : 'size not read');
+  const what = (d: SavedData) => (d.kind === 'array' ? 'a numpy array' : d.kind === 'Series' ? 'a pandas Series' : 'a pandas DataFrame');
+  // The largest table (a DataFrame and its labels' Series hold the same rows: not a sum).
+  const rows = Math.max(0, ...data.map((d) => d.rows ?? 0));
+  const finding = finish(
+    'saved-data',
+    {
+      message: lead(
+        rows > 0 ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.` : 'The file holds data, not only a model: keep data out of shared files.',
+        `It holds ${data.map((d) => `${what(d)} of ${size(d)}${d.location === 'model' ? '' : ` at ${d.location}`}`).join(', ')}. ` +
+          'Whoever reads the file reads these rows as they are, no attack needed; saved as X_train or beside a model, they are often the training data itself. ' +
+          'Save the model alone, and keep data where its access is controlled.',
+      ),
+      data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null })) },
+    },
+    overrides,
+  );
   return finding ? [finding] : [];
 }
 

@@ -95,6 +95,9 @@ const EXACT = new Set<string>([
   // and its dtype hold categories and codes. Containers only: nothing here runs other code.
   'pandas.core.frame.DataFrame',
   'pandas.core.series.Series',
+  // pandas 2.x and later name them by their public path (an X_train.pkl in a public repository).
+  'pandas.DataFrame',
+  'pandas.Series',
   'pandas.core.internals.managers.BlockManager',
   'pandas.core.internals.managers.SingleBlockManager',
   'pandas.core.internals.blocks.new_block',

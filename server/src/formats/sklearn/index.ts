@@ -17,6 +17,7 @@ import {
 import type { ModelReader, ReadResult, UnreadableReason } from '../types';
 import { looksLikeLegacyBinary } from '../xgboost/legacy-binary';
 import { DecodeError, ROOT, decodeModel } from './decode';
+import { findSavedData } from './saved-data';
 
 export { decodeModel, DecodeError } from './decode';
 
@@ -141,7 +142,9 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
     const unknown = stream.unknown.length > 0 ? { unknownGlobals: stream.unknown } : {};
-    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown, ...script };
+    const data = result.value === undefined ? [] : findSavedData(result.value);
+    const saved = data.length > 0 ? { savedData: data } : {};
+    if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown, ...script, ...saved };
     const where = primary.location === ROOT ? [] : [placement(primary.location, decoded.holds)];
     return {
       kind: 'model',
@@ -153,6 +156,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
       ...(decoded.unread.length ? { unread: decoded.unread } : {}),
       ...unknown,
       ...script,
+      ...saved,
     };
   } catch (e) {
     if (e instanceof DecodeError) return unreadable(format, e.reason, e.message);

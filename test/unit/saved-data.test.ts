@@ -1,0 +1,48 @@
+/**
+ * Data saved in pickles (formats/sklearn/saved-data.ts, rule `saved-data`), on files made by pandas
+ * 1.5.3, numpy and joblib (test/fixtures/saved-data/generate.py): the training split as a
+ * DataFrame, its labels as a Series, and arrays in a dict beside a forest, each found with the size
+ * the data has; a model saved alone gets no such finding.
+ */
+import { strict as assert } from 'node:assert';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { lintFile } from '../../server/src/linter/linter';
+import { FIXTURES } from '../support/paths';
+
+const DIR = join(FIXTURES, 'saved-data');
+const tablesOf = async (file: string) => {
+  const report = await lintFile(join(DIR, file));
+  const finding = report.findings.find((f) => f.rule === 'saved-data');
+  return { report, finding, tables: (finding?.data?.tables ?? []) as { location: string; kind: string; rows: number | null; columns: number | null }[] };
+};
+
+describe('saved-data', () => {
+  it('X_train.pkl: a DataFrame of the 200 rows and 8 feature columns, a warning instead of "nothing here to analyse"', async () => {
+    const { report, finding, tables } = await tablesOf('X_train.pkl');
+    assert.equal(finding?.severity, 'warning');
+    assert.deepEqual(tables, [{ location: 'model', kind: 'DataFrame', rows: 200, columns: 8 }]);
+    assert.match(finding!.message, /^The file holds data \(a table of 200 rows\): keep data out of shared files\./);
+    assert.ok(!report.findings.some((f) => f.rule === 'no-tree-model'), 'not "nothing here to analyse"');
+    // pandas' own classes are no unknown globals.
+    assert.ok(!report.findings.some((f) => f.rule === 'unknown-pickle-global'));
+  });
+
+  it('y_train.pkl: a Series of 200 labels', async () => {
+    const { tables } = await tablesOf('y_train.pkl');
+    assert.deepEqual(tables, [{ location: 'model', kind: 'Series', rows: 200, columns: null }]);
+  });
+
+  it('arrays beside a forest in a dict: the 200 x 8 array found where it sits, and the forest still analysed', async () => {
+    const { report, tables } = await tablesOf('model_with_arrays.joblib');
+    assert.deepEqual(tables, [{ location: 'model["X"]', kind: 'array', rows: 200, columns: 8 }]);
+    assert.equal(report.model?.estimator, 'RandomForestClassifier');
+  });
+
+  it('a model saved alone: its own arrays are parameters, not data', async () => {
+    for (const file of [join(FIXTURES, 'sklearn', 'rf_compas.v14.joblib'), join(FIXTURES, 'pickle-tiers', 'hgb.joblib')]) {
+      const report = await lintFile(file);
+      assert.ok(!report.findings.some((f) => f.rule === 'saved-data'), file);
+    }
+  });
+});
