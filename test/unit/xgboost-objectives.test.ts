@@ -11,6 +11,7 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees } from '../../server/src/attacks/first-tree-probe';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { lintFile } from '../../server/src/linter/linter';
 import { baseMargin } from '../../server/src/forest/boosting';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
@@ -138,6 +139,19 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
       const margin = forest.trees.reduce((m, tree) => m + tree.boosting!.leafValue[leafOf(tree, point, forest.splitRule)], baseMargin(forest.boosting!));
       assert.equal(row.label, margin > 0 ? 1 : 0);
     }
+  });
+
+  it('reg:tweedie, whose covers count no rows: its stored hessian sums are a hint, not "no findings"', async () => {
+    const report = await lintFile(path.join(DIR, 'tweedie_pima.json'));
+    const hint = report.findings.find((f) => f.rule === 'exact-counts');
+    assert.equal(hint?.severity, 'hint');
+    assert.match(hint!.message, /^Nodes store hessian sums of the training rows/);
+    assert.match(hint!.message, /reg:tweedie is not one the probe models/);
+    assert.ok(!report.findings.some((f) => f.rule === 'first-tree-exposes-counts'));
+    // A model the probe reads gets its counts, not this hint.
+    const probed = await lintFile(path.join(DIR, 'hinge_pima.json'));
+    assert.ok(probed.findings.some((f) => f.rule === 'first-tree-exposes-counts'));
+    assert.ok(!probed.findings.some((f) => f.rule === 'exact-counts'));
   });
 
   it('binary:hinge and count:poisson are not reconstructed, and say so', async () => {
