@@ -9,7 +9,7 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import { compactFeatures, COMPACT_FROM } from '../../server/src/attacks/reconstruction/compact-features';
+import { compactFeatures, COMPACT_FROM, expandResult, listedNote } from '../../server/src/attacks/reconstruction/compact-features';
 import { lintFile } from '../../server/src/linter/linter';
 import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
 import { containsRow, readFloat32Rows } from '../support/numeric-truth';
@@ -43,6 +43,29 @@ describe('wide models: the engine on the columns the trees split on', () => {
     assert.ok(certified.length > 0);
     const matching = maximumMatching(certified.map((row) => truth.flatMap((t, i) => (containsRow(row, t) ? [i] : []))), truth.length);
     assert.equal(matching.size, certified.length, `certified row ${firstUnmatched(matching)} has no training row of its own`);
+  });
+
+  it('past the cell cap, only the rows that fit are listed in all columns, certified ones first; the counts stay every row\'s', async () => {
+    const forest = (await lintFile(join(DIR, 'pima_wide.joblib'), { keepForest: true })).forest!;
+    const compacted = compactFeatures(forest, [])!;
+    const run = await reconstruct(compacted.forest, { budgetMs: 10_000 });
+    // Every row of this model is certified: a third marked otherwise, to see which are kept first.
+    const result = { ...run, reconstruction: run.reconstruction.map((row, i) => ({ ...row, certified: row.certified && i % 3 !== 0 })) };
+    const certified = result.reconstruction.filter((row) => row.certified).length;
+    assert.ok(certified > 0 && certified < result.reconstruction.length, `${certified} of ${result.reconstruction.length} certified`);
+    // Room for the certified rows and 5 more, then for fewer rows than are certified.
+    for (const fit of [certified + 5, certified - 1]) {
+      const expanded = expandResult(result, compacted.used, 400, fit * 400);
+      assert.equal(expanded.reconstruction.length, fit);
+      assert.equal(expanded.listedRows, fit);
+      assert.equal(expanded.reconstructedRows, result.reconstructedRows);
+      assert.equal(expanded.certifiedRows, result.certifiedRows);
+      assert.equal(expanded.reconstruction.filter((row) => row.certified).length, Math.min(fit, certified), 'certified rows first');
+      assert.ok(expanded.reconstruction.every((row) => row.values.length === 400));
+      assert.match(listedNote(expanded, 400) ?? '', new RegExp(`^${fit} of the ${result.reconstructedRows} rows are listed`));
+    }
+    // Within the cap: every row, no listedRows.
+    assert.equal(expandResult(result, compacted.used, 400).listedRows, undefined);
   });
 
   it('a declared one-hot group over columns some tree never splits becomes at-most-one over the others; narrow models are not compacted', async () => {

@@ -50,14 +50,34 @@ export function compactFeatures(forest: Forest, groups: readonly CategoricalGrou
   return { forest: { ...rest, features: used.map((f) => forest.features[f]), trees } as Forest, used, groups: remapped };
 }
 
-/** The result in the model's columns: every per-feature array put back, null (or false) where no tree splits. */
-export function expandResult(result: ReconstructionResult, used: readonly number[], features: number): ReconstructionResult {
+/**
+ * Cells (rows x the model's columns) the rows are put back in at most: each row holds a value and
+ * an interval array of the model's width (8 bytes a slot each), so 12M cells are about 200 MB. A
+ * public RandomForestClassifier over 6,559 columns (a vectoriser's) on 5,634 rows needed 590 MB
+ * for them on top of the engine and ran out of the 1 GB ceiling with nothing reported.
+ */
+export const EXPANDED_CELL_CAP = 12_000_000;
+
+/**
+ * The result in the model's columns: every per-feature array put back, null (or false) where no
+ * tree splits. Past EXPANDED_CELL_CAP only the rows that fit are listed, certified ones first
+ * (their order kept); the counts (`certifiedRows`, `reconstructedRows`) stay those of every row,
+ * and `listedRows` and the reason say how many are listed.
+ */
+export function expandResult(result: ReconstructionResult, used: readonly number[], features: number, cellCap = EXPANDED_CELL_CAP): ReconstructionResult {
   const spread = <T>(values: readonly T[], empty: T): T[] => {
     const out = new Array<T>(features).fill(empty);
     used.forEach((f, k) => (out[f] = values[k]));
     return out;
   };
-  const reconstruction = result.reconstruction.map((row): ReconstructedRow => ({
+  const fit = Math.max(1, Math.floor(cellCap / Math.max(1, features)));
+  let kept: readonly ReconstructedRow[] = result.reconstruction;
+  if (kept.length > fit) {
+    const certified = kept.filter((row) => row.certified);
+    const chosen = new Set(certified.length >= fit ? certified.slice(0, fit) : [...certified, ...kept.filter((row) => !row.certified).slice(0, fit - certified.length)]);
+    kept = kept.filter((row) => chosen.has(row));
+  }
+  const reconstruction = kept.map((row): ReconstructedRow => ({
     ...row,
     values: spread(row.values, null),
     ...(row.intervals ? { intervals: spread(row.intervals, null) } : {}),
@@ -65,5 +85,12 @@ export function expandResult(result: ReconstructionResult, used: readonly number
     ...(row.missing ? { missing: spread(row.missing, false) } : {}),
   }));
   const boxes = result.boxes ? { ...result.boxes, featureWidths: result.boxes.featureWidths.map((w) => ({ ...w, feature: used[w.feature] })) } : undefined;
-  return { ...result, reconstruction, ...(boxes ? { boxes } : {}) };
+  const listed = reconstruction.length < result.reconstruction.length ? { listedRows: reconstruction.length } : {};
+  return { ...result, reconstruction, ...(boxes ? { boxes } : {}), ...listed };
+}
+
+/** What the reason adds when not every row is listed (expandResult). */
+export function listedNote(result: ReconstructionResult, features: number): string | undefined {
+  if (result.listedRows === undefined) return undefined;
+  return `${result.listedRows.toLocaleString('en-US')} of the ${result.reconstructedRows.toLocaleString('en-US')} rows are listed in the model's ${features.toLocaleString('en-US')} columns (certified ones first; all of them would take more memory than the reconstruction may use), the others are counted only`;
 }

@@ -59,7 +59,7 @@ import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
-import { compactFeatures, expandResult } from './compact-features';
+import { compactFeatures, expandResult, listedNote } from './compact-features';
 
 export type * from './types';
 export type { ReconstructionDetails } from './aggregated';
@@ -74,8 +74,9 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
   if (compacted) {
     const ctx = new RunContext({ ...options, groups: compacted.groups });
     const result = await dispatch(compacted.forest, ctx, () => undefined);
-    const note = `run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`;
-    return { result: { ...expandResult(result, compacted.used, forest.features.length), reason: result.reason ? `${result.reason}; ${note}` : note } };
+    const expanded = expandResult(result, compacted.used, forest.features.length);
+    const note = [`run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
+    return { result: { ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note } };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);

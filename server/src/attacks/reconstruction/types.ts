@@ -186,6 +186,11 @@ export interface ReconstructionResult {
   certifiedWithoutLabel?: number;
   /** Rows in `reconstruction`. */
   reconstructedRows: number;
+  /**
+   * Set when `reconstruction` lists fewer rows than were reconstructed: a model too wide for every
+   * row to be put back in all its columns (compact-features.ts). The counts stay every row's.
+   */
+  listedRows?: number;
   /** Numeric forests reconstructed as boxes (`row-boxes`): how tight the certified boxes are. */
   boxes?: BoxTightness;
   seconds: number;
