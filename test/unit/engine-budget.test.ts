@@ -21,7 +21,9 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { MAX_RECONSTRUCTED_ROWS, reconstruct } from '../../server/src/attacks/reconstruction';
+import { completeForest } from '../../server/src/forest/complete';
+import { forest as forestOf, stump } from '../support/forests';
 import type { CategoricalGroup, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { FORMULATION_ENTRY_CAP } from '../../server/src/attacks/reconstruction/memory';
 import { propagateSystem } from '../../server/src/attacks/reconstruction/propagation';
@@ -226,4 +228,22 @@ describe('row candidates from the table of points are those of the search', () =
       });
     }
   }
+});
+
+describe('training sets past the rows the engine keeps in memory', () => {
+  it('are not started: skipped at once with the reason, N kept', async () => {
+    // A stump over 2,200,000 rows: twice the limit.
+    const built = completeForest(forestOf([stump(30.5, [600_000, 500_000], [400_000, 700_000])], { training: { bootstrap: false, rows: 2 * MAX_RECONSTRUCTED_ROWS + 200_000 } }));
+    assert.ok(built.ok);
+    const started = Date.now();
+    const result = await reconstruct(built.forest, { budgetMs: 30_000 });
+    assert.equal(result.status, 'skipped');
+    assert.equal(result.rows, 2_200_000);
+    assert.match(result.reason ?? '', /2,200,000 training rows: past the 1,000,000 the reconstruction keeps in memory/);
+    assert.ok(Date.now() - started < 5_000, 'not started');
+    // At the limit's side of it, a forest is reconstructed as usual.
+    const small = completeForest(forestOf([stump(30.5, [3, 2], [1, 4])]));
+    assert.ok(small.ok);
+    assert.notEqual((await reconstruct(small.forest, { budgetMs: 5_000 })).status, 'skipped');
+  });
 });

@@ -55,7 +55,7 @@ export function writeText(files: FileReport[]): string {
     const model = file.model;
     const about = model
       ? `${file.format}, ${model.estimator}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
-        (model.trainingRows !== null ? `, ${model.trainingRows} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '')
+        (model.trainingRows !== null ? `, ${model.trainingRows.toLocaleString('en-US')} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '')
       : file.format;
     lines.push(`${file.path}  (${about})`);
     if (file.findings.length === 0) lines.push('  no findings');
