@@ -16,7 +16,7 @@
  */
 import type { Forest } from '../../forest/schema';
 import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
-import { probeFirstTrees, weightedReason, type ProbedTree } from '../first-tree-probe';
+import { probeFirstTrees, weightedReason, type FirstTreeProbe, type ProbedTree } from '../first-tree-probe';
 import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { labelBoostedBoxes } from './boosted-box-labels';
@@ -38,14 +38,15 @@ import { pluralPossessive } from '../../rules/format';
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 
 /** What the count view needs, or why it does not apply. */
-function prepare(forest: Forest): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; classTrees?: ProbedTree[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string; subsample?: SubsampledRows } {
+/** `probe`: the first-tree probe of the model (undefined only for weighted rows, refused first). */
+function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; classTrees?: ProbedTree[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string; subsample?: SubsampledRows } {
   const b = forest.boosting!;
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
   const stated = forest.hyperParameters.subsample;
   if (typeof stated === 'number' && stated < 1 && !isSquaredError(forest)) return { ok: false, reason: `subsample=${stated}: each tree saw a different draw of the rows` };
   const missing = missingValueReading(forest);
   if (!missing.ok) return missing;
-  const probe = probeFirstTrees(forest);
+  if (!probe) return { ok: false, reason: 'first-tree probing did not run' };
   if (probe.weightedCounts) return { ok: false, reason: weightedReason(probe) };
   if (probe.rows === undefined || probe.status === 'not-applicable') return { ok: false, reason: `first-tree probing found no row counts (${probe.reason ?? probe.status})` };
   const p = probe.parameters;
@@ -138,12 +139,10 @@ export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, 
 }
 
 async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
+  const probe = forest.training.weighted ? undefined : probeFirstTrees(forest);
   // Class trees that each drew their own rows (subsample): each proves its own class's rows.
-  if (isMultiClass(forest) && !forest.training.weighted) {
-    const probe = probeFirstTrees(forest);
-    if (probe.classDraws && !probe.weightedCounts) return reconstructClassDraws(forest, probe, ctx);
-  }
-  const prepared = prepare(forest);
+  if (probe && isMultiClass(forest) && probe.classDraws && !probe.weightedCounts) return reconstructClassDraws(forest, probe, ctx);
+  const prepared = prepare(forest, probe);
   if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   if (prepared.subsample) {
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: 1, treesWhy: 'subsample' } : undefined;
