@@ -12,9 +12,9 @@
 import type { Forest } from '../../forest/schema';
 import { formatCount, formatCountList } from '../../rules/format';
 import type { FirstTreeProbe } from '../first-tree-probe';
-import { missingValueRouting } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { RunContext } from './context';
+import { firstTreeUnproven } from './first-tree-claims';
 import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -27,9 +27,10 @@ export function reconstructClassDraws(forest: Forest, probe: FirstTreeProbe, ctx
   const drew = `the first trees of the ${draws.length} classes each grew on their own draw of the rows (${formatCountList(draws)} rows${stated !== undefined ? `, subsample=${stated}; N about ${formatCount(N!)}` : '; subsample below 1, which the file does not record, so N is unknown'})`;
   const skip = (why: string) => ctx.answer({ status: 'skipped', reason: `${drew}; ${why}`, rows: N, certifiedRows: 0 });
   if (probe.status !== 'exact') return skip(`first-tree probing did not give every leaf's rows of its class (${probe.status})`);
-  // As first-tree-claims.ts: a row missing a value its splits send both ways reaches a leaf
-  // without lying in its region; and positives resting on an assumed lambda or alpha prove nothing.
-  if (missingValueRouting(forest).routes.some((r) => r === 'mixed')) return skip('the training data had missing values its splits send both ways, so a leaf may hold rows outside its region');
+  // As first-tree-claims.ts: missing values sent both ways, or an objective the file does not
+  // state, prove nothing; nor do positives resting on an assumed lambda or alpha.
+  const unproven = firstTreeUnproven(forest, probe);
+  if (unproven) return skip(unproven);
   const assumed = (['lambda', 'alpha'] as const).filter((k) => probe.parameters[k]?.source === 'assumed');
   if (assumed.length > 0) return skip(`${assumed.join(' and ')} not stated, so each leaf's rows of its class rest on an assumption`);
 

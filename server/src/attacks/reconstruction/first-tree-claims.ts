@@ -37,14 +37,25 @@ export interface FirstTreeClaims {
   note: string;
 }
 
-export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, placed: readonly ReconstructedRow[]): FirstTreeClaims {
-  const mixed = missingValueRouting(forest).routes.some((r) => r === 'mixed');
-  if (mixed) return { rows: [...placed], certified: 0, withoutLabel: 0, note: 'nothing certified: the training data had missing values its splits send both ways, so a leaf may hold rows outside its region' };
-  // Proven means from the file: an objective a dump does not state is an assumption, and so are
-  // positives that rest on an assumed lambda or alpha (the rows rest on the hessian alone).
+/**
+ * Why a probed first tree's leaves prove nothing about their regions, or undefined when they do:
+ * a row missing a value its splits send both ways reaches a leaf without lying in its region, and
+ * counts resting on an objective or base score the file does not state are an assumption. Shared
+ * with class-draw-rows.ts.
+ */
+export function firstTreeUnproven(forest: Forest, probe: FirstTreeProbe): string | undefined {
+  if (missingValueRouting(forest).routes.some((r) => r === 'mixed')) return 'the training data had missing values its splits send both ways, so a leaf may hold rows outside its region';
   if (probe.objectiveAssumed || forest.boosting?.source === 'dump' || forest.boosting?.baseScoreStated === false) {
-    return { rows: [...placed], certified: 0, withoutLabel: 0, note: 'nothing certified: the file does not state the objective and base score, so tree 0\'s counts rest on assumed ones' };
+    return "the file does not state the objective and base score, so the first trees' counts rest on assumed ones";
   }
+  return undefined;
+}
+
+export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, placed: readonly ReconstructedRow[]): FirstTreeClaims {
+  // Proven means from the file (firstTreeUnproven); positives that rest on an assumed lambda or
+  // alpha are an assumption too (the rows rest on the hessian alone).
+  const unproven = firstTreeUnproven(forest, probe);
+  if (unproven) return { rows: [...placed], certified: 0, withoutLabel: 0, note: `nothing certified: ${unproven}` };
   const assumed = (['lambda', 'alpha'] as const).filter((k) => probe.parameters[k]?.source === 'assumed');
   const first = probe.trees[0];
   const tree = forest.trees[first.tree];
