@@ -134,3 +134,22 @@ describe('box-estimate: counts that are not shared row counts', () => {
     assert.equal(result.reconstructedRows, 100);
   });
 });
+
+describe('box-estimate past its memory cap (memory.ts WALK_CELL_CAP)', () => {
+  it('lists the certified rows alone, the same boxes as the full estimate, and says why the rest is not estimated', async () => {
+    const forest = await forestOf(join(EXAMPLES, 'models', 'diabetes_forest.joblib'));
+    const full = await reconstruct(forest, { budgetMs: 6_000 });
+    const capped = await reconstruct(forest, { budgetMs: 6_000, walkCellCap: 1 });
+    assert.equal(capped.method, 'box-estimate');
+    assert.equal(capped.rows, full.rows);
+    assert.equal(capped.certifiedRows, full.certifiedRows);
+    assert.ok(capped.certifiedRows > 0);
+    assert.equal(capped.reconstruction.length, capped.certifiedRows);
+    assert.ok(capped.reconstruction.every((row) => row.certified));
+    assert.match(capped.reason ?? '', /the other rows are not estimated: .* past the 1 cells/);
+    const key = (row: ReconstructedRow) => `${String(row.label)}|${JSON.stringify(row.intervals)}`;
+    const sorted = (rows: readonly ReconstructedRow[]) => rows.filter((r) => r.certified).map(key).sort();
+    assert.deepEqual(sorted(capped.reconstruction), sorted(full.reconstruction));
+    assert.equal(capped.boxes?.medianWidth, full.boxes?.medianWidth);
+  });
+});

@@ -50,3 +50,12 @@ export const EARLY_PROJECTION_FACTOR = 4;
 export function millions(n: number): string {
   return n >= 1e6 ? `${(n / 1e6).toFixed(1)}M` : n >= 1e3 ? `${Math.round(n / 1e3)}k` : String(n);
 }
+
+/**
+ * Cells (rows x the model's features) the box estimate walks at most (boxes/estimate.ts). Its walks
+ * and point search hold every row's box and point: measured on IsolationForest's defaults over 40
+ * numeric features, 1M cells took the CLI process to 233 MB and 2M cells to 359 MB, and 10M cells
+ * (250,000 rows) ran out of the 1 GB ceiling after 20 s with nothing but "failed". Past the cap the
+ * certified rows are listed alone (they come from the anchor trees' leaves, not from the walks).
+ */
+export const WALK_CELL_CAP = 4_000_000;

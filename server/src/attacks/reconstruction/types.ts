@@ -60,6 +60,8 @@ export interface ReconstructionOptions {
   signal?: AbortSignal;
   /** Declared categorical groups; they prune cells that break them. */
   groups?: CategoricalGroup[];
+  /** Cells (rows x features) the box estimate walks at most; default memory.ts's WALK_CELL_CAP (tests lower it). */
+  walkCellCap?: number;
 }
 
 /**

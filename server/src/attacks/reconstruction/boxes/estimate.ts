@@ -20,8 +20,9 @@ import type { ReconstructedRow, ReconstructionResult } from '../types';
 import { boxForest, leafBoxReader } from './box-forest';
 import { classAnchors, classRowTargets, provenOfClass, scaleToClassRows } from './class-rows';
 import { completeRows } from './complete';
-import { classAnchorGroups } from './row-groups';
+import { classAnchorGroups, type RowGroup } from './row-groups';
 import { boxTightness } from './tightness';
+import { WALK_CELL_CAP } from '../memory';
 
 export interface EstimateInput {
   /** Training rows N (stated, replayed from the seeds, or estimated). */
@@ -94,6 +95,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   // One class (regression forests' count view): the tree whose leaves hold the certified rows,
   // which regression-box-labels.ts reads their targets from.
   ctx.stats.anchorTree = anchors[0];
+  if (N * forest.features.length > (ctx.options.walkCellCap ?? WALK_CELL_CAP)) return certifiedOnly(forest, table, ctx, input, groups, anchors, proven);
   ctx.progress('search', { done: 0, total: N });
   const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
   ctx.stats.leafCountError = completed.leafCountError;
@@ -128,6 +130,34 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };
+}
+
+/**
+ * Past WALK_CELL_CAP: the rows the anchor leaves prove, listed alone, each with its leaf's box; the
+ * other rows are not estimated (walking them would not fit in memory), and the reason says so.
+ */
+function certifiedOnly(forest: Forest, table: LeafTable, ctx: RunContext, input: EstimateInput, groups: readonly RowGroup[], anchors: readonly number[], proven: readonly Int32Array[]): ReconstructionResult {
+  const classes = classCount(forest);
+  const N = input.rows;
+  const reconstruction: ReconstructedRow[] = [];
+  const certifiedBoxes: RowGroup[] = [];
+  for (const group of groups) {
+    const t = anchors[group.classIndex];
+    const count = Math.min(group.size, proven[t][group.leaf[t] * classes + group.classIndex]);
+    const row = boxToRow(table.axes, group.low, group.high);
+    for (let k = 0; k < count; k++) {
+      reconstruction.push({ values: row.values.slice(), intervals: row.intervals?.slice(), label: forest.classes[group.classIndex], certified: true });
+      certifiedBoxes.push(group);
+    }
+  }
+  const boxes = boxTightness(table.axes, certifiedBoxes, 0);
+  const trees = [...new Set(anchors)];
+  const reason = [
+    input.why,
+    `${reconstruction.length} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the leaves of ${trees.length === 1 ? `tree ${trees[0]}` : `trees ${trees.join(', ')}, one per class,`} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`,
+    `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${(ctx.options.walkCellCap ?? WALK_CELL_CAP).toLocaleString('en-US')} cells the estimate's walks keep in memory`,
+  ].join('; ');
+  return { ...ctx.answer({ status: 'bounded', reason, rows: N, certifiedRows: reconstruction.length, reconstruction }), boxes };
 }
 
 /**
