@@ -80,7 +80,8 @@ Reconstruction (after the findings above, one model at a time):
                              score the reconstruction against the true training rows (error after
                              matching, perfect rows, random baseline, TimberStrike's reconstruction
                              accuracy on all and on the top features); columns are matched to the
-                             model's features by name, or by position when the model has no names
+                             model's features by name, or by position when the model has no names;
+                             --label may be left out for a model without labels (IsolationForest)
   --categorical a,b          features (names or indices) the reconstruction accuracy scores as
                              categories (exact match), e.g. integer-coded ones the model does not
                              declare; repeatable; with --training-data
@@ -207,9 +208,12 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     thresholds.warningRows = Number(values['warning-rows']);
     if (!/^\d+$/.test(values['warning-rows'].trim())) throw new UsageError('--warning-rows takes a whole number of rows, 0 or more');
   }
-  const labelled = values['training-data'] !== undefined || values.membership !== undefined;
-  if (labelled !== (values.label !== undefined)) {
-    throw new UsageError('--training-data and --label go together: the CSV of the true training rows, and its label column (--membership takes --label too)');
+  // An outlier detector's training rows have no label, so --training-data may come without one.
+  if (values.membership !== undefined && values.label === undefined) {
+    throw new UsageError('--membership takes --label: the candidates file\'s label column');
+  }
+  if (values.label !== undefined && values['training-data'] === undefined && values.membership === undefined) {
+    throw new UsageError('--label names the label column of --training-data FILE.csv or --membership FILE.csv');
   }
   if ((values['members-column'] !== undefined || values['emit-membership'] !== undefined) && values.membership === undefined) {
     throw new UsageError('--members-column and --emit-membership apply to --membership CANDIDATES.csv');
@@ -300,7 +304,7 @@ export async function main(argv: string[]): Promise<number> {
   let trainingData: TrainingData | undefined;
   if (options.trainingData !== undefined) {
     try {
-      trainingData = await readTrainingData(options.trainingData, options.label!);
+      trainingData = await readTrainingData(options.trainingData, options.label);
     } catch (error) {
       if (!(error instanceof TrainingDataError)) throw error;
       process.stderr.write(`model-privacy-lint: ${error.message}\n`);

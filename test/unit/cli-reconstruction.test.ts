@@ -50,6 +50,7 @@ function jsonFor(args: string[], cli = COMPILED_CLI) {
 
 interface JsonFile {
   path: string;
+  model?: { task: string } | null;
   findings: { rule: string; severity: string; data?: Record<string, unknown> }[];
   recoverability?: {
     status: string;
@@ -379,6 +380,20 @@ describe('severity of reconstructable-training-set', () => {
   });
 });
 
+describe('--training-data without --label', () => {
+  it('an outlier detector (no label) is scored on its features; a classifier is refused: its label column is missing', () => {
+    const iso = join(FIXTURES, 'estimators', 'iso_forest_all');
+    const [outlier] = jsonFor([`${iso}.joblib`, '--budget', '5', '--training-data', `${iso}.train.csv`]);
+    assert.equal(outlier.model?.task, 'outlier-detection');
+    assert.doesNotMatch(outlier.evaluation?.problem ?? '', /label/);
+    assert.ok(outlier.evaluation?.accuracy && outlier.evaluation.accuracy.all > 0.5, JSON.stringify(outlier.evaluation));
+    // A file that fits none of the models is an error (exit 2), with what is missing.
+    const classifier = run([join(DIR, COMPAS.model), '--budget', '1', '--training-data', join(DIR, COMPAS.truth)]);
+    assert.equal(classifier.code, 2);
+    assert.match(classifier.stderr, /label column with --label/);
+  });
+});
+
 describe('usage errors exit 2', () => {
   const model = join(DIR, COMPAS.model);
   const truth = join(DIR, COMPAS.truth);
@@ -391,8 +406,8 @@ describe('usage errors exit 2', () => {
     ['--error-share', '1.5'],
     ['--error-share', 'half'],
     ['--warning-rows', '2.5'],
-    ['--training-data', truth],
     ['--label', 'label'],
+    ['--membership', truth],
     ['--training-data', join(DIR, 'no-such.csv'), '--label', 'label'],
     ['--training-data', truth, '--label', 'no-such-column'],
     ['--emit-reconstruction'],

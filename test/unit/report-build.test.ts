@@ -316,7 +316,7 @@ describe('the training rows N: one number in the model header and the headline',
   });
 
   it('"not stated" only when nobody knows N', () => {
-    const file: FileReport = { path: '/m.json', format: 'xgboost-json', contentHash: 'x', model: { library: 'xgboost', libraryVersion: null, estimator: 'Booster', trees: 1, maxDepth: 1, features: 1, classes: [], trainingRows: null, bootstrap: false, location: null, trainingRowsSource: null }, findings: [], notes: [] };
+    const file: FileReport = { path: '/m.json', format: 'xgboost-json', contentHash: 'x', model: { library: 'xgboost', libraryVersion: null, estimator: 'Booster', task: 'regression', trees: 1, maxDepth: 1, features: 1, classes: [], trainingRows: null, bootstrap: false, location: null, trainingRowsSource: null }, findings: [], notes: [] };
     const report = buildReport({ file });
     assert.equal(report.headline.rows, null);
     assert.equal(report.headline.rowsSource, undefined);

@@ -162,7 +162,7 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     return [];
   }
   if (forest.task !== 'classification') {
-    notes.push('the simulated remedies apply to classification forests only: none simulated for a regression model');
+    notes.push(`the simulated remedies apply to classification forests only: none simulated for ${forest.task === 'outlier-detection' ? 'an outlier detector' : 'a regression model'}`);
     return [];
   }
   const seed = options.seed ?? 1;

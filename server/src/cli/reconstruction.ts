@@ -172,7 +172,7 @@ async function emit(report: FileReport, forest: Forest, result: ReconstructionRe
   }
   const columns = {
     features: aligned?.featureColumns ?? forest.features.map((feature) => feature.name),
-    label: aligned ? options.trainingData!.labelColumn : DEFAULT_LABEL_COLUMN,
+    label: aligned ? (options.trainingData!.labelColumn ?? DEFAULT_LABEL_COLUMN) : DEFAULT_LABEL_COLUMN,
     numeric: intervalFeatures(forest),
   };
   // A Pipeline's model: the rows in the columns the Pipeline was fitted on, in their own units.

@@ -12,7 +12,7 @@
  *    when the user declares it (`--categorical`), or when every true value is 0 or 1; otherwise
  *    numeric, right within 0.319 standard deviations of the true column. Integer-coded categories
  *    nobody declares are scored as numbers;
- *  - the label is one more categorical column;
+ *  - the label is one more categorical column (none for an outlier detector, whose rows have none);
  *  - the most important features: total gain of their splits when the model stores gains,
  *    otherwise the number of splits (importantFeatures), the top TOP_FEATURES of them;
  *  - the matching is O(n^3): beyond MAX_RA_ROWS true rows, a seeded sample of MAX_RA_ROWS of
@@ -80,8 +80,9 @@ export function timberstrikeAccuracy(
     if (!labelCodes.has(key)) labelCodes.set(key, labelCodes.size);
     return labelCodes.get(key)!;
   };
-  const columns = [...kinds, 'categorical' as const];
-  let trueRows = truth.map((row) => [...row.values, row.label === undefined ? null : code(row.label)]);
+  const labelled = forest.task !== 'outlier-detection';
+  const columns = labelled ? [...kinds, 'categorical' as const] : kinds;
+  let trueRows = truth.map((row) => (labelled ? [...row.values, row.label === undefined ? null : code(row.label)] : [...row.values]));
   // Tolerances come from every true row, before any sampling.
   const tolerance = columnTolerances(trueRows, columns);
   if (nearest) {
@@ -91,10 +92,10 @@ export function timberstrikeAccuracy(
     const sample = Math.max(100, Math.min(MAX_RA_ROWS, Math.floor(NEAREST_PAIRS / reconstruction.length)));
     trueRows = order.slice(0, sample).sort((a, b) => a - b).map((i) => trueRows[i]);
   }
-  const rebuilt = reconstruction.map((row) => [...row.values, code(row.label)]);
+  const rebuilt = reconstruction.map((row) => (labelled ? [...row.values, code(row.label)] : [...row.values]));
   const all = reconstructionAccuracy(rebuilt, trueRows, columns, { tolerance, nearest }).accuracy;
   const important = importantFeatures(forest, TOP_FEATURES);
-  const top = reconstructionAccuracy(rebuilt, trueRows, columns, { features: [...important, F], tolerance, nearest }).accuracy;
+  const top = reconstructionAccuracy(rebuilt, trueRows, columns, { features: labelled ? [...important, F] : important, tolerance, nearest }).accuracy;
   return {
     figures: {
       all,

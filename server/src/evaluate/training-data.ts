@@ -1,5 +1,5 @@
 /**
- * The true training data given with `--training-data FILE.csv --label COLUMN`, read and lined up
+ * The true training data given with `--training-data FILE.csv [--label COLUMN]`, read and lined up
  * with a model's features so that a reconstruction can be scored against it. Columns are matched
  * to the model's features by name; a model that stored no names (scikit-learn fitted on an array:
  * `x0, x1, ...`) is matched by position, the columns other than the label in order. A model at the
@@ -10,6 +10,8 @@
  * Every problem is a message, never an exception the caller has to guess at: the file's own
  * problems (unreadable, no such label column, ragged rows) are `TrainingDataError`s, raised before
  * any model is read; a file that does not fit one model is a `problem` for that model.
+ * Without a label column every column is a feature: a model whose rows have no label (an outlier
+ * detector) needs none, any other model reports the missing label as its problem.
  */
 import { hasNumberedNames } from '../forest/feature-names';
 import { applyPipelineInput, usablePipelineInput, type PipelineInput } from '../forest/pipeline-input';
@@ -23,12 +25,13 @@ export class TrainingDataError extends Error {}
 export interface TrainingData {
   path: string;
   header: string[];
-  labelColumn: string;
+  /** Undefined: the CSV has no label column (the rows of an outlier detector). */
+  labelColumn?: string;
   /** Data rows as text, each as long as the header. */
   rows: string[][];
 }
 
-export async function readTrainingData(path: string, labelColumn: string): Promise<TrainingData> {
+export async function readTrainingData(path: string, labelColumn: string | undefined): Promise<TrainingData> {
   let text: string;
   try {
     text = await fs.readFile(path, 'utf8');
@@ -43,7 +46,7 @@ export async function readTrainingData(path: string, labelColumn: string): Promi
   }
   if (table.length < 2) throw new TrainingDataError(`--training-data: ${path} needs a header line and at least one row`);
   const header = table[0].map((name) => name.trim());
-  if (!header.includes(labelColumn)) {
+  if (labelColumn !== undefined && !header.includes(labelColumn)) {
     throw new TrainingDataError(`--label: ${path} has no column '${labelColumn}' (columns: ${abbreviate(header)})`);
   }
   const rows = table.slice(1);
@@ -78,7 +81,7 @@ export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featur
 
 type Fit = { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string };
 
-type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>;
+type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'> & Partial<Pick<Forest, 'task'>>;
 
 /**
  * The CSV lined up with the model. A classifier's labels must be its classes: a file whose label
@@ -88,6 +91,9 @@ type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineI
  */
 export function alignTrainingData(data: TrainingData, forest: AlignableForest, options: { unknownLabels?: 'none' | 'some' } = {}): Fit {
   const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
+  if (data.labelColumn === undefined && forest.task !== 'outlier-detection') {
+    return { ok: false, problem: `the model's training rows have ${classes.length > 0 ? 'classes' : 'targets'}: name ${data.path}'s label column with --label` };
+  }
   const fit = alignColumns(data, forest, classes);
   if (!fit.ok || classes.length === 0) return fit;
   const unknown = new Set<string>();
@@ -106,7 +112,7 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
 function alignColumns(data: TrainingData, forest: AlignableForest, classes: Classes): Fit {
   const names = forest.features.map((feature) => feature.name);
   const columnOf = new Map(data.header.map((name, i) => [name, i]));
-  const labelIndex = columnOf.get(data.labelColumn)!;
+  const labelIndex = data.labelColumn === undefined ? -1 : columnOf.get(data.labelColumn)!;
   const others = data.header.map((_, i) => i).filter((i) => i !== labelIndex);
   const hasAll = (wanted: readonly string[]) => wanted.every((name) => columnOf.has(name) && name !== data.labelColumn);
   const input = usablePipelineInput(forest);
@@ -126,7 +132,7 @@ function alignColumns(data: TrainingData, forest: AlignableForest, classes: Clas
     if (others.length !== names.length) {
       return {
         ok: false,
-        problem: `the model stores no feature names and has ${names.length} features${input ? ` (its Pipeline takes ${input.columns.length} columns)` : ''}; ${data.path} has ${others.length} columns besides '${data.labelColumn}', so they cannot be matched by position`,
+        problem: `the model stores no feature names and has ${names.length} features${input ? ` (its Pipeline takes ${input.columns.length} columns)` : ''}; ${data.path} has ${others.length} columns${data.labelColumn === undefined ? '' : ` besides '${data.labelColumn}'`}, so they cannot be matched by position`,
       };
     }
     return directly(data, others, labelIndex, 'position', classes);
@@ -149,7 +155,7 @@ function directly(data: TrainingData, columns: number[], labelIndex: number, mat
       if (value === undefined) return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}': '${data.rows[r][c]}' is not a number` };
       values.push(value);
     }
-    rows.push({ values, label: labelOf(data.rows[r][labelIndex], classes) });
+    rows.push({ values, label: labelIndex < 0 ? '' : labelOf(data.rows[r][labelIndex], classes) });
   }
   return { ok: true, aligned: { rows, featureColumns: columns.map((c) => data.header[c]), matchedBy } };
 }
@@ -164,7 +170,7 @@ function throughPipeline(data: TrainingData, forest: Pick<Forest, 'features'>, i
       const c = columns[input.features[out.feature].input];
       return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}' (the Pipeline's input): ${out.problem}` };
     }
-    rows.push({ values: out.values, label: labelOf(row[labelIndex], classes) });
+    rows.push({ values: out.values, label: labelIndex < 0 ? '' : labelOf(row[labelIndex], classes) });
   }
   return { ok: true, aligned: { rows, featureColumns: forest.features.map((f) => f.name), matchedBy, throughPipeline: true } };
 }

@@ -137,7 +137,12 @@ export const ForestSchema = z.object({
   }),
   /** The estimator's class name, e.g. `RandomForestClassifier`. */
   estimator: z.string(),
-  task: z.enum(['classification', 'regression']).default('classification'),
+  /**
+   * `outlier-detection`: an unsupervised model (scikit-learn's IsolationForest). Its trees count
+   * training rows like a regressor's, but the rows have no label or target: the node values were
+   * fitted to random numbers and are not read.
+   */
+  task: z.enum(['classification', 'regression', 'outlier-detection']).default('classification'),
   /** Class labels in the order of `classWeights`. */
   classes: z.array(z.union([z.string(), z.number(), z.boolean()])),
   /** Features in the order of `Tree.feature`; names are `x0..` when the model stored none. */

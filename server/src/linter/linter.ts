@@ -103,6 +103,8 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
     estimator: forest.estimator,
+    // Classifiers read as row counts (scikit-learn's gradient boosting) are classifiers to the user.
+    task: forest.countedClasses || forest.logLoss ? 'classification' : forest.task,
     // The file's trees: a binary GradientBoostingClassifier with subsample is analysed as its stage
     // 0, but holds every stage (logLoss.stages).
     trees: forest.logLoss?.stages?.length ?? forest.trees.length,

@@ -8,6 +8,8 @@ export interface ModelSummary {
   library: string;
   libraryVersion: string | null;
   estimator: string;
+  /** What the model predicts: `outlier-detection` (IsolationForest) has rows without a label. */
+  task: 'classification' | 'regression' | 'outlier-detection';
   trees: number;
   classes: (string | number | boolean)[];
   features: number;

@@ -133,6 +133,9 @@ function plan(forest: Forest, deadline: number): Plan {
       reason: `log-loss gradient boosting, each stage grown on its own draw (subsample ${share}): scored by fitting every candidate's share of every stage's leaf rows and Newton steps, scaled by 1 / ${share}; scores only, nothing is proven from them`,
     };
   }
+  if (forest.task === 'outlier-detection') {
+    return { basis: 'unsupported', reason: 'an outlier detector (IsolationForest): its rows have no label, and every leaf holds rows, so its counts neither prove nor rank a candidate yet' };
+  }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
     const unsupported = regressionUnsupported(forest);

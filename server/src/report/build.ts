@@ -207,7 +207,7 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
     seconds: recoverability.seconds,
     ...(recoverability.reason ? { reason: recoverability.reason } : {}),
     claim,
-    summary: summarySentence(claim, recoverability, rows),
+    summary: summarySentence(claim, recoverability, rows, input.file.model?.task === 'outlier-detection'),
     worstSeverity,
   });
 }
@@ -222,6 +222,8 @@ export function summarySentence(
   claim: ReportHeadline['claim'],
   r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason' | 'boxes'>,
   rows: number | null,
+  /** The model's rows have no label (an outlier detector): none is claimed. */
+  unlabelled = false,
 ): string {
   const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
@@ -229,7 +231,7 @@ export function summarySentence(
     // Boxes: what is proven is an interval per numeric feature, as narrow as `boxes` says; never "recoverable" values.
     const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
     const width = Math.round(r.boxes.medianWidth * 100);
-    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven to be in the training data as boxes, with their label${when}: per numeric feature an interval the value lies in, ${width === 0 && r.boxes.medianWidth > 0 ? 'under 1' : width}% of the feature's threshold range wide (median).`;
+    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven to be in the training data as boxes${unlabelled ? '' : ', with their label'}${when}: per numeric feature an interval the value lies in, ${width === 0 && r.boxes.medianWidth > 0 ? 'under 1' : width}% of the feature's threshold range wide (median).`;
   }
   if (claim === 'certified' && withoutLabel > 0) {
     const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';

@@ -28,14 +28,15 @@ export function recoverabilityLine(r: Recoverability): string {
   return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
 }
 
-export function evaluationLine(e: Evaluation): string {
+/** `labelled`: false for an outlier detector, whose rows have no label for the accuracy to score. */
+export function evaluationLine(e: Evaluation, labelled = true): string {
   const figures: string[] = [];
   const share = (x: number) => `${(100 * x).toFixed(0)}%`;
   if (e.error !== null) figures.push(`error ${e.error.toFixed(3)}${e.undeterminedValues ? ' (empty values count as wrong)' : ''}`);
   if (e.randomBaseline !== null) figures.push(`random baseline ${e.randomBaseline.toFixed(3)}`);
   if (e.accuracy) {
     const nearest = e.accuracy.matching === 'nearest' ? ` (${e.accuracy.sampled} sampled true rows, each against its nearest reconstructed row, not one to one: an upper bound)` : '';
-    figures.push(`reconstruction accuracy ${share(e.accuracy.all)}, on ${e.accuracy.top.features.join(', ')} and the label ${share(e.accuracy.top.accuracy)}${nearest}`);
+    figures.push(`reconstruction accuracy ${share(e.accuracy.all)}, on ${e.accuracy.top.features.join(', ')}${labelled ? ' and the label' : ''} ${share(e.accuracy.top.accuracy)}${nearest}`);
   }
   if (e.perfectRows !== null) figures.push(`perfect rows ${share(e.perfectRows)}`);
   if (e.consistentRows !== null && e.undeterminedValues) figures.push(`rows right on every determined value ${share(e.consistentRows)}`);
@@ -71,7 +72,7 @@ export function writeText(files: FileReport[]): string {
       if (declared > 0) lines.push(`  declared groups: ${declared} (${sources.join(', ')})`);
       for (const problem of problems) lines.push(`  declared groups: ${problem}`);
     }
-    if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation)}`);
+    if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation, file.model?.task !== 'outlier-detection')}`);
     if (file.advisor) lines.push(...advisorLines(file.advisor).map((line) => `  ${line}`));
     if (file.membership) lines.push(...membershipLines(file.membership).map((line) => `  ${line}`));
     lines.push('');

@@ -16,7 +16,7 @@ export const exactCounts: ModelRule = {
     const nodes = forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
     const distinct = forest.trees.every((tree) => tree.distinctRows !== undefined);
     // Regressors, and boosted classifiers read as row counts (one "class"), count rows, not classes.
-    const regression = forest.task === 'regression' || forest.classes.length < 2;
+    const regression = forest.task !== 'classification' || forest.classes.length < 2;
     const counts = regression ? 'row counts' : 'per-class counts';
     const what = distinct ? `${counts} and distinct-row counts` : counts;
     const means = regression && forest.trees.every((tree) => tree.targetMean);
@@ -27,10 +27,10 @@ export const exactCounts: ModelRule = {
     return [
       {
         message: lead(
-          `Leaves store exact training ${regression ? 'row counts' : 'counts per class'}: publish predictions, not counts.`,
+          `Leaves store exact training ${regression ? 'row counts' : 'counts per class'}: ${forest.task === 'outlier-detection' ? 'keep this model private' : 'publish predictions, not counts'}.`,
           `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
             `each leaf says ${perLeaf}, the starting point of every ` +
-            `reconstruction.${weighted}`,
+            `reconstruction.${weighted}${forest.task === 'outlier-detection' ? " An isolation forest's scores read these counts, so they cannot be stripped from a working model." : ''}`,
         ),
         data: { nodes, trees: forest.trees.length, distinctRowCounts: distinct, weighted: forest.training.weighted },
       },

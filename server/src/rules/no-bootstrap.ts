@@ -14,14 +14,14 @@ export const noBootstrap: ModelRule = {
     const seen = rows === undefined ? 'all training rows' : `every one of the ${plural(rows, 'training row')}`;
     const consequence =
       trees === 1
-        ? forest.task === 'regression'
+        ? forest.task !== 'classification'
           ? ` Its leaves partition the training set: each leaf says how many people fall in its box${forest.trees[0].targetMean ? ' and their mean target' : ''}.`
           : ` Its leaves partition the training set: each leaf says how many people with each label fall in its box.`
         : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
     const noise = forest.privacy
       ? ` Its leaf counts are noised (epsilon ${formatNumber(forest.privacy.epsilon)}), which limits but does not remove the leak.`
       : consequence;
-    const fix = remedy(forest.estimator);
+    const fix = remedy(forest.estimator, rows);
     const summary =
       trees === 1
         ? 'One tree counts every training row in its leaves: train a bagged forest.'
@@ -42,7 +42,9 @@ export const noBootstrap: ModelRule = {
  * gradient boosting draws rows per stage with `subsample` (each stage's draw is then not in the
  * file); the histogram models and AdaBoost draw no rows at all, so larger leaves are the lever.
  */
-function remedy(estimator: string): { advice: string; because: string } {
+function remedy(estimator: string, rows: number | undefined): { advice: string; because: string } {
+  // IsolationForest draws max_samples rows per tree (256 by default), every row when N is smaller.
+  if (estimator === 'IsolationForest') return { advice: 'lower max_samples', because: `max_samples covers all ${rows ?? 'N'} rows: every tree drew all of them` };
   if (/^HistGradientBoosting/.test(estimator)) return { advice: 'raise min_samples_leaf', because: 'histogram gradient boosting draws no row samples: larger leaves are the lever' };
   if (/^GradientBoosting/.test(estimator)) return { advice: 'set subsample below 1', because: 'subsample=1.0: every stage grew on all rows' };
   if (/^AdaBoost/.test(estimator)) return { advice: 'raise min_samples_leaf', because: 'AdaBoost reweights rows and draws none: larger leaves, or a bagged forest, are the levers' };

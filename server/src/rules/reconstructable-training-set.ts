@@ -61,7 +61,7 @@ export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, ro
 }
 
 export function reconstructionDraft(
-  forest: Pick<Forest, 'features'>,
+  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task'>>,
   recoverability: Recoverability,
   thresholds: ReconstructionThresholds,
 ): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
@@ -77,6 +77,8 @@ export function reconstructionDraft(
   const unnarrowed = recoverability.boxes !== undefined && recoverability.boxes.medianWidth >= UNNARROWED_WIDTH;
   const severity: Exclude<Severity, 'off'> =
     proven > 0 && proven >= thresholds.errorShare * n && !unnarrowed ? 'error' : proven >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
+  // An outlier detector's rows have no label: nothing about one is claimed or estimated.
+  const labelled = forest.task !== 'outlier-detection';
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
   const how = `${METHOD_WORDS[method]}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
@@ -86,8 +88,8 @@ export function reconstructionDraft(
   const features =
     certifiedRows > 0
       ? valueShare >= 1
-        ? ' Every feature value and the label of those rows are determined.'
-        : ` Their labels and ${percent(values, certifiedRows * forest.features.length)} of their feature values are determined` +
+        ? ` Every feature value${labelled ? ' and the label' : ''} of those rows ${labelled ? 'are' : 'is'} determined.`
+        : ` ${labelled ? 'Their labels and ' : ''}${percent(values, certifiedRows * forest.features.length)} of their feature values are determined` +
           ` (${determined.length === 0 ? 'no feature' : plural(determined.length, 'feature')} of ${forest.features.length} in at least one row; the rest the trees never test).`
       : '';
   const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
@@ -110,7 +112,7 @@ export function reconstructionDraft(
         : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in, with its label (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
+      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
       (unnarrowed && proven >= thresholds.errorShare * n ? ' The boxes narrow no feature on the median, so this is a warning, not an error.' : '');
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;

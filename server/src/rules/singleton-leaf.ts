@@ -45,17 +45,18 @@ export const singletonLeaf: ModelRule = {
     if (!worst) return [];
     const conditions = formatConditions(forest, worst.box, categories).join(', ');
     const label = forest.task === 'classification' ? ` of class ${formatClass(forest, worst.classIndex)}` : '';
+    const fix = remedy(forest.task);
     const summary =
       singletons === 1
-        ? 'A leaf describes a single training row: raise min_samples_leaf.'
-        : `${formatCount(singletons)} leaves describe a single training row each: raise min_samples_leaf.`;
+        ? `A leaf describes a single training row: ${fix.advice}.`
+        : `${formatCount(singletons)} leaves describe a single training row each: ${fix.advice}.`;
     return [
       {
         message: lead(
           summary,
           `${formatCount(singletons)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
             `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
-            `to: ${conditions || 'the whole feature space'}.`,
+            `to: ${conditions || 'the whole feature space'}.${fix.because}`,
         ),
         at: { tree: worst.tree, node: worst.leaf },
         data: {
@@ -67,3 +68,19 @@ export const singletonLeaf: ModelRule = {
     ];
   },
 };
+
+/**
+ * What to change. Supervised trees stop splitting at `min_samples_leaf`; isolation trees have no
+ * such parameter (they split until a row stands alone, which is how they score outliers, and their
+ * scores read every leaf's count), so the file itself is the thing to protect.
+ */
+function remedy(task: string): { advice: string; because: string } {
+  if (task === 'outlier-detection') {
+    return {
+      advice: 'keep this model private',
+      because:
+        ' Isolation trees split until a row stands alone, so these rows are often the outliers themselves, and their scores need every leaf\'s count: the file cannot be published without them.',
+    };
+  }
+  return { advice: 'raise min_samples_leaf', because: '' };
+}

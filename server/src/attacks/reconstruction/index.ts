@@ -112,11 +112,12 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     return estimateFromCounts(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
-  if (forest.training.bootstrap) return forest.task === 'regression' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);
+  if (forest.training.bootstrap) return forest.task !== 'classification' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);
   // Boosted models store hessian sums, not counts: their own methods (they say when they do not apply).
   if (forest.boosting) return reconstructBoosting(forest, ctx, expose, { cells: CELL_LIMIT, share: ENUMERATION_SHARE });
-  // Regression forests: rows certified through the counts, labels from the leaf means.
-  if (forest.task === 'regression') return reconstructRegressionForest(forest, ctx, expose, (axes) => enumerationLimits(ctx, axes));
+  // Regression forests (and outlier detectors, whose rows have no label): rows certified through
+  // the counts, labels from the leaf means where the trees store them.
+  if (forest.task !== 'classification') return reconstructRegressionForest(forest, ctx, expose, (axes) => enumerationLimits(ctx, axes));
   const prepared = buildLeafTable(forest);
   if (!prepared.ok) {
     const skipped = ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });

@@ -29,6 +29,7 @@ import { buildLeafTable } from './leaves';
 import { labellingMs, labelRegressionBoxes, whyNoMeanTargets } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
 import type { ReconstructionResult } from './types';
+import { hasNoLabels, withoutLabels } from './unlabelled-rows';
 
 export async function reconstructRegressionForest(
   forest: Forest,
@@ -70,6 +71,14 @@ export async function reconstructRegressionForest(
     return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
+  // An outlier detector's proven cells are its whole rows (there is no label to find); row-boxes
+  // answers instead when it certifies more.
+  if (hasNoLabels(forest)) {
+    const cells = withoutLabels({ ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') });
+    if (cells.status === 'exact' || Date.now() >= ctx.deadline) return cells;
+    const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${cells.certifiedRows} of ${cells.rows ?? table.rows} rows' cells`));
+    return boxes.certifiedRows > cells.certifiedRows ? boxes : cells;
+  }
   const labels: LabelSource = {
     table,
     meanLabel,
@@ -103,11 +112,12 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
   const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : 'regression forest trained with bootstrap';
-  return labelRegressionBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
+  return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
 }
 
 /** A box method's rows (on the count view) with targets, or with classes for a classifier read as counts. */
 function labelBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
+  if (hasNoLabels(forest)) return withoutLabels(result);
   return forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, result, (row) => row.certified) : labelRegressionBoxes(forest, result);
 }
 

@@ -15,6 +15,7 @@ import { GRADIENT_BOOSTING, decodeGradientBoosting } from './gradient-boosting';
 import { HIST_GRADIENT_BOOSTING, decodeHistGradientBoosting } from './hist-gradient-boosting';
 import { BAGGING, decodeBagging } from './bagging';
 import { ADABOOST, decodeAdaBoost } from './adaboost';
+import { ISOLATION_FOREST, decodeIsolationForest } from './isolation-forest';
 
 export type EstimatorDecoder = (est: PyValue, cls: PyGlobal) => Decoded;
 
@@ -33,6 +34,7 @@ const DECODERS: readonly DecoderEntry[] = [
   { library: 'sklearn', classes: HIST_GRADIENT_BOOSTING, decode: decodeHistGradientBoosting },
   { library: 'sklearn', classes: BAGGING, decode: decodeBagging },
   { library: 'sklearn', classes: ADABOOST, decode: decodeAdaBoost },
+  { library: 'sklearn', classes: ISOLATION_FOREST, decode: decodeIsolationForest },
 ];
 
 function libraryOf(cls: PyGlobal): string {

@@ -69,6 +69,8 @@ export function nav(items: readonly (readonly [id: string, text: string])[]): st
 
 const CLAIM_HELP = {
   certified: 'Proven from the model alone: every certified row is in the real training data, with these determined values and label.',
+  /** An outlier detector's rows have no label. */
+  certifiedUnlabelled: 'Proven from the model alone: every certified row is in the real training data, with these determined values.',
   estimate: 'A best reconstruction that fits the model, without proof that any of its rows is in the real training data.',
 } as const;
 
@@ -105,7 +107,8 @@ export function headline(report: PrivacyReport): string {
         : verdict === 'nothing-found'
           ? `<span class="big">0</span><span class="of">${ofRows} reconstructed</span>`
           : `<span class="big big-words">${verdict === 'not-measured-yet' ? 'Not measured yet' : 'Not measured'}</span>`;
-  const help = verdict === 'certified' || verdict === 'estimate' ? CLAIM_HELP[verdict] : verdict === 'nothing-found' ? 'The reconstruction ended by itself and recovered no training row from the model.' : '';
+  const unlabelled = report.model?.task === 'outlier-detection';
+  const help = verdict === 'certified' || verdict === 'estimate' ? CLAIM_HELP[verdict === 'certified' && unlabelled ? 'certifiedUnlabelled' : verdict] : verdict === 'nothing-found' ? 'The reconstruction ended by itself and recovered no training row from the model.' : '';
   const meta: [string, string][] = measured
     ? [
         ['Certified share', hl.certifiedShare === null ? '–' : percent(hl.certifiedShare)],
@@ -263,7 +266,7 @@ ${features
     : '';
   return `<section id="boxes" class="card" aria-labelledby="boxes-title">
 <h2 id="boxes-title">Certified boxes</h2>
-<p class="lede">On numeric features the model proves an interval for each row's value, not the value: every certified row lies in a box (one interval per numeric feature) with its label. How much that reveals is the box's width, relative to the range the model's thresholds span on the feature: 100% does not narrow the feature at all, near 0% pins the value. A row pinned to one leaf in every tree has the narrowest box the model allows. The values shown for these rows are points chosen inside their boxes (estimates); <code>--emit-reconstruction</code> writes each box's ends.</p>
+<p class="lede">On numeric features the model proves an interval for each row's value, not the value: every certified row lies in a box (one interval per numeric feature)${report.model?.task === 'outlier-detection' ? '' : ' with its label'}. How much that reveals is the box's width, relative to the range the model's thresholds span on the feature: 100% does not narrow the feature at all, near 0% pins the value. A row pinned to one leaf in every tree has the narrowest box the model allows. The values shown for these rows are points chosen inside their boxes (estimates); <code>--emit-reconstruction</code> writes each box's ends.</p>
 <dl class="meta">${items.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
 ${table}
 </section>`;
