@@ -22,6 +22,8 @@ import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
 import { containsRow } from '../support/numeric-truth';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
+import { seqItems, stateDict, unpickle } from '../../server/src/formats/pickle';
+import { pipelineFeatures } from '../../server/src/formats/sklearn/pipeline-features';
 
 const DIR = join(FIXTURES, 'pipeline-inputs');
 const CLI = join(REPO_ROOT, 'out', 'server', 'src', 'cli.js');
@@ -54,6 +56,7 @@ describe("a CSV of the Pipeline's input", () => {
     ['stroke_pipeline', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_infrequent', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_smote', 'stroke_pipeline.train.csv', 'stroke', 'name'],
+    ['stroke_selector', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['stroke_bundle', 'stroke_pipeline.train.csv', 'stroke', 'name'],
     ['pima_scalers', 'pima_scalers.train.csv', 'Outcome', 'position'],
     ['pima_scaled', 'pima_scalers.train.csv', 'Outcome', 'position'],
@@ -352,5 +355,30 @@ describe("a leaf's box in the Pipeline's input columns", () => {
     const text = singleton.message + JSON.stringify(singleton);
     assert.doesNotMatch(text, /num__|cat__|ord__/);
     assert.match(text, /\b(age|bmi|avg_glucose_level)\b/);
+  });
+});
+
+describe("scikit-learn 0.24's ColumnTransformer", () => {
+  it('its private _feature_names_in (the public feature_names_in_ came with 1.0) names the input columns', () => {
+    // stroke_selector made by scikit-learn 1.2, its ColumnTransformer's state then laid out as 0.24
+    // saved it (a public 0.24 Pipeline, whose columns the reader could not follow, had only the
+    // private name); the columns and the computed features must not change.
+    const bytes = new Uint8Array(readFileSync(join(DIR, 'stroke_selector.joblib')));
+    const stepsOf = () => {
+      const root = unpickle(bytes, { joblib: true }).value;
+      return seqItems(stateDict(root)!.get('steps'))!.map((pair) => seqItems(pair)![1]);
+    };
+    const current = pipelineFeatures(stepsOf().slice(0, -1));
+    const steps = stepsOf();
+    const state = stateDict(steps[0])!;
+    const names = state.get('feature_names_in_')!;
+    state.set('_feature_names_in', names);
+    state.set('feature_names_in_', null);
+    const legacy = pipelineFeatures(steps.slice(0, -1));
+    assert.ok(current.features && legacy.features);
+    assert.ok(current.pipelineInput && legacy.pipelineInput, 'the input is followed');
+    assert.deepEqual(legacy.pipelineInput.columns, current.pipelineInput.columns);
+    assert.ok(legacy.pipelineInput.columns.includes('avg_glucose_level'));
+    assert.deepEqual(legacy.features.map((f) => f.name), current.features.map((f) => f.name));
   });
 });

@@ -197,11 +197,16 @@ function followed(feature: StepFeature, ops: ColumnOp[] | undefined): Pick<StepF
   return feature.source && ops ? { source: { input: feature.source.input, ops: [...feature.source.ops, ...ops] } } : {};
 }
 
-/** What a step fitted directly on the data was given: `feature_names_in_`, else `x0..` for `n_features_in_`. */
+/**
+ * What a step fitted directly on the data was given: `feature_names_in_`, else `x0..` for
+ * `n_features_in_`. scikit-learn 0.24's ColumnTransformer kept the DataFrame's columns as
+ * `_feature_names_in` (the public name came with 1.0): without it a public 0.24 Pipeline's
+ * columns by name ('department', 'salary') matched no `x0..` and the input was not followed.
+ */
 function inputNames(step: PyValue): StepFeature[] | undefined {
   const state = stateDict(step);
   if (!state) return undefined;
-  const names = state.get('feature_names_in_');
+  const names = state.get('feature_names_in_') ?? state.get('_feature_names_in');
   if (names !== undefined && names !== null && isArray(names)) {
     try {
       return arrayOrThrow(names, 'feature_names_in_').values().map((v, i) => ({ name: String(labelOf(v as PyValue)), source: { input: i, ops: [] } }));
