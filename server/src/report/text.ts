@@ -1,5 +1,6 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
 import type { FileReport, TrainingRowsSource } from '../linter/linter';
+import type { EmbeddedSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
 import { formatCount, percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
@@ -7,7 +8,11 @@ import type { Evaluation } from '../evaluate/evaluation';
 import { advisorLines } from '../advisor/text';
 import { membershipLines } from '../membership/summary';
 
-/** `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line. */
+/**
+ * `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line, then its
+ * reason one clause a line (`  - ...`, the clauses the engine joins with "; "). In one parenthesis
+ * the reason ran to 600-1,100 characters on public models.
+ */
 export function recoverabilityLine(r: Recoverability): string {
   const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
   if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
@@ -25,7 +30,28 @@ export function recoverabilityLine(r: Recoverability): string {
       : `${outOfN(r.certifiedRows)} certified${share}` + (withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more without their label ${unlabelled}` : '')) + unknownN;
   const rest = r.reconstructedRows - r.certifiedRows - withoutLabel;
   const estimate = rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : '';
-  return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  const clauses = r.reason ? reasonClauses(r.reason) : [];
+  // A short reason stays on the line, in parentheses, as it always was.
+  if (clauses.length <= 1) return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  return [`recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}:`, ...clauses.map((clause) => `  - ${clause}`)].join('\n');
+}
+
+/** The reason's clauses: split at "; " outside parentheses (a clause's own list keeps its semicolons). */
+export function reasonClauses(reason: string): string[] {
+  const clauses: string[] = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < reason.length; i++) {
+    const c = reason[i];
+    if (c === '(') depth++;
+    else if (c === ')') depth = Math.max(0, depth - 1);
+    else if (c === ';' && depth === 0 && reason[i + 1] === ' ') {
+      clauses.push(reason.slice(start, i));
+      start = i + 2;
+    }
+  }
+  clauses.push(reason.slice(start));
+  return clauses.map((clause) => clause.trim()).filter((clause) => clause.length > 0);
 }
 
 /** `labelled`: false for an outlier detector, whose rows have no label for the accuracy to score. */
@@ -48,15 +74,26 @@ export function evaluationLine(e: Evaluation, labelled = true): string {
 /** How N is known, when the file does not simply state it. */
 const ROWS_FROM: Record<TrainingRowsSource, string> = { file: '', replay: ' (from bootstrap replay)', probe: ' (from first-tree probing)' };
 
+/** The file's further tree models, for the header: the first three by name and place. */
+function otherModels(embedded: readonly EmbeddedSummary[]): string {
+  if (embedded.length === 0) return '';
+  const named = embedded.slice(0, 3).map((m) => `${m.estimator} at ${m.location}`).join(', ');
+  return `; ${embedded.length === 1 ? 'one more tree model' : `${embedded.length} more tree models`}: ${named}${embedded.length > 3 ? ', ...' : ''}`;
+}
+
 export function writeText(files: FileReport[]): string {
   const lines: string[] = [];
   // The rule column is as wide as the longest rule id present, so messages line up.
   const ruleWidth = Math.max(0, ...files.flatMap((file) => file.findings.map((finding) => finding.rule.length)));
   for (const file of files) {
     const model = file.model;
+    // A model inside a wrapper (a Pipeline, a VotingClassifier) is named with where it sits, and the
+    // file's other tree models after it: the header named only the analysed member, so a
+    // VotingClassifier read as "XGBClassifier".
     const about = model
-      ? `${file.format}, ${model.estimator}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
-        (model.trainingRows !== null ? `, ${model.trainingRows.toLocaleString('en-US')} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '')
+      ? `${file.format}, ${model.estimator}${model.location ? ` at ${model.location}` : ''}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
+        (model.trainingRows !== null ? `, ${model.trainingRows.toLocaleString('en-US')} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '') +
+        otherModels(file.embedded ?? [])
       : file.format;
     lines.push(`${file.path}  (${about})`);
     if (file.findings.length === 0) lines.push('  no findings');
@@ -67,7 +104,7 @@ export function writeText(files: FileReport[]): string {
       lines.push(`${head}${finding.message.split('\n').join(`\n${' '.repeat(head.length)}`)}`);
     }
     if (file.recoverability) {
-      lines.push(`  ${recoverabilityLine(file.recoverability)}`);
+      lines.push(...recoverabilityLine(file.recoverability).split('\n').map((line) => `  ${line}`));
       const { declared, sources, problems } = file.recoverability.groups;
       if (declared > 0) lines.push(`  declared groups: ${declared} (${sources.join(', ')})`);
       for (const problem of problems) lines.push(`  declared groups: ${problem}`);
