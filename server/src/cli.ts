@@ -89,7 +89,8 @@ Reconstruction (after the findings above, one model at a time):
                              score each row of FILE.csv (candidates: the model's features and the
                              label) as a member of the training set or not; a verdict member or
                              non-member is proven by the model, likely-member / likely-non-member
-                             is a guess (docs: membership). Columns matched as for --training-data
+                             is a guess (docs: membership). Columns matched as for --training-data;
+                             --label may be left out for a model without labels (IsolationForest)
   --members-column COLUMN    FILE.csv's column saying who was in the training set (1/0): accuracy,
                              AUC, TPR at 1% FPR, and the paper's range attack side by side
   --emit-membership FILE.csv write row, score and verdict per candidate (personal data) to FILE.csv;
@@ -208,10 +209,8 @@ function parse(argv: string[]): CliOptions | 'help' | 'version' {
     thresholds.warningRows = Number(values['warning-rows']);
     if (!/^\d+$/.test(values['warning-rows'].trim())) throw new UsageError('--warning-rows takes a whole number of rows, 0 or more');
   }
-  // An outlier detector's training rows have no label, so --training-data may come without one.
-  if (values.membership !== undefined && values.label === undefined) {
-    throw new UsageError('--membership takes --label: the candidates file\'s label column');
-  }
+  // An outlier detector's training rows have no label, so --training-data and --membership may
+  // come without one; a model with labels then says which column is missing.
   if (values.label !== undefined && values['training-data'] === undefined && values.membership === undefined) {
     throw new UsageError('--label names the label column of --training-data FILE.csv or --membership FILE.csv');
   }

@@ -22,6 +22,21 @@ import { FIXTURES } from '../support/paths';
 
 const DIR = path.join(FIXTURES, 'estimators');
 
+/** Area under the ROC curve: the chance a member outscores a non-member (ties half). */
+function auc(scores: readonly number[], truth: readonly boolean[]): number {
+  let wins = 0;
+  let pairs = 0;
+  scores.forEach((a, i) => {
+    if (!truth[i]) return;
+    scores.forEach((b, j) => {
+      if (truth[j]) return;
+      pairs++;
+      wins += a > b ? 1 : a === b ? 0.5 : 0;
+    });
+  });
+  return wins / pairs;
+}
+
 interface IsolationTruth {
   n: number;
   features: string[];
@@ -136,12 +151,27 @@ describe('IsolationForest', () => {
     });
   }
 
-  it('membership: not scored, and says why (the rows have no label)', () => {
-    const { forest } = read('iso_forest');
-    const result = assessMembership(forest, trainingRows('iso_forest').slice(0, 5).map((values) => ({ values, label: 0 })));
-    assert.equal(result.basis, 'unsupported');
+  it('membership: every tree holds every row (N <= max_samples), so the mass fit ranks its 100 members above the 100 others', () => {
+    const { forest } = read('iso_forest_all');
+    const lines = fs.readFileSync(path.join(DIR, 'iso_forest_all.candidates.csv'), 'utf8').trim().split('\n').slice(1).map((l) => l.split(',').map(Number));
+    const candidates = lines.map((cells) => ({ values: cells.slice(0, -1), label: '' }));
+    const truth = lines.map((cells) => cells.at(-1) === 1);
+    const result = assessMembership(forest, candidates);
+    assert.equal(result.basis, 'outlier-rows');
     assert.match(result.reason ?? '', /outlier detector/);
-    assert.ok(result.candidates.every((c) => c.verdict === 'unknown'));
+    // Scores only: every leaf holds rows, so nothing is proven either way.
+    assert.ok(result.candidates.every((c) => c.verdict === 'likely-member' || c.verdict === 'likely-non-member'));
+    // 3 trees of 2 features each: 0.90 (chance is 0.5; with 100 trees over 30 features, 1.000).
+    const found = auc(result.candidates.map((c) => c.score), truth);
+    assert.ok(found > 0.85, `AUC ${found}`);
+  });
+
+  it('membership with draws (64 of 150 rows a tree): the scale is N / draw, and nothing is proven', () => {
+    const { forest } = read('iso_forest');
+    const result = assessMembership(forest, trainingRows('iso_forest').map((values) => ({ values, label: '' })));
+    assert.equal(result.basis, 'outlier-rows');
+    assert.match(result.reason ?? '', /scaled by N \/ the 64 rows each tree drew/);
+    assert.ok(result.candidates.every((c) => c.verdict !== 'member' && c.verdict !== 'non-member' && c.score >= 0 && c.score <= 1));
   });
 });
 

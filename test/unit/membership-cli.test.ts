@@ -159,3 +159,19 @@ describe('membership proven by certified reconstruction rows', () => {
     });
   });
 });
+
+describe('--membership without --label', () => {
+  it('an outlier detector is scored on its features alone (basis outlier-rows, labelColumn null); a classifier is refused for want of its label column', () => {
+    const iso = join(FIXTURES, 'estimators', 'iso_forest_all');
+    const out = run([`${iso}.joblib`, '--budget', '0', '--membership', `${iso}.candidates.csv`, '--members-column', 'member', '--format', 'json', '--fail-on', 'never']);
+    assert.equal(out.code, 0, out.stderr);
+    const membership = JSON.parse(out.stdout).files[0].membership;
+    assert.equal(membership.basis, 'outlier-rows');
+    assert.equal(membership.labelColumn, null);
+    assert.equal(membership.verdicts.member + membership.verdicts.nonMember, 0, 'nothing proven');
+    assert.ok(membership.metrics.auc > 0.85, JSON.stringify(membership.metrics));
+    const labelled = run([join(DIR, 'pima_rows_t10.joblib'), '--budget', '0', '--membership', join(DIR, 'pima_rows_t10.candidates.csv')]);
+    assert.equal(labelled.code, 2);
+    assert.match(labelled.stderr, /label column with --label/);
+  });
+});

@@ -84,7 +84,7 @@ export function scoreMembership(
       summary: {
         candidates: file.data.path,
         rows: file.data.rows.length,
-        labelColumn: file.data.labelColumn ?? '',
+        labelColumn: file.data.labelColumn ?? null,
         matchedBy: null,
         basis: null,
         threshold: null,
@@ -103,7 +103,7 @@ export function scoreMembership(
     const cells = aligned.candidates.map((c) => `${String(c.label)}|${leavesOf(forest, c.values).join(',')}`);
     truth = { column: file.membersColumn!, members: file.members, split, baseline: runBaseline(forest, aligned.candidates, file.members, split), cells };
   }
-  const summary = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn ?? '', matchedBy: aligned.matchedBy, ...(aligned.throughPipeline ? { throughPipeline: true as const } : {}) }, result, truth);
+  const summary = summarizeMembership({ candidates: file.data.path, labelColumn: file.data.labelColumn ?? null, matchedBy: aligned.matchedBy, ...(aligned.throughPipeline ? { throughPipeline: true as const } : {}) }, result, truth);
   const finding = exposureFinding(summary, options.severities?.['membership-exposure']);
   return { summary, result, ...(finding ? { finding } : {}) };
 }

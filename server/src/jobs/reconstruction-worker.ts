@@ -119,7 +119,7 @@ async function sidecarMembership(path: string, forest: Forest, result: Reconstru
   if (!read.declared) return {};
   const { declaration } = read;
   const failed = (problem: string): { summary: MembershipSummary } => ({
-    summary: { candidates: declaration.candidates, rows: 0, labelColumn: declaration.label, matchedBy: null, basis: null, threshold: null, verdicts: emptyCounts(), histogram: [], seconds: 0, problem },
+    summary: { candidates: declaration.candidates, rows: 0, labelColumn: declaration.label ?? null, matchedBy: null, basis: null, threshold: null, verdicts: emptyCounts(), histogram: [], seconds: 0, problem },
   });
   if ('problem' in read) return failed(read.problem);
   try {

@@ -1,5 +1,6 @@
 /**
- * The candidate file of `--membership FILE.csv --label COLUMN [--members-column COLUMN]`: read and
+ * The candidate file of `--membership FILE.csv --label COLUMN [--members-column COLUMN]` (`--label`
+ * left out for an outlier detector, whose rows have none): read and
  * lined up with a model's features exactly as `--training-data` is (evaluate/training-data.ts: by
  * name, else by position, a Pipeline's raw input through its fitted steps), after setting the truth column aside so it is never taken for a feature.
  * Problems are messages (TrainingDataError for the file, `problem` for one model), never throws
@@ -20,7 +21,7 @@ export interface CandidateFile {
 const YES = /^(1(\.0*)?|true|yes|y|member)$/i;
 const NO = /^(0(\.0*)?|false|no|n|non-member)$/i;
 
-export async function readCandidates(path: string, label: string, membersColumn?: string): Promise<CandidateFile> {
+export async function readCandidates(path: string, label: string | undefined, membersColumn?: string): Promise<CandidateFile> {
   let data: TrainingData;
   try {
     data = await readTrainingData(path, label);
@@ -45,7 +46,7 @@ export async function readCandidates(path: string, label: string, membersColumn?
 
 export function alignCandidates(
   file: CandidateFile,
-  forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'>,
+  forest: Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'> & Partial<Pick<Forest, 'task'>>,
 ): { ok: true; candidates: Candidate[]; matchedBy: 'name' | 'position'; throughPipeline?: true } | { ok: false; problem: string } {
   // A candidate of a class the model never saw is simply not a member; only a file none of whose labels is a class is refused.
   const fit = alignTrainingData(file.data, forest, { unknownLabels: 'some' });

@@ -51,6 +51,7 @@ import { cellBox, cellPinsValues, certifiedInCell, certifiedMeetsCell, pinnableF
 import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
+import { drawShare, OUTLIER_ROWS_THRESHOLD, scoreOutlierCandidates } from './outlier-rows';
 import { MassScorer } from './row-count-mass';
 import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
 import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
@@ -103,6 +104,7 @@ export const DEFAULT_THRESHOLDS: Record<MembershipBasis, number> = {
   weighted: 0.8,
   'regression-targets': 0.5,
   'class-trees': CLASS_TREES_THRESHOLD,
+  'outlier-rows': OUTLIER_ROWS_THRESHOLD,
   'newton-steps': NEWTON_STEPS_THRESHOLD,
   unsupported: 0.5,
 };
@@ -134,7 +136,12 @@ function plan(forest: Forest, deadline: number): Plan {
     };
   }
   if (forest.task === 'outlier-detection') {
-    return { basis: 'unsupported', reason: 'an outlier detector (IsolationForest): its rows have no label, and every leaf holds rows, so its counts neither prove nor rank a candidate yet' };
+    const share = drawShare(forest);
+    const scaled = share < 1 ? `, scaled by N / the ${forest.trees[0].distinctRows?.[0] ?? 'some'} rows each tree drew` : '';
+    return {
+      basis: 'outlier-rows',
+      reason: `an outlier detector (IsolationForest): every candidate's mass fitted to every leaf's rows${scaled}; scores only: every leaf holds rows, so no candidate is excluded and none proven`,
+    };
   }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
@@ -200,6 +207,9 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
     options.trainingRows !== null &&
     options.trainingRows > 0 &&
     certified.length === options.trainingRows;
+  if (p.basis === 'outlier-rows') {
+    return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: scoreOutlierCandidates(forest, candidates, threshold), seconds: (Date.now() - started) / 1000 };
+  }
   if (p.basis === 'class-trees' || p.basis === 'newton-steps') {
     const verdicts = p.basis === 'class-trees' ? scoreClassTreeCandidates(forest, candidates, certified, threshold) : scoreNewtonStepCandidates(forest, candidates, threshold);
     return { basis: p.basis, ...(p.reason ? { reason: p.reason } : {}), threshold, candidates: verdicts, seconds: (Date.now() - started) / 1000 };

@@ -26,7 +26,8 @@ export interface MembershipSummary {
   /** The candidate file. */
   candidates: string;
   rows: number;
-  labelColumn: string;
+  /** The candidates' label column; null when --label was left out (an outlier detector's rows have none). */
+  labelColumn: string | null;
   matchedBy: 'name' | 'position' | null;
   /** The candidates were the Pipeline's input, turned into the model's values by its fitted steps. */
   throughPipeline?: true;
@@ -70,7 +71,7 @@ export function histogram(scores: readonly number[], bins = 10): number[] {
 }
 
 export function summarizeMembership(
-  base: { candidates: string; labelColumn: string; matchedBy: 'name' | 'position'; throughPipeline?: true },
+  base: { candidates: string; labelColumn: string | null; matchedBy: 'name' | 'position'; throughPipeline?: true },
   result: MembershipResult,
   truth?: { column: string; members: boolean[]; split: BaselineSplit; baseline: BaselineResult; cells?: string[] },
 ): MembershipSummary {

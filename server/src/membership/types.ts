@@ -36,7 +36,7 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
  * - `unsupported`: nothing to score (regression trees without mean targets, boosted models
  *   without probed counts).
  */
-export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'boosted-hessians' | 'newton-steps' | 'weighted' | 'regression-targets' | 'class-trees' | 'unsupported';
+export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'boosted-hessians' | 'newton-steps' | 'weighted' | 'regression-targets' | 'class-trees' | 'outlier-rows' | 'unsupported';
 
 export interface Candidate {
   /** One value per model feature, in the model's order (already lined up, see cli/membership.ts). */

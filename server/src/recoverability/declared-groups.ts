@@ -37,13 +37,14 @@ export const PrivacySidecarSchema = z.object({
   disable: z.array(z.string()).default([]),
   /**
    * A candidate file whose membership the editor scores after the reconstruction (issue 14, as the
-   * CLI's --membership): path relative to the sidecar, its label column, and optionally the column
-   * that says who was a member (then the metrics are reported too).
+   * CLI's --membership): path relative to the sidecar, its label column (left out for an outlier
+   * detector, whose rows have none), and optionally the column that says who was a member (then
+   * the metrics are reported too).
    */
   membership: z
     .object({
       candidates: z.string().min(1),
-      label: z.string().min(1),
+      label: z.string().min(1).optional(),
       membersColumn: z.string().min(1).optional(),
     })
     .strict()
