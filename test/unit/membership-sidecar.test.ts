@@ -31,7 +31,9 @@ test('the schema takes the entry, additive to groups and disable, and rejects ma
   assert.deepEqual(ok.data.membership, { candidates: 'data/holdout.csv', label: 'y', membersColumn: 'member' });
   assert.deepEqual(ok.data.groups, []);
   assert.equal(PrivacySidecarSchema.safeParse({}).data?.membership, undefined, 'optional');
-  for (const bad of [{ candidates: 'a.csv' }, { candidates: '', label: 'y' }, { candidates: 'a.csv', label: 'y', members: 'm' }, 'a.csv']) {
+  // No label: the candidates of an outlier detector (IsolationForest), whose rows have none.
+  assert.deepEqual(PrivacySidecarSchema.safeParse({ membership: { candidates: 'a.csv' } }).data?.membership, { candidates: 'a.csv' });
+  for (const bad of [{ label: 'y' }, { candidates: '', label: 'y' }, { candidates: 'a.csv', label: '' }, { candidates: 'a.csv', label: 'y', members: 'm' }, 'a.csv']) {
     assert.equal(PrivacySidecarSchema.safeParse({ membership: bad }).success, false, JSON.stringify(bad));
   }
 });
@@ -46,7 +48,8 @@ test('the bundled JSON schema of the sidecar has the entry', (t) => {
   }
   const schema = JSON.parse(text);
   const membership = (schema.definitions?.PrivacySidecar ?? schema).properties.membership;
-  assert.deepEqual(membership.required.sort(), ['candidates', 'label']);
+  assert.deepEqual(membership.required, ['candidates'], 'the label is optional (an outlier detector has none)');
+  assert.ok(membership.properties.label);
   assert.ok(membership.properties.membersColumn);
 });
 
@@ -76,10 +79,18 @@ test('the candidates are read relative to the sidecar; problems are stated, not 
   assert.ok(read.declared && 'problem' in read);
   assert.match(read.problem, /has no column 'nope'/);
 
+  // Without a label every column but the truth is a candidate's value (an outlier detector's rows).
+  writeFileSync(join(dir, 'data', 'c.csv'), 'a,b,member\n1,2,1\n3,4,0\n');
+  writeFileSync(join(dir, 'm.privacy.json'), JSON.stringify({ membership: { candidates: 'data/c.csv', membersColumn: 'member' } }));
+  read = await readSidecarCandidates(model);
+  assert.ok(read.declared && 'file' in read, JSON.stringify(read));
+  assert.equal(read.file.data.labelColumn, undefined);
+  assert.deepEqual(read.file.data.header, ['a', 'b']);
+
   // A malformed entry makes the sidecar invalid, as any other field does (readSidecar's problem).
-  writeFileSync(join(dir, 'm.privacy.json'), JSON.stringify({ membership: { candidates: 'data/c.csv' } }));
+  writeFileSync(join(dir, 'm.privacy.json'), JSON.stringify({ membership: { label: 'y' } }));
   assert.deepEqual(await readSidecarCandidates(model), { declared: false });
-  assert.match((await readSidecar(model)).problems[0], /membership\.label/);
+  assert.match((await readSidecar(model)).problems[0], /membership\.candidates/);
 });
 
 test('the background job\'s cache key follows the candidate file\'s bytes', async (t) => {
