@@ -95,17 +95,28 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   // One class (regression forests' count view): the tree whose leaves hold the certified rows,
   // which regression-box-labels.ts reads their targets from.
   ctx.stats.anchorTree = anchors[0];
-  if (N * forest.features.length > (ctx.options.walkCellCap ?? WALK_CELL_CAP)) return certifiedOnly(forest, table, ctx, input, groups, anchors, proven);
-  ctx.progress('search', { done: 0, total: N });
-  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
-  ctx.stats.leafCountError = completed.leafCountError;
-  ctx.stats.mergedCells = groups.length;
-
   // The first members of each group are the rows its anchor leaf proves (as many as it proves).
   const certifiedOf = groups.map((group) => {
     const t = anchors[group.classIndex];
     return Math.min(group.size, proven[t][group.leaf[t] * classes + group.classIndex]);
   });
+  const claimTrees = [...new Set(anchors)];
+  // What is certified, in words, once the certified rows and their boxes' median width are known.
+  const claim = (certifiedRows: number, medianWidth: number) =>
+    noised
+      ? `nothing certified: noised counts prove no row (training-set size ${N}: ${input.rowsSource})`
+      : certifiedRows > 0
+        ? `${certifiedRows} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
+        : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`;
+  const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
+  if (N * forest.features.length > walkCap) {
+    const past = `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the estimate's walks keep in memory`;
+    return certifiedOnly(forest, table, ctx, N, groups, certifiedOf, (rows, width) => [input.why, claim(rows, width), past].join('; '));
+  }
+  ctx.progress('search', { done: 0, total: N });
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
+  ctx.stats.leafCountError = completed.leafCountError;
+  ctx.stats.mergedCells = groups.length;
   const seen = new Int32Array(groups.length);
   const certifiedBoxes: { low: Int32Array; high: Int32Array }[] = [];
   const groupBoxes = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
@@ -116,16 +127,11 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     if (certified) certifiedBoxes.push(groups[row.group]);
     return { values: point.values, intervals: certified ? groupBoxes[row.group].slice() : point.intervals, label, certified };
   });
-  const claimTrees = [...new Set(anchors)];
   const certifiedRows = certifiedBoxes.length;
   const boxes = boxTightness(table.axes, certifiedBoxes, 0);
   const reason = [
     input.why,
-    noised
-      ? `nothing certified: noised counts prove no row (training-set size ${N}: ${input.rowsSource})`
-      : certifiedRows > 0
-        ? `${certifiedRows} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`
-        : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`,
+    claim(certifiedRows, boxes.medianWidth),
     `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
@@ -133,31 +139,31 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
 }
 
 /**
- * Past WALK_CELL_CAP: the rows the anchor leaves prove, listed alone, each with its leaf's box; the
- * other rows are not estimated (walking them would not fit in memory), and the reason says so.
+ * Past WALK_CELL_CAP: the rows the anchor leaves prove (`certifiedOf`, per group), listed alone,
+ * each with its leaf's box; the other rows are not estimated (walking them would not fit in
+ * memory), and `reason` says so.
  */
-function certifiedOnly(forest: Forest, table: LeafTable, ctx: RunContext, input: EstimateInput, groups: readonly RowGroup[], anchors: readonly number[], proven: readonly Int32Array[]): ReconstructionResult {
-  const classes = classCount(forest);
-  const N = input.rows;
+function certifiedOnly(
+  forest: Forest,
+  table: LeafTable,
+  ctx: RunContext,
+  N: number,
+  groups: readonly RowGroup[],
+  certifiedOf: readonly number[],
+  reason: (certifiedRows: number, medianWidth: number) => string,
+): ReconstructionResult {
   const reconstruction: ReconstructedRow[] = [];
   const certifiedBoxes: RowGroup[] = [];
-  for (const group of groups) {
-    const t = anchors[group.classIndex];
-    const count = Math.min(group.size, proven[t][group.leaf[t] * classes + group.classIndex]);
+  groups.forEach((group, g) => {
     const row = boxToRow(table.axes, group.low, group.high);
-    for (let k = 0; k < count; k++) {
+    for (let k = 0; k < certifiedOf[g]; k++) {
       reconstruction.push({ values: row.values.slice(), intervals: row.intervals?.slice(), label: forest.classes[group.classIndex], certified: true });
       certifiedBoxes.push(group);
     }
-  }
+  });
   const boxes = boxTightness(table.axes, certifiedBoxes, 0);
-  const trees = [...new Set(anchors)];
-  const reason = [
-    input.why,
-    `${reconstruction.length} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the leaves of ${trees.length === 1 ? `tree ${trees[0]}` : `trees ${trees.join(', ')}, one per class,`} hold that many distinct training rows (median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range)`,
-    `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${(ctx.options.walkCellCap ?? WALK_CELL_CAP).toLocaleString('en-US')} cells the estimate's walks keep in memory`,
-  ].join('; ');
-  return { ...ctx.answer({ status: 'bounded', reason, rows: N, certifiedRows: reconstruction.length, reconstruction }), boxes };
+  const rows = reconstruction.length;
+  return { ...ctx.answer({ status: 'bounded', reason: reason(rows, boxes.medianWidth), rows: N, certifiedRows: rows, reconstruction }), boxes };
 }
 
 /**
