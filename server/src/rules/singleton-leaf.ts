@@ -2,6 +2,7 @@
  * `singleton-leaf`: leaves reached by exactly one distinct training row. Such a leaf states that one
  * person with these feature values, and this label, is in the training set.
  */
+import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
 import { formatClass, formatCount, percent, plural } from './format';
@@ -74,12 +75,12 @@ export const singletonLeaf: ModelRule = {
  * such parameter (they split until a row stands alone, which is how they score outliers, and their
  * scores read every leaf's count), so the file itself is the thing to protect.
  */
-function remedy(task: string): { advice: string; because: string } {
+function remedy(task: Forest['task']): { advice: string; because: string } {
   if (task === 'outlier-detection') {
     return {
       advice: 'keep this model private',
       because:
-        ' Isolation trees split until a row stands alone, so these rows are often the outliers themselves, and their scores need every leaf\'s count: the file cannot be published without them.',
+        ' Isolation trees split until a row stands alone, so these rows are often the outliers themselves; the scores read every leaf\'s count, so the counts cannot be removed from a working model.',
     };
   }
   return { advice: 'raise min_samples_leaf', because: '' };
