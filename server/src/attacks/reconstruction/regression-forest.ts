@@ -71,14 +71,6 @@ export async function reconstructRegressionForest(
     return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
-  // An outlier detector's proven cells are its whole rows (there is no label to find); row-boxes
-  // answers instead when it certifies more.
-  if (hasNoLabels(forest)) {
-    const cells = withoutLabels({ ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') });
-    if (cells.status === 'exact' || Date.now() >= ctx.deadline) return cells;
-    const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${cells.certifiedRows} of ${cells.rows ?? table.rows} rows' cells`));
-    return boxes.certifiedRows > cells.certifiedRows ? boxes : cells;
-  }
   const labels: LabelSource = {
     table,
     meanLabel,
@@ -87,7 +79,9 @@ export async function reconstructRegressionForest(
     unsolvable: forest.countedClasses ? 'classes from the first round\'s tree per class' : `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
     source: 'the leaf means',
   };
-  const labelled = labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
+  // An outlier detector's proven cells are its whole rows: there is no label to find.
+  const unlabelled = hasNoLabels(forest);
+  const labelled = unlabelled ? withoutLabels({ ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') }) : labelRegressionRows(ctx.deadline, labels, answer, details, what, withNote);
   // A classifier read as counts: the rows of its proven cells (certifiedValues) with the classes its class trees prove.
   const cellRows = forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, labelled, (row) => row.certified || row.certifiedValues !== undefined) : labelled;
   // Cells whose counts the leaves leave open prove few rows, and a row's label needs its cell
@@ -97,8 +91,8 @@ export async function reconstructRegressionForest(
   const proven = (r: ReconstructionResult) => r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
   const rows = cellRows.rows ?? table.rows;
   if (cellRows.status === 'exact' || cellRows.certifiedRows >= rows || Date.now() >= ctx.deadline) return cellRows;
-  ctx.reserve(labellingMs(forest, rows));
-  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells and ${cellRows.certifiedRows} labels`));
+  if (!unlabelled) ctx.reserve(labellingMs(forest, rows));
+  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`));
   return boxes.certifiedRows > cellRows.certifiedRows ? boxes : cellRows;
 }
 
