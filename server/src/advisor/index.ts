@@ -28,6 +28,7 @@ import { recommend } from './recommendations';
 import { bootstrapScenario, currentOutcome, dpScenario, leafScenario, type AdvisorOutcome, type MembershipTruth, type ScenarioRun } from './scenarios';
 import { refillWithRows } from './refill';
 import { chooseTruth, type AdvisorTruth } from './truth';
+import { hasNoLabels } from '../forest/task';
 
 export { advisedEpsilon, largestSafeEpsilon } from './recommendations';
 export type { AdvisorOutcome, MembershipTruth } from './scenarios';
@@ -162,7 +163,7 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     return [];
   }
   if (forest.task !== 'classification') {
-    notes.push(`the simulated remedies apply to classification forests only: none simulated for ${forest.task === 'outlier-detection' ? 'an outlier detector' : 'a regression model'}`);
+    notes.push(`the simulated remedies apply to classification forests only: none simulated for ${hasNoLabels(forest) ? 'an outlier detector' : 'a regression model'}`);
     return [];
   }
   const seed = options.seed ?? 1;

@@ -24,6 +24,7 @@ import type { Forest } from '../forest/schema';
 import type { EvaluatedRow } from './metrics';
 import { columnTolerances, importantFeatures, reconstructionAccuracy, TIMBERSTRIKE_TOLERANCE, type FeatureKind } from './reconstruction-accuracy';
 import { seededRandom, shuffleInPlace } from './seeded-random';
+import { hasNoLabels } from '../forest/task';
 
 /** The paper's top five columns are four features and the label. */
 export const TOP_FEATURES = 4;
@@ -80,7 +81,7 @@ export function timberstrikeAccuracy(
     if (!labelCodes.has(key)) labelCodes.set(key, labelCodes.size);
     return labelCodes.get(key)!;
   };
-  const labelled = forest.task !== 'outlier-detection';
+  const labelled = !hasNoLabels(forest);
   const columns = labelled ? [...kinds, 'categorical' as const] : kinds;
   let trueRows = truth.map((row) => (labelled ? [...row.values, row.label === undefined ? null : code(row.label)] : [...row.values]));
   // Tolerances come from every true row, before any sampling.

@@ -19,6 +19,7 @@ import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
 import { parseCsv } from '../util/csv';
 import type { EvaluatedRow } from './metrics';
+import { hasNoLabels } from '../forest/task';
 
 export class TrainingDataError extends Error {}
 
@@ -91,7 +92,7 @@ type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineI
  */
 export function alignTrainingData(data: TrainingData, forest: AlignableForest, options: { unknownLabels?: 'none' | 'some' } = {}): Fit {
   const classes = forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.classes;
-  if (data.labelColumn === undefined && forest.task !== 'outlier-detection') {
+  if (data.labelColumn === undefined && !hasNoLabels(forest)) {
     return { ok: false, problem: `the model's training rows have ${classes.length > 0 ? 'classes' : 'targets'}: name ${data.path}'s label column with --label` };
   }
   const fit = alignColumns(data, forest, classes);

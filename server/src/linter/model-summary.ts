@@ -3,13 +3,15 @@
  * own so that the privacy report's model (report/model.ts) and the linter's FileReport can both
  * use it without importing each other.
  */
+import type { ModelTask } from '../forest/task';
+
 /** The model facts every consumer shows (part of the CLI's JSON contract, docs/cli.md). */
 export interface ModelSummary {
   library: string;
   libraryVersion: string | null;
   estimator: string;
   /** What the model predicts: `outlier-detection` (IsolationForest) has rows without a label. */
-  task: 'classification' | 'regression' | 'outlier-detection';
+  task: ModelTask;
   trees: number;
   classes: (string | number | boolean)[];
   features: number;

@@ -58,6 +58,7 @@ import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
 import { NEWTON_STEPS_THRESHOLD, scoreNewtonStepCandidates } from './newton-steps';
 import { HessianScorer, hessianSetup, type HessianSetup } from './boosted-hessians';
 import type { Candidate, CandidateVerdict, MembershipBasis, MembershipResult } from './types';
+import { hasNoLabels } from '../forest/task';
 
 export interface MembershipOptions {
   /** Certified rows of the model's reconstruction, when it ran (proofs of `member`, cell.ts). */
@@ -135,7 +136,7 @@ function plan(forest: Forest, deadline: number): Plan {
       reason: `log-loss gradient boosting, each stage grown on its own draw (subsample ${share}): scored by fitting every candidate's share of every stage's leaf rows and Newton steps, scaled by 1 / ${share}; scores only, nothing is proven from them`,
     };
   }
-  if (forest.task === 'outlier-detection') {
+  if (hasNoLabels(forest)) {
     const share = drawShare(forest);
     const scaled = share < 1 ? `, scaled by N / the ${forest.trees[0].distinctRows?.[0] ?? 'some'} rows each tree drew` : '';
     return {

@@ -33,6 +33,7 @@ import {
   type TimelinePoint,
 } from './model';
 import { headlineLook, headlineVerdict } from './html/verdict';
+import { hasNoLabels } from '../forest/task';
 
 /**
  * The methods whose certified rows are proofs; the others only estimate. `row-boxes` proves each
@@ -207,7 +208,7 @@ function buildHeadline(input: ReportInput, recoverability: Recoverability | unde
     seconds: recoverability.seconds,
     ...(recoverability.reason ? { reason: recoverability.reason } : {}),
     claim,
-    summary: summarySentence(claim, recoverability, rows, input.file.model?.task === 'outlier-detection'),
+    summary: summarySentence(claim, recoverability, rows, hasNoLabels(input.file.model)),
     worstSeverity,
   });
 }

@@ -7,6 +7,7 @@ import type { Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
 import { advisorLines } from '../advisor/text';
 import { membershipLines } from '../membership/summary';
+import { hasNoLabels } from '../forest/task';
 
 /**
  * `recoverability: exact, 100 of 100 rows certified ...`: the reconstruction in one line, then its
@@ -109,7 +110,7 @@ export function writeText(files: FileReport[]): string {
       if (declared > 0) lines.push(`  declared groups: ${declared} (${sources.join(', ')})`);
       for (const problem of problems) lines.push(`  declared groups: ${problem}`);
     }
-    if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation, file.model?.task !== 'outlier-detection')}`);
+    if (file.evaluation) lines.push(`  ${evaluationLine(file.evaluation, !hasNoLabels(file.model))}`);
     if (file.advisor) lines.push(...advisorLines(file.advisor).map((line) => `  ${line}`));
     if (file.membership) lines.push(...membershipLines(file.membership).map((line) => `  ${line}`));
     lines.push('');

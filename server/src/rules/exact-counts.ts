@@ -4,6 +4,7 @@ import type { Forest } from '../forest/schema';
 import type { FindingDraft, ModelRule } from './types';
 import { formatCount, plural } from './format';
 import { lead } from './message';
+import { hasNoLabels } from '../forest/task';
 
 export const exactCounts: ModelRule = {
   id: 'exact-counts',
@@ -27,10 +28,10 @@ export const exactCounts: ModelRule = {
     return [
       {
         message: lead(
-          `Leaves store exact training ${regression ? 'row counts' : 'counts per class'}: ${forest.task === 'outlier-detection' ? 'keep this model private' : 'publish predictions, not counts'}.`,
+          `Leaves store exact training ${regression ? 'row counts' : 'counts per class'}: ${hasNoLabels(forest) ? 'keep this model private' : 'publish predictions, not counts'}.`,
           `The file stores exact ${what} for ${plural(nodes, 'node')} in ${plural(forest.trees.length, 'tree')}: ` +
             `each leaf says ${perLeaf}, the starting point of every ` +
-            `reconstruction.${weighted}${forest.task === 'outlier-detection' ? " An isolation forest's scores read these counts, so they cannot be stripped from a working model." : ''}`,
+            `reconstruction.${weighted}${hasNoLabels(forest) ? " An isolation forest's scores read these counts, so they cannot be stripped from a working model." : ''}`,
         ),
         data: { nodes, trees: forest.trees.length, distinctRowCounts: distinct, weighted: forest.training.weighted },
       },

@@ -15,6 +15,7 @@ import { formatCount, percent, plural } from './format';
 import { lead } from './message';
 import type { FindingDraft } from './types';
 import type { Severity } from './catalog';
+import { hasNoLabels } from '../forest/task';
 
 export interface ReconstructionThresholds {
   /** Share of the training rows (0-1) from which a certified reconstruction is an error. */
@@ -78,7 +79,7 @@ export function reconstructionDraft(
   const severity: Exclude<Severity, 'off'> =
     proven > 0 && proven >= thresholds.errorShare * n && !unnarrowed ? 'error' : proven >= Math.max(1, thresholds.warningRows) ? 'warning' : 'information';
   // An outlier detector's rows have no label: nothing about one is claimed or estimated.
-  const labelled = forest.task !== 'outlier-detection';
+  const labelled = !hasNoLabels(forest);
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
   const how = `${METHOD_WORDS[method]}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);

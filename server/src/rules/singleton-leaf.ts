@@ -3,6 +3,7 @@
  * person with these feature values, and this label, is in the training set.
  */
 import type { Forest } from '../forest/schema';
+import { hasNoLabels } from '../forest/task';
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
 import { formatClass, formatCount, percent, plural } from './format';
@@ -46,7 +47,7 @@ export const singletonLeaf: ModelRule = {
     if (!worst) return [];
     const conditions = formatConditions(forest, worst.box, categories).join(', ');
     const label = forest.task === 'classification' ? ` of class ${formatClass(forest, worst.classIndex)}` : '';
-    const fix = remedy(forest.task);
+    const fix = remedy(forest);
     const summary =
       singletons === 1
         ? `A leaf describes a single training row: ${fix.advice}.`
@@ -75,8 +76,8 @@ export const singletonLeaf: ModelRule = {
  * such parameter (they split until a row stands alone, which is how they score outliers, and their
  * scores read every leaf's count), so the file itself is the thing to protect.
  */
-function remedy(task: Forest['task']): { advice: string; because: string } {
-  if (task === 'outlier-detection') {
+function remedy(forest: Forest): { advice: string; because: string } {
+  if (hasNoLabels(forest)) {
     return {
       advice: 'keep this model private',
       because:

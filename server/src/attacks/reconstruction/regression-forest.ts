@@ -29,7 +29,8 @@ import { buildLeafTable } from './leaves';
 import { labellingMs, labelRegressionBoxes, whyNoMeanTargets } from './regression-box-labels';
 import { labelsFromLeafSums } from './regression-labels';
 import type { ReconstructionResult } from './types';
-import { hasNoLabels, withoutLabels } from './unlabelled-rows';
+import { hasNoLabels } from '../../forest/task';
+import { withoutLabels } from './unlabelled-rows';
 
 export async function reconstructRegressionForest(
   forest: Forest,
@@ -105,7 +106,7 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
-  const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : `${forest.task === 'outlier-detection' ? 'outlier detector' : 'regression forest'} trained with bootstrap`;
+  const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : `${hasNoLabels(forest) ? 'outlier detector' : 'regression forest'} trained with bootstrap`;
   return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
 }
 

@@ -4,13 +4,7 @@
  * that run on its count view (one class: "a row") are the whole answer: a row proven as a box is
  * certified whole, nothing is left to estimate, and the label column stays empty.
  */
-import type { Forest } from '../../forest/schema';
 import type { ReconstructionResult } from './types';
-
-/** Whether the model's rows have no label at all (not even an estimated one). */
-export function hasNoLabels(forest: Forest): boolean {
-  return forest.task === 'outlier-detection';
-}
 
 /** The count view's rows as an outlier detector's: no label, certified boxes kept as certified. */
 export function withoutLabels(result: ReconstructionResult): ReconstructionResult {
