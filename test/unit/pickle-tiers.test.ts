@@ -36,6 +36,8 @@ interface Fixture {
   dangerous: string[];
   unknown: string[];
   crafted?: boolean;
+  /** Made by a library that writes functions as bytecode (dill's lambda): dangerous, not crafted. */
+  carriesCode?: boolean;
   expect?: 'model';
   trees?: number;
   nodes?: number[];
@@ -302,7 +304,10 @@ describe('pickle tiers: fixtures made by the libraries and by pickle', () => {
     }
     assert.ok(fixtures.filter((f) => f.dangerous.length > 0).length >= 40);
     // A notebook's own class (__main__) is unsafe to load but no attack: those files are made by the libraries.
-    for (const f of fixtures) if (f.dangerous.some((q) => !q.startsWith('__main__.'))) assert.equal(f.crafted, true, `${f.file}: hostile files are marked crafted`);
+    // So is a lambda that dill writes as bytecode (carriesCode).
+    for (const f of fixtures) {
+      if (f.dangerous.some((q) => !q.startsWith('__main__.'))) assert.ok(f.crafted === true || f.carriesCode === true, `${f.file}: hostile files are marked crafted`);
+    }
   });
 
   for (const fx of fixtures) {
@@ -420,5 +425,53 @@ describe('pickle tiers: a notebook\'s own class (__main__)', () => {
     // Before: "the model was not analysed" and nothing else.
     assert.equal(report.model?.estimator, 'RandomForestClassifier');
     assert.ok(report.findings.some((f) => f.rule === 'replayable-bootstrap'), report.findings.map((f) => f.rule).join(', '));
+  });
+});
+
+describe('pickle tiers: files saved with dill', () => {
+  it('reads a forest and an XGBoost model that dill wrote (its array and type helpers are data)', () => {
+    // Before: "unsafe-pickle" naming dill._dill._create_array, and the model was not analysed.
+    const forest = lintBytes(load('dill_forest.pkl'), 'dill_forest.pkl');
+    assert.deepEqual(forest.findings.filter((f) => f.rule === 'unsafe-pickle' || f.rule === 'unknown-pickle-global'), []);
+    assert.equal(forest.model?.estimator, 'RandomForestClassifier');
+    const fx = fixtures.find((f) => f.file === 'dill_forest.pkl');
+    const r = readSklearn(load('dill_forest.pkl'), 'dill_forest.pkl');
+    assert.equal(r.kind, 'model');
+    if (r.kind === 'model') assert.deepEqual(r.forest.trees.map((t) => t.left.length), fx?.nodes, 'nodes per tree, as scikit-learn holds them');
+    const xgb = lintBytes(load('dill_xgb_classifier.pkl'), 'dill_xgb_classifier.pkl');
+    assert.deepEqual(xgb.findings.filter((f) => f.rule === 'unsafe-pickle'), []);
+    assert.equal(xgb.model?.estimator, 'XGBClassifier');
+    assert.equal(xgb.model?.trees, 3);
+  });
+
+  it('keeps a lambda dill rebuilt from bytecode an unsafe-pickle error', () => {
+    const report = lintBytes(load('dill_pipeline_lambda.pkl'), 'dill_pipeline_lambda.pkl');
+    const unsafe = report.findings.find((f) => f.rule === 'unsafe-pickle');
+    assert.equal(unsafe?.severity, 'error');
+    assert.ok((unsafe?.data?.globals as string[]).includes('dill._dill._create_code'));
+  });
+
+  it("accepts _create_array only as f(*args) + setstate with a named f, and _load_type only for a builtin data type", () => {
+    const create = stackGlobal('dill._dill', '_create_array');
+    const recon = stackGlobal('numpy.core.multiarray', '_reconstruct');
+    const arrayArgs: Part[] = [stackGlobal('numpy', 'ndarray'), 'K', 0, 0x85, 'C', 1, 'b', 0x87];
+    // _create_array(f, args, state, npdict): MARK f args state npdict TUPLE REDUCE
+    const call = (f: Part[], npdict: Part) => bytes(P4, create, '(', ...f, ')', npdict, 't', 'R', '.');
+    const ok = call([recon, ...arrayArgs], 'N');
+    assert.deepEqual(unpickle(ok).unsafe, []);
+    // npdict given, f computed, the helper kept as a value: each could call anything
+    assert.deepEqual(unpickle(call([recon, ...arrayArgs], '}')).unsafe, ['dill._dill._create_array']);
+    const computedF: Part[] = [stackGlobal('a', 'make'), ')', 'R', ')'];
+    assert.deepEqual(unpickle(call(computedF, 'N')).unsafe, ['dill._dill._create_array']);
+    // a named dangerous f is dangerous by its own name
+    assert.deepEqual(unpickle(call([stackGlobal('os', 'system'), sbu('echo'), 0x85], 'N')).unsafe, ['os.system']);
+    const asValue = unpickle(bytes(P4, ']', create, 'a', '.'));
+    assert.deepEqual(asValue.unsafe, ['dill._dill._create_array']);
+    const loadType = stackGlobal('dill._dill', '_load_type');
+    const bytearray = unpickle(bytes(P4, loadType, sbu('bytearray'), 0x85, 'R', 'C', 1, 'x', 0x85, 'R', '.'));
+    assert.deepEqual(bytearray.unsafe, []);
+    assert.ok(bytearray.globals.includes('builtins.bytearray'));
+    const code = unpickle(bytes(P4, loadType, sbu('CodeType'), 0x85, 'R', '.'));
+    assert.deepEqual(code.unsafe, ['dill._dill._load_type']);
   });
 });

@@ -54,6 +54,14 @@ const EXACT = new Set<string>([
   // named it (vm.ts, ufuncReconstruct); any other use of it is dangerous.
   'numpy.core._ufunc_reconstruct',
   'numpy._core._ufunc_reconstruct',
+  // dill writes every numpy array as _create_array(f, args, state, None): f(*args) + setstate, a
+  // standard REDUCE + BUILD when f is a named global. The VM checks exactly that (vm.ts); any
+  // other use of it, and every other dill name, is dangerous.
+  'dill._dill._create_array',
+  'dill.dill._create_array',
+  // dill's _load_type('bytearray'): a builtin type by name, checked the same way (vm.ts).
+  'dill._dill._load_type',
+  'dill.dill._load_type',
   // Masked arrays: a search's cv_results_ (param_* columns). _mareconstruct(subtype, baseclass,
   // baseshape, basetype) only calls ndarray.__new__; subtype and baseclass are checked globals too.
   // scikit-learn functions that estimators keep as parameter values by default (a search's

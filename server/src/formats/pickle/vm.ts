@@ -144,15 +144,38 @@ interface Findings {
   called: Set<string>;
   /** `_ufunc_reconstruct(m, n)` calls with literal names: the global they resolve to. */
   resolved: WeakMap<PyCall, PyGlobal>;
-  /** How often `_ufunc_reconstruct` was put on the stack, and how often used as checked. */
-  ufuncPushes: number;
-  ufuncChecked: number;
+  /**
+   * Per checked callable (CHECKED_CALLABLES), how often it was put on the stack and how often it
+   * was applied in the one way known to be harmless: any push left over is a dangerous use.
+   */
+  checkedPushes: Map<string, number>;
+  checkedUses: Map<string, number>;
   refused: string[];
   joblibArrays: number;
 }
 
 /** numpy's pre-1.20 ufunc reconstructor: `__import__(module)` + getattr, so checked by its arguments. */
 const UFUNC_RECONSTRUCT = new Set(['numpy.core._ufunc_reconstruct', 'numpy._core._ufunc_reconstruct']);
+
+/**
+ * dill's array reconstructor, which `dill.dump` writes for every numpy array (a plain forest saved
+ * with dill names no other dill global): `_create_array(f, args, state, npdict)` is `f(*args)`
+ * then `__setstate__(state)`, exactly a standard pickle's REDUCE + BUILD, so it is harmless when f
+ * is a global named in the pickle (tiered as such) and npdict is None. `dill._dill` since 0.3.0,
+ * `dill.dill` before. Any other use calls an arbitrary f: dangerous, as every other dill name.
+ */
+const DILL_CREATE_ARRAY = new Set(['dill._dill._create_array', 'dill.dill._create_array']);
+
+/**
+ * dill's `_load_type(name)`: the builtin type of that name from a fixed table (`bytearray` for an
+ * XGBoost model's raw booster, `slice` for a DataFrame's index). Applied to a literal string that
+ * names an allowed builtin data type it is that type, tiered as the global `builtins.<name>`;
+ * anything else (`CodeType`, `FunctionType`: dill rebuilding code) stays dangerous.
+ */
+const DILL_LOAD_TYPE = new Set(['dill._dill._load_type', 'dill.dill._load_type']);
+
+/** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
+const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE]);
 
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
 const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
@@ -173,8 +196,8 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
     unknown: [],
     called: new Set(),
     resolved: new WeakMap(),
-    ufuncPushes: 0,
-    ufuncChecked: 0,
+    checkedPushes: new Map(),
+    checkedUses: new Map(),
     refused: [],
     joblibArrays: 0,
   };
@@ -186,10 +209,11 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
   } catch (e) {
     error = toPickleError(e, vm.pos);
   }
-  // _ufunc_reconstruct put on the stack for anything but a checked call (a value, a computed
-  // argument, INST) could import and return any attribute of any module.
-  if (findings.ufuncPushes > findings.ufuncChecked) {
-    for (const q of UFUNC_RECONSTRUCT) if (findings.globals.has(q)) addUnsafe(findings, q);
+  // A checked callable put on the stack for anything but a checked call (a value, a computed
+  // argument, INST) could import and return any attribute of any module (_ufunc_reconstruct) or
+  // call anything (dill's _create_array).
+  for (const [q, pushes] of findings.checkedPushes) {
+    if (pushes > (findings.checkedUses.get(q) ?? 0)) addUnsafe(findings, q);
   }
   return {
     value,
@@ -346,7 +370,7 @@ class Machine {
   private get(i: number): void {
     const v = this.memo.get(i);
     if (v === undefined) throw this.corrupt(`memo entry ${i} was never stored`);
-    this.countUfuncPush(v);
+    this.countCheckedPush(v);
     this.push(v);
   }
 
@@ -368,12 +392,18 @@ class Machine {
       if (tier === 'dangerous') addUnsafe(this.findings, q);
       else if (tier === 'unknown') this.findings.unknown.push(q);
     }
-    if (pushed) this.countUfuncPush(g);
+    if (pushed) this.countCheckedPush(g);
     return g;
   }
 
-  private countUfuncPush(v: PyValue): void {
-    if (v instanceof PyGlobal && UFUNC_RECONSTRUCT.has(v.qualified)) this.findings.ufuncPushes++;
+  private countCheckedPush(v: PyValue): void {
+    if (v instanceof PyGlobal && CHECKED_CALLABLES.has(v.qualified)) {
+      this.findings.checkedPushes.set(v.qualified, (this.findings.checkedPushes.get(v.qualified) ?? 0) + 1);
+    }
+  }
+
+  private countCheckedUse(q: string): void {
+    this.findings.checkedUses.set(q, (this.findings.checkedUses.get(q) ?? 0) + 1);
   }
 
   /** Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names). */
@@ -383,7 +413,9 @@ class Machine {
   }
 
   /** REDUCE: callable(*args), with what it tells about the globals involved. */
-  private reduce(callable: PyValue, args: PyValue): PyCall {
+  private reduce(callable: PyValue, args: PyValue): PyValue {
+    const dill = callable instanceof PyGlobal && args instanceof PyTuple ? this.dillCall(callable, args) : undefined;
+    if (dill !== undefined) return dill;
     const call = new PyCall(callable, args);
     this.markCalled(callable);
     if (callable instanceof PyGlobal && args instanceof PyTuple) {
@@ -394,12 +426,37 @@ class Machine {
         if (args.items.length === 2 && typeof m === 'string' && typeof n === 'string') {
           // __import__(m, fromlist=[n]).n, no Python 2 renaming: the global it names, tiered as such.
           const named = this.global(m, n, false, false);
-          this.findings.ufuncChecked++;
+          this.countCheckedUse(q);
           this.findings.resolved.set(call, named);
         }
       }
     }
     return call;
+  }
+
+  /** dill's data helpers applied as checked (DILL_CREATE_ARRAY, DILL_LOAD_TYPE): what they make; else undefined. */
+  private dillCall(callable: PyGlobal, args: PyTuple): PyValue | undefined {
+    const q = callable.qualified;
+    if (DILL_CREATE_ARRAY.has(q)) {
+      const [f, fArgs, state, npdict] = args.items;
+      if (!(args.items.length === 3 || (args.items.length === 4 && npdict === null))) return undefined;
+      if (!(f instanceof PyGlobal && fArgs instanceof PyTuple)) return undefined;
+      // f(*fArgs) then __setstate__(state): the REDUCE + BUILD a standard pickle would hold.
+      const made = this.reduce(f, fArgs);
+      if (!(made instanceof PyCall)) return undefined;
+      made.state = state;
+      this.countCheckedUse(q);
+      this.markCalled(callable);
+      return made;
+    }
+    if (DILL_LOAD_TYPE.has(q)) {
+      const [name] = args.items;
+      if (args.items.length !== 1 || typeof name !== 'string' || classifyGlobal('builtins', name).tier !== 'allowed') return undefined;
+      this.countCheckedUse(q);
+      this.markCalled(callable);
+      return this.global('builtins', name, false, false);
+    }
+    return undefined;
   }
 
   private refuse(what: string): PyRefused {
@@ -547,7 +604,7 @@ class Machine {
           this.popMark();
           break;
         case 0x32: // DUP '2'
-          this.countUfuncPush(this.top());
+          this.countCheckedPush(this.top());
           this.push(this.top());
           break;
 
