@@ -3,6 +3,7 @@
  * so the linter can turn it into a finding and go on with other files.
  */
 import type { ForestInput } from '../forest/schema';
+import type { BytecodeFunctions } from './pickle/vm';
 
 /** A position in a text model file (0-based, as in LSP). Binary formats have none. */
 export interface SourceRange {
@@ -59,6 +60,12 @@ export interface ModelRead {
    * defines), so the file is `unsafe-pickle`, but nothing else is: the models are still analysed.
    */
   scriptGlobals?: string[];
+  /**
+   * Pickles only: functions cloudpickle rebuilt from their bytecode (a notebook's lambda, as MLflow
+   * saves models), with the cloudpickle names used; loading only builds them, the model runs them
+   * when used. The file is `unsafe-pickle`, and the models are still analysed.
+   */
+  bytecodeFunctions?: BytecodeFunctions;
   /** Pickles only: data saved in the file beside (or instead of) a model (rule `saved-data`). */
   savedData?: SavedData[];
 }
@@ -113,6 +120,8 @@ export interface NoTreeModelRead {
   unknownGlobals?: UnknownGlobal[];
   /** As on ModelRead: `__main__` names, which make the file unsafe to load. */
   scriptGlobals?: string[];
+  /** As on ModelRead: functions rebuilt from bytecode, which make the file unsafe to load. */
+  bytecodeFunctions?: BytecodeFunctions;
   /** As on ModelRead: data saved in the file. */
   savedData?: SavedData[];
 }

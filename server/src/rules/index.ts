@@ -1,6 +1,7 @@
 /** Runs every model rule and applies severities; failures to read become findings here too. */
 import type { Forest } from '../forest/schema';
 import { isNeverFitted, type ModelRead, type NoTreeModelRead, type SavedData, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
+import type { BytecodeFunctions } from '../formats/pickle/vm';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { RULES, type RuleId, type Severity } from './catalog';
@@ -108,24 +109,45 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
 
 /**
  * `unsafe-pickle` for a file whose only dangerous names are `__main__` ones (the saving script's or
- * notebook's own classes): loading it runs whatever the loading script defines under those names,
- * but the models in it were read like any other (nothing of the file was run either way).
+ * notebook's own classes) or cloudpickle's, rebuilding functions from bytecode without calling them
+ * (a lambda in a FunctionTransformer, as MLflow saves models): loading it runs whatever the loading
+ * script defines under those names, or the model runs the rebuilt code when used, but the models in
+ * it were read like any other (nothing of the file was run either way).
  */
-export function scriptGlobalsFinding(read: { scriptGlobals?: string[] }, overrides: SeverityOverrides): Finding[] {
-  const globals = read.scriptGlobals ?? [];
-  if (globals.length === 0) return [];
-  const one = globals.length === 1;
+export function scriptGlobalsFinding(read: { scriptGlobals?: string[]; bytecodeFunctions?: BytecodeFunctions }, overrides: SeverityOverrides): Finding[] {
+  const main = read.scriptGlobals ?? [];
+  const bytecode = read.bytecodeFunctions;
+  if (main.length === 0 && !bytecode) return [];
+  const sentences: string[] = [];
+  if (main.length > 0) {
+    const one = main.length === 1;
+    sentences.push(
+      `This pickle names ${one ? 'a class or function' : `${main.length} classes or functions`} of the script or notebook that saved it ` +
+        `(${main.join(', ')}). Python answers ${one ? 'it' : 'them'} from the loading script's own __main__, whatever that defines under ` +
+        `${one ? 'that name' : 'those names'}: with a hostile or mistaken definition, loading runs it.`,
+    );
+  }
+  if (bytecode) {
+    const n = bytecode.functions;
+    sentences.push(
+      `${main.length > 0 ? 'It also carries' : 'This pickle carries'} ${plural(n, 'function')} of the script or notebook that saved it as bytecode, written by cloudpickle ` +
+        `(MLflow's default for scikit-learn; a lambda or a locally defined function, such as a FunctionTransformer's) through ${bytecode.names.join(', ')}. ` +
+        `Loading rebuilds ${n === 1 ? 'it' : 'them'} without calling ${n === 1 ? 'it' : 'them'}, but the model runs ${n === 1 ? 'it' : 'them'} whenever it is used, so whatever that bytecode does runs on the loading machine.`,
+    );
+  }
+  const fix = [
+    main.length > 0 ? 'define such classes in a module both scripts import' : '',
+    bytecode ? 'pass a function of an installed module (np.log1p) instead of a lambda' : '',
+    'or save the trees alone',
+  ].filter((x) => x);
   const finding = finish(
     'unsafe-pickle',
     {
       message: lead(
-        'Loading this pickle runs code of the script that loads it: do not load it.',
-        `This pickle names ${one ? 'a class or function' : `${globals.length} classes or functions`} of the script or notebook that saved it ` +
-          `(${globals.join(', ')}). Python answers ${one ? 'it' : 'them'} from the loading script's own __main__, whatever that defines under ` +
-          `${one ? 'that name' : 'those names'}: with a hostile or mistaken definition, loading runs it. Nothing was run; the rest of the file was read as usual (the other findings). ` +
-          `To share the model safely, define such classes in a module both scripts import, or save the trees alone.`,
+        main.length > 0 ? 'Loading this pickle runs code of the script that loads it: do not load it.' : 'This pickle carries code as bytecode: load it only from a source you trust.',
+        `${sentences.join(' ')} Nothing was run; the rest of the file was read as usual (the other findings). To share the model safely, ${fix.join(', ')}.`,
       ),
-      data: { globals, scriptOnly: true },
+      data: { globals: [...main, ...(bytecode?.names ?? [])], scriptOnly: true, ...(bytecode ? { bytecodeFunctions: bytecode.functions } : {}) },
     },
     overrides,
   );

@@ -10,7 +10,7 @@ export { dangerReason, DANGEROUS_MODULES, DANGEROUS_NAMES } from './dangerous-gl
 export { classifyGlobal } from './tiers';
 export type { GlobalTier, GlobalClass } from './tiers';
 export { unpickle, PickleError, DEFAULT_LIMITS, latin1Decode } from './vm';
-export type { PickleLimits, UnpickleOptions, UnpickleResult, PickleErrorKind } from './vm';
+export type { BytecodeFunctions, PickleLimits, UnpickleOptions, UnpickleResult, PickleErrorKind } from './vm';
 export { unpickleStream, MAX_FURTHER_PICKLES, canStartPickle } from './stream';
 export type { StreamResult } from './stream';
 export { NdArray, NumpyError, asDType, asNdArray, asNumpyScalar, isArray, numeric } from './numpy';

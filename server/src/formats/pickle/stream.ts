@@ -7,7 +7,7 @@
  * globals join the first pickle's: dangerous ones make the file unsafe, unknown ones are reported.
  */
 import type { UnknownGlobal } from '../types';
-import { unpickle, type PickleLimits, type UnpickleResult } from './vm';
+import { unpickle, type BytecodeFunctions, type PickleLimits, type UnpickleResult } from './vm';
 
 /** At most this many pickles after the first; bytes still left beyond them are not checked. */
 export const MAX_FURTHER_PICKLES = 64;
@@ -47,6 +47,8 @@ export interface StreamResult {
   ignored: number;
   /** True when MAX_FURTHER_PICKLES was reached and pickle-like bytes were left unchecked. */
   unchecked: boolean;
+  /** Functions cloudpickle rebuilt from bytecode in every pickle (UnpickleResult.bytecode), summed. */
+  bytecode?: BytecodeFunctions;
 }
 
 export interface StreamOptions {
@@ -60,6 +62,7 @@ export function unpickleStream(data: Uint8Array, options: StreamOptions = {}): S
   const unsafe = [...first.unsafe];
   const unknown = first.unknown.map((u) => ({ ...u }));
   const result: StreamResult = { first, unsafe, globals: [...first.globals], unknown, further: 0, ignored: 0, unchecked: false };
+  const read = [first];
   // A loader stops at the first pickle's error; nothing after it would run.
   if (first.error) return result;
   let pos = first.end;
@@ -71,13 +74,35 @@ export function unpickleStream(data: Uint8Array, options: StreamOptions = {}): S
     // A second pickle.load on the stream reads plain pickle: no joblib array hook.
     const next = unpickle(data, { offset: pos, limits: options.limits });
     merge(result, next);
+    read.push(next);
     // Globals named before a break still count (Python imports, and may call, them before it fails).
     if (next.error) break;
     result.further++;
     pos = next.end;
   }
   result.ignored = result.unchecked ? 0 : data.length - pos;
+  const bytecode = bytecodeOf(read);
+  if (bytecode) result.bytecode = bytecode;
   return result;
+}
+
+/**
+ * The functions rebuilt from bytecode over every pickle read; none when a pickle used one of those
+ * names otherwise (in its `unsafe`, not its `bytecode`: it calls what it rebuilt, say), since then
+ * the whole file runs code while loading.
+ */
+function bytecodeOf(read: UnpickleResult[]): BytecodeFunctions | undefined {
+  const names: string[] = [];
+  const otherwise = new Set<string>();
+  let functions = 0;
+  for (const r of read) {
+    const mine = r.bytecode?.names ?? [];
+    for (const q of r.unsafe) if (!mine.includes(q)) otherwise.add(q);
+    for (const q of mine) if (!names.includes(q)) names.push(q);
+    functions += r.bytecode?.functions ?? 0;
+  }
+  if (names.length === 0 || names.some((q) => otherwise.has(q))) return undefined;
+  return { functions, names };
 }
 
 function merge(into: StreamResult, r: UnpickleResult): void {

@@ -11,6 +11,7 @@
  * joblib's NumpyUnpickler.load_build does, and replaces the wrapper on the stack with the array.
  */
 import type { UnknownGlobal } from '../types';
+import { dangerReason } from './dangerous-globals';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
 import {
@@ -86,10 +87,25 @@ export interface UnpickleResult {
   refused: string[];
   /** joblib arrays read after NumpyArrayWrapper records. */
   joblibArrays: number;
+  /**
+   * Functions cloudpickle rebuilt from their bytecode (a lambda or a notebook's function in a
+   * FunctionTransformer, as MLflow saves scikit-learn models), when every cloudpickle name was used
+   * only to rebuild them and none was called while loading: `names` are those (dangerous) names.
+   * Absent when the pickle names none, or uses one any other way (then they are plain dangerous).
+   */
+  bytecode?: BytecodeFunctions;
   /** Offset just past STOP (or where the VM stopped). */
   end: number;
   /** Why the VM stopped before STOP, if it did. */
   error?: PickleError;
+}
+
+/** What cloudpickle rebuilt from bytecode without running it (UnpickleResult.bytecode). */
+export interface BytecodeFunctions {
+  /** Functions rebuilt (`_make_function` calls). */
+  functions: number;
+  /** The cloudpickle names the pickle used to rebuild them, `module.name`. */
+  names: string[];
 }
 
 const NL = 0x0a;
@@ -152,6 +168,11 @@ interface Findings {
   checkedUses: Map<string, number>;
   refused: string[];
   joblibArrays: number;
+  /** Functions `_make_function` returned. */
+  rebuilt: WeakSet<PyCall>;
+  rebuiltCount: number;
+  /** Set when loading would call a rebuilt function, or cloudpickle imports a dangerous module. */
+  runsBytecode: boolean;
 }
 
 /** numpy's pre-1.20 ufunc reconstructor: `__import__(module)` + getattr, so checked by its arguments. */
@@ -174,8 +195,30 @@ const DILL_CREATE_ARRAY = new Set(['dill._dill._create_array', 'dill.dill._creat
  */
 const DILL_LOAD_TYPE = new Set(['dill._dill._load_type', 'dill.dill._load_type']);
 
+/**
+ * cloudpickle's names for rebuilding a function from its bytecode (2.x; 3.x keeps them all in
+ * `cloudpickle.cloudpickle`; copies vendored by joblib, spaCy and numba). Dangerous by their module
+ * (the loaded function runs whatever its bytecode says when the model is used), but the VM can tell
+ * that loading itself only builds such functions: each name used as below, and no rebuilt function
+ * called. Then the file is still `unsafe-pickle`, and its models are analysed (UnpickleResult.bytecode).
+ */
+const CLOUDPICKLE_MODULES = ['cloudpickle', 'joblib.externals.cloudpickle', 'srsly.cloudpickle', 'numba.cloudpickle'].flatMap((m) => [`${m}.cloudpickle`, `${m}.cloudpickle_fast`]);
+type BytecodeRole = 'make-function' | 'builtin-type' | 'function-setstate' | 'empty-cell' | 'make-cell' | 'subimport';
+const BYTECODE_ROLES = new Map<string, BytecodeRole>(
+  CLOUDPICKLE_MODULES.flatMap((m) => [
+    [`${m}._make_function`, 'make-function'],
+    [`${m}._builtin_type`, 'builtin-type'],
+    [`${m}._function_setstate`, 'function-setstate'],
+    [`${m}._make_empty_cell`, 'empty-cell'],
+    [`${m}._make_cell`, 'make-cell'],
+    [`${m}.subimport`, 'subimport'],
+  ]),
+);
+/** The types `_builtin_type` may name while only building code: calling them makes a code object or a cell. */
+const CODE_TYPES = new Set(['CodeType', 'CellType']);
+
 /** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
-const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE]);
+const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...BYTECODE_ROLES.keys()]);
 
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
 const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
@@ -200,6 +243,9 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
     checkedUses: new Map(),
     refused: [],
     joblibArrays: 0,
+    rebuilt: new WeakSet(),
+    rebuiltCount: 0,
+    runsBytecode: false,
   };
   const vm = new Machine(data, options.offset ?? 0, limits, findings, options.joblib ?? false, 0);
   let value: PyValue | undefined;
@@ -212,9 +258,14 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
   // A checked callable put on the stack for anything but a checked call (a value, a computed
   // argument, INST) could import and return any attribute of any module (_ufunc_reconstruct) or
   // call anything (dill's _create_array).
+  let bytecodeChecked = !findings.runsBytecode;
   for (const [q, pushes] of findings.checkedPushes) {
-    if (pushes > (findings.checkedUses.get(q) ?? 0)) addUnsafe(findings, q);
+    if (pushes <= (findings.checkedUses.get(q) ?? 0)) continue;
+    addUnsafe(findings, q);
+    if (BYTECODE_ROLES.has(q)) bytecodeChecked = false;
   }
+  const bytecodeNames = [...findings.globals.keys()].filter((q) => BYTECODE_ROLES.has(q));
+  const bytecode = bytecodeNames.length > 0 && bytecodeChecked ? { functions: findings.rebuiltCount, names: bytecodeNames } : undefined;
   return {
     value,
     protocol: vm.protocol,
@@ -223,6 +274,7 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
     globals: [...findings.globals.keys()],
     refused: findings.refused,
     joblibArrays: findings.joblibArrays,
+    ...(bytecode ? { bytecode } : {}),
     end: vm.pos,
     error,
   };
@@ -408,6 +460,10 @@ class Machine {
 
   /** Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names). */
   private markCalled(target: PyValue): void {
+    // A function rebuilt from bytecode, or anything it returned, called while loading: its code runs now.
+    if (target instanceof PyCall && (this.findings.rebuilt.has(target) || (target.callable instanceof PyCall && this.findings.rebuilt.has(target.callable)))) {
+      this.findings.runsBytecode = true;
+    }
     const g = target instanceof PyCall ? this.findings.resolved.get(target) : target;
     if (g instanceof PyGlobal) this.findings.called.add(g.qualified);
   }
@@ -417,6 +473,7 @@ class Machine {
     const dill = callable instanceof PyGlobal && args instanceof PyTuple ? this.dillCall(callable, args) : undefined;
     if (dill !== undefined) return dill;
     const call = new PyCall(callable, args);
+    if (callable instanceof PyGlobal && args instanceof PyTuple) this.bytecodeCall(callable, args, call);
     this.markCalled(callable);
     if (callable instanceof PyGlobal && args instanceof PyTuple) {
       const q = callable.qualified;
@@ -457,6 +514,33 @@ class Machine {
       return this.global('builtins', name, false, false);
     }
     return undefined;
+  }
+
+  /** cloudpickle's names applied as it applies them to rebuild a function (BYTECODE_ROLES): counted as checked. */
+  private bytecodeCall(callable: PyGlobal, args: PyTuple, call: PyCall): void {
+    const q = callable.qualified;
+    const role = BYTECODE_ROLES.get(q);
+    if (!role) return;
+    const [first] = args.items;
+    let checked = false;
+    if (role === 'make-function') {
+      this.findings.rebuilt.add(call);
+      this.findings.rebuiltCount++;
+      checked = true;
+    } else if (role === 'builtin-type') {
+      checked = args.items.length === 1 && typeof first === 'string' && CODE_TYPES.has(first);
+    } else if (role === 'function-setstate') {
+      checked = args.items.length === 2 && first instanceof PyCall && this.findings.rebuilt.has(first);
+    } else if (role === 'empty-cell') {
+      checked = args.items.length === 0;
+    } else if (role === 'make-cell') {
+      checked = args.items.length <= 1;
+    } else if (role === 'subimport') {
+      // __import__(name): harmless for a module no dangerous name lives in (numpy, not os).
+      checked = args.items.length === 1 && typeof first === 'string' && dangerReason(first, '_') === undefined;
+      if (!checked) this.findings.runsBytecode = true;
+    }
+    if (checked) this.countCheckedUse(q);
   }
 
   private refuse(what: string): PyRefused {

@@ -102,11 +102,17 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   const stream = unpickleStream(data, { joblib: true, limits: options.limits });
   const result = stream.first;
   format = formatFor(fileName, compression, result.joblibArrays);
-  // Only `__main__` names (a notebook's own transformer or CV splitter): unsafe to load, but the
-  // VM built them as opaque objects like any class, so the models beside them are still read.
-  const scriptOnly = stream.unsafe.length > 0 && stream.unsafe.every((q) => q.startsWith('__main__.'));
+  // Only `__main__` names (a notebook's own transformer or CV splitter) and functions cloudpickle
+  // rebuilt from bytecode without calling them (a lambda in a FunctionTransformer): unsafe to load,
+  // but the VM built them as opaque objects like any class, so the models beside them are still read.
+  const rebuilt = stream.bytecode?.names ?? [];
+  const scriptOnly = stream.unsafe.length > 0 && stream.unsafe.every((q) => q.startsWith('__main__.') || rebuilt.includes(q));
   if (stream.unsafe.length > 0 && !scriptOnly) return { kind: 'unsafe', format, globals: stream.unsafe };
-  const script = scriptOnly ? { scriptGlobals: stream.unsafe } : {};
+  const mainNames = stream.unsafe.filter((q) => q.startsWith('__main__.'));
+  const script = {
+    ...(scriptOnly && mainNames.length > 0 ? { scriptGlobals: mainNames } : {}),
+    ...(scriptOnly && stream.bytecode && rebuilt.length > 0 ? { bytecodeFunctions: stream.bytecode } : {}),
+  };
   if (result.error) {
     const e = result.error;
     if (e.kind === 'truncated') return unreadable(format, 'truncated', `the file is cut short: ${e.message}`);
