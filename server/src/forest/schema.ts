@@ -143,6 +143,13 @@ export const ForestSchema = z.object({
    * fitted to random numbers and are not read.
    */
   task: z.enum(['classification', 'regression', 'outlier-detection']).default('classification'),
+  /**
+   * A multi-output model (scikit-learn's `n_outputs_` above 1: several labels or targets per
+   * row): how many outputs it has. The trees hold the first output's class counts (or mean
+   * targets), which count the same rows as any output's; `classes` are the first output's, and the
+   * other outputs' labels are not read. Absent: one output.
+   */
+  outputs: z.number().int().min(2).optional(),
   /** Class labels in the order of `classWeights`. */
   classes: z.array(z.union([z.string(), z.number(), z.boolean()])),
   /** Features in the order of `Tree.feature`; names are `x0..` when the model stored none. */

@@ -115,6 +115,7 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     bootstrap: forest.training.bootstrap,
     maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
     location: location ?? null,
+    outputs: forest.outputs ?? 1,
   };
 }
 

@@ -29,6 +29,11 @@ export interface ModelSummary {
    * inside a Pipeline, a search, a container...; null when the file is the model itself.
    */
   location: string | null;
+  /**
+   * Labels or targets per row: above 1 for a multi-output model, of which the first output's are
+   * read (its `classes`, its reconstructed labels); the others are not.
+   */
+  outputs?: number;
 }
 
 /** A further tree model of the same file: its summary; its findings are among the file's. */

@@ -62,7 +62,7 @@ export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, ro
 }
 
 export function reconstructionDraft(
-  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task'>>,
+  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs'>>,
   recoverability: Recoverability,
   thresholds: ReconstructionThresholds,
 ): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
@@ -133,6 +133,10 @@ export function reconstructionDraft(
     message =
       `A training set of ${plural(reconstructedRows, 'row')} consistent with this model was reconstructed (${how}); ` +
       `it is an estimate: no row is proven to be in the real training data.`;
+  }
+  // A multi-output model's labels are its first output's (the IR holds that output's counts).
+  if (labelled && forest.outputs !== undefined && forest.outputs > 1) {
+    message += ` Labels are the first of the model's ${forest.outputs} outputs; the other outputs are not reconstructed.`;
   }
   return {
     severity,

@@ -45,9 +45,10 @@ export interface RawTree {
 /**
  * Reads estimator `index`'s `tree_` with `nValues` values per node (classes, or 1 for a
  * regression tree). `signedValues`: regression trees store means, which may be negative;
- * classifiers' class counts may not.
+ * classifiers' class counts may not. A multi-output tree (`outputs` above 1) stores a block of
+ * values per output, as many as its largest class count: the first output's `nValues` are read.
  */
-export function readTree(estimator: PyValue, index: number, nValues: number, signedValues = false): RawTree {
+export function readTree(estimator: PyValue, index: number, nValues: number, signedValues = false, outputs = 1): RawTree {
   const st = stateDict(estimator);
   if (!st) throw corrupt(`estimator ${index} has no state.`);
   const treeObj = st.get('tree_');
@@ -55,9 +56,7 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
   if (!tcls || tcls.name !== 'Tree') throw corrupt(`estimator ${index} has no fitted tree_ (found ${found(treeObj)}).`);
   const args = seqItems((treeObj as PyCall | PyObject).args as PyValue);
   const nOutputs = asInt(args?.[2]);
-  if (nOutputs !== undefined && nOutputs !== 1) {
-    throw new DecodeError('unsupported-estimator', `tree ${index} has ${nOutputs} outputs; multi-output models are not read.`);
-  }
+  if (nOutputs !== undefined && nOutputs !== outputs) throw corrupt(`tree ${index} has ${nOutputs} outputs, the model ${outputs}.`);
   const ts = stateDict(treeObj);
   if (!ts) throw corrupt(`tree ${index} has no state.`);
   const nodes = arrayOrThrow(ts.get('nodes'), `tree ${index}'s node array`);
@@ -68,9 +67,10 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
     if (!nodes.hasField(f)) throw corrupt(`tree ${index}'s node record has no field '${f}'.`);
   }
   const shape = values.shape;
-  if (shape.length !== 3 || shape[0] !== nodeCount) throw corrupt(`tree ${index}'s value array has shape (${shape.join(', ')}), expected (${nodeCount}, 1, ${nValues}).`);
-  if (shape[1] !== 1) throw new DecodeError('unsupported-estimator', `tree ${index} has ${shape[1]} outputs; multi-output models are not read.`);
-  if (shape[2] !== nValues) throw corrupt(`tree ${index} stores ${shape[2]} values per node, the model has ${nValues}.`);
+  if (shape.length !== 3 || shape[0] !== nodeCount) throw corrupt(`tree ${index}'s value array has shape (${shape.join(', ')}), expected (${nodeCount}, ${outputs}, ${nValues}).`);
+  if (shape[1] !== outputs) throw corrupt(`tree ${index} stores values for ${shape[1]} outputs, the model has ${outputs}.`);
+  // One output: exactly its values; several: each output's block is as wide as the widest.
+  if (outputs === 1 ? shape[2] !== nValues : shape[2] < nValues) throw corrupt(`tree ${index} stores ${shape[2]} values per node, the model has ${nValues}.`);
   let raw: RawTree;
   try {
     raw = {
@@ -82,7 +82,7 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
       weighted: nodes.field('weighted_n_node_samples'),
       missingLeft: nodes.hasField('missing_go_to_left') ? nodes.field('missing_go_to_left') : undefined,
       impurity: nodes.hasField('impurity') ? nodes.field('impurity') : undefined,
-      values: values.numbers(),
+      values: outputs === 1 ? values.numbers() : firstOutput(values.numbers(), nodeCount, shape[1] * shape[2], nValues),
       nodeCount,
     };
   } catch (e) {
@@ -113,6 +113,13 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
   return raw;
 }
 
+/** Each node's first `nValues` values (the first output's) out of `stride` per node. */
+function firstOutput(all: Float64Array, nodeCount: number, stride: number, nValues: number): Float64Array {
+  const out = new Float64Array(nodeCount * nValues);
+  for (let i = 0; i < nodeCount; i++) for (let c = 0; c < nValues; c++) out[i * nValues + c] = all[i * stride + c];
+  return out;
+}
+
 /**
  * The fitted trees of a forest (`estimators_`) or the single tree itself (`singles` names the
  * single-tree classes), each checked to be one of `singles`.
@@ -135,15 +142,24 @@ export function fittedTrees(est: PyValue, st: PyDict, cls: PyGlobal, singles: Se
   return estimators;
 }
 
-/** Refuses multi-output models (`n_outputs_` above 1, or a list of `classes_`). */
-export function assertSingleOutput(st: PyDict, cls: PyGlobal): void {
+/**
+ * How many outputs (labels or targets per row) a model has: `n_outputs_`, else as many as its
+ * `classes_` list holds (a classifier's `classes_` is a list of arrays when it has several).
+ */
+export function outputCount(st: PyDict, cls: PyGlobal): number {
   const nOutputs = numeric(st.get('n_outputs_'));
-  if (nOutputs !== undefined && nOutputs !== 1) {
-    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified} (n_outputs_=${nOutputs}); multi-output models are not read.`);
+  const classes = st.get('classes_');
+  const listed = classes instanceof PyList ? classes.items.length : undefined;
+  const n = nOutputs ?? listed ?? 1;
+  if (!(Number.isInteger(n) && n >= 1) || (listed !== undefined && listed !== n)) {
+    throw corrupt(`the ${cls.name} says ${nOutputs} outputs but lists classes for ${listed ?? 1}.`);
   }
-  if (st.get('classes_') instanceof PyList) {
-    throw new DecodeError('unsupported-estimator', `the file holds a multi-output ${cls.qualified}; multi-output models are not read.`);
-  }
+  return n;
+}
+
+/** The note a multi-output model's reading adds: which output the IR holds. */
+export function firstOutputNote(outputs: number, what: 'label' | 'target'): string {
+  return `multi-output model (${outputs} ${what}s per row): the first ${what}'s ${what === 'label' ? 'class counts' : 'mean targets'} are read, which count the same rows; the other ${what}s are not reconstructed`;
 }
 
 /**

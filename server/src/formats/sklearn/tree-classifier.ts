@@ -6,10 +6,10 @@
  *   (rows summing to `weighted_n_node_samples` or to 1) with the version as a cross-check.
  */
 import type { ForestInput, Tree } from '../../forest/schema';
-import { PyGlobal, PyValue, stateDict } from '../pickle';
+import { PyGlobal, PyList, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
 import { classWeightFactors } from './class-weights';
-import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_CLASSIFIERS = ['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier', 'ExtraTreeClassifier'] as const;
@@ -45,11 +45,14 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
 
   const isForest = !SUB_ESTIMATORS.has(cls.name);
   const estimators = fittedTrees(est, st, cls, SUB_ESTIMATORS);
-  assertSingleOutput(st, cls);
-  const classes = arrayOrThrow(st.get('classes_'), 'classes_').values().map(labelOf);
+  // Several outputs (multi-label): classes_ is a list, one array per output; the first is read.
+  const outputs = outputCount(st, cls);
+  const classesOf = st.get('classes_');
+  const classes = arrayOrThrow(classesOf instanceof PyList ? classesOf.items[0] : classesOf, 'classes_').values().map(labelOf);
   const nClasses = classes.length;
   if (nClasses < 1) throw corrupt('the model has no classes.');
-  const raws = estimators.map((e, i) => readTree(e, i, nClasses));
+  if (outputs > 1) notes.push(firstOutputNote(outputs, 'label'));
+  const raws = estimators.map((e, i) => readTree(e, i, nClasses, false, outputs));
   const featureNames = featureNamesOf(st, raws, estimators[0]);
 
   // version and value layout
@@ -134,6 +137,7 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
   const forest: ForestInput = {
     ...forestHeader(cls, version, featureNames, hyperParameters),
     task: 'classification',
+    ...(outputs > 1 ? { outputs } : {}),
     classes,
     training,
     trees,

@@ -11,7 +11,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { corrupt, type Decoded } from './decode-helpers';
-import { TREE_HYPER_PARAMETERS, assertSingleOutput, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
@@ -30,8 +30,9 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   if (!st) throw corrupt(`the ${cls.name} has no state.`);
   const isForest = !SUB_ESTIMATORS.has(cls.name);
   const estimators = fittedTrees(est, st, cls, SUB_ESTIMATORS);
-  assertSingleOutput(st, cls);
-  const raws = estimators.map((e, i) => readTree(e, i, 1, true));
+  const outputs = outputCount(st, cls);
+  if (outputs > 1) notes.push(firstOutputNote(outputs, 'target'));
+  const raws = estimators.map((e, i) => readTree(e, i, 1, true, outputs));
   const featureNames = featureNamesOf(st, raws, estimators[0]);
   const version = sklearnVersion(st, estimators[0]);
 
@@ -45,8 +46,9 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const means = typeof criterion !== 'string' || MEAN_CRITERIA.has(criterion);
   if (!means) notes.push(`criterion='${criterion}': node values are not mean targets (absolute_error stores medians), so they are not read as such`);
 
-  // Unset criterion: scikit-learn's default, squared_error.
-  const variances = typeof criterion !== 'string' || VARIANCE_CRITERIA.has(criterion);
+  // Unset criterion: scikit-learn's default, squared_error. With several outputs the impurity is
+  // the mean of their variances, not the first target's.
+  const variances = outputs === 1 && (typeof criterion !== 'string' || VARIANCE_CRITERIA.has(criterion));
   const trees: Tree[] = raws.map((t) => ({
     ...treeStructure(t),
     classWeights: Array.from(t.weighted),
@@ -60,6 +62,7 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const forest: ForestInput = {
     ...forestHeader(cls, version, featureNames, hyperParameters),
     task: 'regression',
+    ...(outputs > 1 ? { outputs } : {}),
     classes: [],
     training,
     trees,
