@@ -7,9 +7,10 @@
  *   xgboost-binary     save_model("m.model"), save_raw()  legacy binary (`binf`, or before 1.1 no magic): per file
  */
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
-import type { ModelPath, ModelReader, ReadResult, SourceRange } from '../types';
+import type { ModelPath, ModelReader, ReadResult, SourceRange, UnreadableReason } from '../types';
 import { positionOf, readJsonDump, readTextDump, TEXT_LINES } from './dumps';
 import { decodeLegacyBinary, looksLikeLegacyBinary } from './legacy-binary';
+import { parseJsonWithNaN } from './json-nan';
 import { buildForest } from './model';
 import { decodeUbjson } from './ubjson';
 
@@ -86,7 +87,7 @@ function lineHead(text: string, offset: number, lineLength: number, line: number
 
 function finish(text: string | undefined, format: Kind, root: unknown): ReadResult {
   const built = buildForest(root);
-  if (!built.ok) return { kind: 'unreadable', format, reason: built.reason, detail: sentence(built.detail) };
+  if (!built.ok) return refused(format, built.reason, built.detail, built.linear);
   const nodeIds = built.forest.trees.map((t) => t.boosting?.nodeId);
   return { kind: 'model', format, forest: built.forest, notes: built.notes, ...(text !== undefined ? { locate: jsonLocator(text, nodeIds) } : {}) };
 }
@@ -94,18 +95,13 @@ function finish(text: string | undefined, format: Kind, root: unknown): ReadResu
 const sentence = (detail: string) => (/[.!?]$/.test(detail) ? detail : `${detail}.`);
 
 /**
- * XGBoost's JSON writer prints a NaN float as a bare `NaN`, which JSON does not have: 1.7 writes it as
- * the split condition of every categorical split. Such tokens become the strings "N" / "-N" (same
- * length, so source positions stay right); the model reader then refuses the categorical split,
- * and a NaN anywhere a number is needed is reported as corrupt rather than read as a number.
+ * A model the XGBoost readers refuse for what it is (a linear booster, categorical splits), not for
+ * how it is stored: the same `unsupported-model` note a pickle holding it gets, not "cannot read".
  */
-function parseWithNaN(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    if (!text.includes('NaN')) throw error;
-    return JSON.parse(text.replace(/([:,[]\s*)(-?)NaN\b/g, (_, before: string, minus: string) => `${before}"${minus}N"`));
-  }
+function refused(format: Kind, reason: UnreadableReason, detail: string, linear = false): ReadResult {
+  if (linear) return { kind: 'no-model', format, holds: 'an XGBoost linear model (booster gblinear: no trees)', unread: [], notes: [] };
+  if (reason !== 'unsupported-estimator') return { kind: 'unreadable', format, reason, detail: sentence(detail) };
+  return { kind: 'no-model', format, holds: 'an XGBoost model', unread: [{ location: 'model', estimator: 'XGBoost model', reason: detail.replace(/[.]$/, '') }], notes: [] };
 }
 
 export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
@@ -121,7 +117,7 @@ export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
     if (!decoded.ok) {
       const what = bytes[0] === 0x62 ? "the file starts with `binf`, the mark of XGBoost's legacy binary format" : "the file is laid out as XGBoost's legacy binary format";
       const detail = decoded.reason === 'unsupported-estimator' ? decoded.detail : `${what}, but is ${decoded.reason}: ${decoded.detail}`;
-      return { kind: 'unreadable', format: kind, reason: decoded.reason, detail: sentence(detail) };
+      return refused(kind, decoded.reason, detail, decoded.linear);
     }
     const read = finish(undefined, kind, decoded.model);
     return read.kind === 'model' ? { ...read, notes: [...decoded.notes, ...read.notes] } : read;
@@ -130,7 +126,7 @@ export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
   if (kind === 'xgboost-json') {
     let json: unknown;
     try {
-      json = parseWithNaN(text);
+      json = parseJsonWithNaN(text);
     } catch (error) {
       const message = (error as Error).message;
       const reason = /end of JSON input|Unterminated/i.test(message) ? 'truncated' : 'corrupt';
@@ -139,7 +135,7 @@ export function readXgboost(bytes: Uint8Array, fileName = ''): ReadResult {
     return finish(text, kind, json);
   }
   const dump = kind === 'xgboost-dump' ? readTextDump(text) : readJsonDump(text);
-  if (!dump.ok) return { kind: 'unreadable', format: kind, reason: dump.reason, detail: sentence(dump.detail) };
+  if (!dump.ok) return refused(kind, dump.reason, dump.detail);
   return { kind: 'model', format: kind, forest: dump.forest, notes: dump.notes, locate: dump.locate };
 }
 

@@ -39,15 +39,14 @@
  * remain before anything is allocated, and failures are values (truncated, corrupt,
  * unsupported-estimator), never exceptions.
  */
-import type { UnreadableReason } from '../types';
-import { corrupt, Refusal, unlessRefused } from './refusal';
+import { corrupt, gblinear, Refusal, unlessRefused, type Unreadable } from './refusal';
 import { float32Decimal } from './float32';
 
 type Obj = { [key: string]: unknown };
 
 export type LegacyDecode =
   | { ok: true; model: Obj; notes: string[]; end: number }
-  | { ok: false; reason: UnreadableReason; detail: string };
+  | Unreadable;
 
 const LEARNER_PARAM_BYTES = 136;
 const GBTREE_PARAM_BYTES = 160;
@@ -194,7 +193,7 @@ function decode(bytes: Uint8Array): LegacyDecode {
 
   const objective = objectiveName(cursor, major);
   const booster = cursor.string("the booster's name", MAX_NAME);
-  if (booster === 'gblinear') throw new Refusal('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
+  if (booster === 'gblinear') throw gblinear();
   if (booster !== 'gbtree' && booster !== 'dart') throw corrupt(`the booster is named ${JSON.stringify(booster.slice(0, 40))}, not gbtree, dart or gblinear`);
 
   const gbtree = readGbtree(cursor);

@@ -10,14 +10,13 @@
  * (`learner.attributes.scikit_learn`), which is read when present.
  */
 import type { ForestInput, Tree } from '../../forest/schema';
-import type { UnreadableReason } from '../types';
-import { corrupt, Refusal, unlessRefused } from './refusal';
+import { corrupt, gblinear, Refusal, unlessRefused, type Unreadable } from './refusal';
 import { featureCountProblem } from '../limits';
 import { toIrTree, type NativeTree } from './tree';
 
 export type ModelBuild =
   | { ok: true; forest: ForestInput; notes: string[] }
-  | { ok: false; reason: UnreadableReason; detail: string };
+  | Unreadable;
 
 type Obj = { [key: string]: unknown };
 
@@ -93,7 +92,7 @@ function build(root: unknown): ModelBuild {
   let booster = learner.gradient_booster;
   if (!isObj(booster)) throw corrupt('learner.gradient_booster is missing');
   const boosterName = booster.name;
-  if (boosterName === 'gblinear') throw new Refusal('unsupported-estimator', 'the booster is gblinear (a linear model, no trees); only tree boosters are read');
+  if (boosterName === 'gblinear') throw gblinear();
   if (boosterName === 'dart') {
     notes.push('booster: dart (tree outputs are scaled by weight_drop)');
     booster = booster.gbtree;

@@ -17,6 +17,7 @@ import type { ForestInput } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
 import { float32Decimal } from './float32';
 import { decodeLegacyBinary, looksLikeLegacyBinary } from './legacy-binary';
+import { parseJsonWithNaN } from './json-nan';
 import { buildForest } from './model';
 import { decodeUbjson } from './ubjson';
 
@@ -60,7 +61,6 @@ type Parsed = { ok: true; value: unknown; format: string; notes?: string[] } | {
 const CONFIG_OFFSET = 'CONFIG-offset:';
 
 /** XGBoost's JSON writer prints NaN bare (categorical splits); ./model.ts refuses those splits. */
-const parseJsonWithNaN = (text: string): unknown => JSON.parse(text.replace(/([:,[]\s*)(-?)NaN\b/g, (_, before: string, minus: string) => `${before}"${minus}N"`));
 
 function parse(bytes: Uint8Array): Parsed {
   if (bytes.length === 0) return { ok: false, reason: 'corrupt', detail: 'the booster holds no bytes' };
