@@ -81,5 +81,5 @@ export function uniformMissingNote(forest: Forest): string | undefined {
   if (highest.length === 0 && !mixed) return 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value';
   if (lowest.length === 0 && !mixed) return 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value';
   const parts = [...(lowest.length ? [`the lowest interval of ${lowest.join(', ')}`] : []), ...(highest.length ? [`the highest interval of ${highest.join(', ')}`] : [])];
-  return `XGBoost sends a missing value along each split's default direction, so ${parts.join(' and ')} also stand for a missing value`;
+  return `the model sends a missing value along each split's stated direction, so ${parts.join(' and ')} also stand for a missing value`;
 }

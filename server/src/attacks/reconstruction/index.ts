@@ -47,6 +47,7 @@
  * (server/src/jobs/reconstruction-worker.ts) runs this off the server's thread and can terminate it.
  */
 import type { Forest } from '../../forest/schema';
+import { missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructByBoxes } from './boxes';
 import { estimateFromCounts } from './boxes/estimate';
@@ -110,6 +111,13 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     // The likelihood is written over binary features; numeric ones get the estimate.
     if (noised.status !== 'skipped') return noised;
     return estimateFromCounts(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
+  }
+  // Boosted models read missing values their own way (boosting-hessians.ts, boosting-counts.ts). For
+  // count trees, a missing value some splits send left and others right is no interval the cells
+  // count with: a row missing it could be certified in a cell it does not lie in.
+  if (!forest.boosting && forest.trees.some((tree) => tree.defaultLeft)) {
+    const missing = missingValueReading(forest);
+    if (!missing.ok) return ctx.answer({ status: 'skipped', reason: missing.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return forest.task !== 'classification' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);

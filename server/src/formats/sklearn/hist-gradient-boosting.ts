@@ -24,6 +24,7 @@
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import { NumpyError, PyGlobal, PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
+import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
@@ -50,6 +51,8 @@ const FIELDS = ['value', 'count', 'feature_idx', 'num_threshold', 'missing_go_to
 
 interface Predictor extends RawTree {
   categorical: boolean;
+  /** Splits on missing values alone (stored threshold +inf). */
+  missingOnlySplits: number;
 }
 
 function readPredictor(p: PyValue, index: number): Predictor {
@@ -70,12 +73,17 @@ function readPredictor(p: PyValue, index: number): Predictor {
   const right = new Float64Array(n);
   const feature = new Float64Array(n);
   const threshold = new Float64Array(n);
+  let missingOnlySplits = 0;
   for (let i = 0; i < n; i++) {
     const leaf = col.is_leaf[i] !== 0;
     left[i] = leaf ? -1 : col.left[i];
     right[i] = leaf ? -1 : col.right[i];
     feature[i] = leaf ? -2 : col.feature_idx[i];
-    threshold[i] = leaf ? -2 : col.num_threshold[i];
+    // +inf: the split on missing values alone (every value left, missing right), read as MISSING_ONLY_THRESHOLD.
+    const splitOnMissing = !leaf && col.num_threshold[i] === Infinity;
+    if (splitOnMissing && col.missing_go_to_left[i] !== 0) throw corrupt(`predictor ${index} node ${i} splits at +inf but sends missing values left, so every row one way.`);
+    threshold[i] = leaf ? -2 : splitOnMissing ? MISSING_ONLY_THRESHOLD : col.num_threshold[i];
+    if (splitOnMissing) missingOnlySplits++;
     if (!leaf && !(left[i] > i && left[i] < n && right[i] > i && right[i] < n)) throw corrupt(`predictor ${index} node ${i} has children (${left[i]}, ${right[i]}) outside the tree.`);
     if (!(Number.isFinite(col.value[i]) && Number.isInteger(col.count[i]))) throw corrupt(`predictor ${index} node ${i} holds an impossible value or count.`);
   }
@@ -90,20 +98,8 @@ function readPredictor(p: PyValue, index: number): Predictor {
     values: col.value,
     nodeCount: n,
     categorical,
+    missingOnlySplits,
   };
-}
-
-/**
- * Whether every split sends a missing value to its larger child: what scikit-learn's grower sets
- * for a feature that had no missing values in training (grower.py: `missing_go_to_left =
- * left.n_samples > right.n_samples`). Any other direction shows the feature had missing values.
- */
-function missingFollowsLargerChild(t: RawTree): boolean {
-  for (let i = 0; i < t.nodeCount; i++) {
-    if (t.left[i] === -1) continue;
-    if ((t.missingLeft![i] !== 0) !== t.nodeSamples[t.left[i]] > t.nodeSamples[t.right[i]]) return false;
-  }
-  return true;
 }
 
 /** Decodes a fitted histogram gradient boosting model; throws DecodeError. */
@@ -146,14 +142,14 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   if (version) notes.push(`scikit-learn ${version}`);
   notes.push(`${iterations.length} iterations x ${K} tree${K === 1 ? '' : 's'}`);
 
-  // Missing values: the direction stated for prediction is kept only when it shows that training had them.
-  const noMissing = raws.every(missingFollowsLargerChild);
-  if (noMissing) notes.push('every split sends missing values to its larger child, as scikit-learn does for features without missing values in training: read as a training set without missing values (the directions are left out of the IR)');
-  const structure = (t: RawTree) => {
-    const s = treeStructure(t);
-    if (noMissing) delete s.defaultLeft;
-    return s;
-  };
+  // A split on missing values alone (threshold +inf) shows that training had them.
+  const missingOnly = raws.reduce((sum, t) => sum + t.missingOnlySplits, 0);
+  if (missingOnly > 0) {
+    const named = [...new Set(raws.flatMap((t) => Array.from(t.threshold).flatMap((x, i) => (t.left[i] !== -1 && x === MISSING_ONLY_THRESHOLD ? [t.feature[i]] : []))))].map((f) => featureNames[f] ?? `x${f}`);
+    notes.push(`${missingOnly} split${missingOnly === 1 ? '' : 's'} on missing values alone (threshold +inf: every value left, missing ${named.join(', ')} right): the training data had missing values`);
+  }
+  // Which features had missing values, from the directions: ./missing-directions.ts (every decoder's).
+  const structure = treeStructure;
 
   const base = forestHeader(cls, version, featureNames, hyperParameters);
   const training = { bootstrap: false, weighted: false, rows };

@@ -1,31 +1,53 @@
 /**
- * scikit-learn 1.3+ stores, per split, where a missing value goes (`missing_go_to_left`). For a
- * feature that had no missing values in the node it sends them to the child with more samples
- * (ties to the right: its tests' `test_missing_values_on_equal_nodes_no_missing`). When every split
- * of every tree follows that rule, the file shows no sign of missing values in training, and the
- * directions are left out of the IR, as for HistGradientBoosting (hist-gradient-boosting.ts).
- * Kept, they read as "trained with missing values" wherever the larger child changes sides between
- * nodes, and the reconstruction was skipped for that (a public GradientBoostingRegressor, scikit-learn
- * 1.5, fitted on a data set without a missing value).
+ * scikit-learn 1.3+ stores, per split, where a missing value goes (`missing_go_to_left`), and so
+ * does HistGradientBoosting. For a feature that had no missing values in the node it sends them to
+ * the child with more samples (ties to the right: its tests'
+ * `test_missing_values_on_equal_nodes_no_missing`). A feature shows that it had missing values in
+ * training when one of its splits sends them to the smaller child, or splits on missing values
+ * alone (HistGradientBoosting's threshold +inf, ../../forest/missing-split.ts).
+ *
+ * When no feature shows it, the directions are left out of the IR. When some do, only theirs are
+ * kept: the others' directions, which follow the larger child and so change sides from node to
+ * node, are read as one direction (left), so that they do not read as "trained with missing values
+ * of that feature" and skip the reconstruction (a public GradientBoostingRegressor, scikit-learn
+ * 1.5, fitted on a data set without a missing value; a HistGradientBoosting model whose data missed
+ * one feature's values had every other feature read that way before stop 32).
  */
+import { splitsOnMissingOnly } from '../../forest/missing-split';
 import type { Decoded } from './decode-helpers';
 
 export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   const trees = decoded.forest.trees;
   if (!trees.some((tree) => tree.defaultLeft)) return decoded;
-  const followsRule = trees.every((tree) => {
-    const { left, right, defaultLeft, distinctRows } = tree;
-    if (!defaultLeft) return true;
-    if (!distinctRows) return false;
+  const features = decoded.forest.features;
+  const hadMissing = new Uint8Array(features.length);
+  for (const tree of trees) {
+    const { left, right, feature, threshold, defaultLeft, distinctRows } = tree;
+    if (!defaultLeft) continue;
+    // Without distinct rows the larger child is unknown: the directions stay as stated.
+    if (!distinctRows) return decoded;
     for (let n = 0; n < left.length; n++) {
       if (left[n] === -1) continue;
-      if (defaultLeft[n] !== distinctRows[left[n]] > distinctRows[right[n]]) return false;
+      const larger = distinctRows[left[n]] > distinctRows[right[n]];
+      if (splitsOnMissingOnly(threshold[n]) || defaultLeft[n] !== larger) hadMissing[feature[n]] = 1;
     }
-    return true;
-  });
-  if (!followsRule) return decoded;
+  }
+  const missing = features.flatMap((f, i) => (hadMissing[i] ? [f.name] : []));
+  if (missing.length === 0) {
+    return {
+      forest: { ...decoded.forest, trees: trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) },
+      notes: [...decoded.notes, 'every split sends missing values to its larger child, as scikit-learn does for features without missing values in training: read as a training set without missing values (the directions are left out of the IR)'],
+    };
+  }
+  if (missing.length === features.length) return decoded;
   return {
-    forest: { ...decoded.forest, trees: trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) },
-    notes: [...decoded.notes, 'every split sends missing values to its larger child, as scikit-learn does for features without missing values in training: read as a training set without missing values (the directions are left out of the IR)'],
+    forest: {
+      ...decoded.forest,
+      trees: trees.map((tree) => (tree.defaultLeft ? { ...tree, defaultLeft: Array.from(tree.defaultLeft, (d, n) => (tree.left[n] === -1 || hadMissing[tree.feature[n]] ? d : true)) } : tree)),
+    },
+    notes: [
+      ...decoded.notes,
+      `missing values in training: ${missing.join(', ')} (a split sends them to its smaller child, or splits on them alone); the other features' splits send missing values to their larger child, as scikit-learn does without missing values, and are read as sending them left`,
+    ],
   };
 }

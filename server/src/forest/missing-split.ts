@@ -1,0 +1,17 @@
+/**
+ * scikit-learn's histogram gradient boosting can split on missing values alone: every value goes
+ * left and the rows missing the feature go right. It stores such a split with threshold +inf
+ * (grower.py, `_fill_predictor_arrays`: the last bin of non-missing values). The IR's thresholds
+ * are finite, so such a split is read with this threshold instead, the largest float32: a value no
+ * real float32 feature value exceeds, so every value still goes left, and "missing" becomes the
+ * one interval above it. That is how the reconstruction already reads missing values whose splits
+ * all send them right (attacks/missing-values.ts: the highest interval stands for a missing value;
+ * here that interval holds nothing else). Where a person reads conditions, a bound at it is said
+ * as "missing" / "not missing".
+ */
+export const MISSING_ONLY_THRESHOLD = 3.4028234663852886e38;
+
+/** Whether a threshold is the split on missing values alone (every value left, missing right). */
+export function splitsOnMissingOnly(threshold: number): boolean {
+  return threshold >= MISSING_ONLY_THRESHOLD;
+}

@@ -1,0 +1,109 @@
+/**
+ * HistGradientBoosting trained with missing values (test/fixtures/estimators/generate.py,
+ * scikit-learn 1.2.1): scikit-learn splits on missing values alone and stores such a split with
+ * threshold +inf (every value left, missing right). Before stop 32 the whole model was "corrupt".
+ * Now: the IR is scikit-learn's arrays with that threshold read as MISSING_ONLY_THRESHOLD, the
+ * directions of the feature that had missing values are kept (the others', which follow the larger
+ * child, read as one direction), every true row reaches the leaf scikit-learn sends it to when a
+ * missing value is read as a value above every threshold, and every certified box holds a distinct
+ * true training row (missing values as that value).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { missingValueRouting } from '../../server/src/attacks/missing-values';
+import { completeForest } from '../../server/src/forest/complete';
+import { MISSING_ONLY_THRESHOLD } from '../../server/src/forest/missing-split';
+import type { Forest } from '../../server/src/forest/schema';
+import { readModel } from '../../server/src/formats';
+import { maximumMatching } from '../support/bipartite-matching';
+import { containsRow, readFloat32Rows } from '../support/numeric-truth';
+import { FIXTURES } from '../support/paths';
+
+const DIR = path.join(FIXTURES, 'estimators');
+
+interface PredictorTruth {
+  num_threshold: (number | string)[];
+  feature_idx: number[];
+  is_leaf: number[];
+  missing_go_to_left: number[];
+  left: number[];
+  right: number[];
+}
+
+function forestOf(name: string): { forest: Forest; notes: string[] } {
+  const read = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, `${name}.joblib`))), `${name}.joblib`);
+  assert.equal(read.kind, 'model', JSON.stringify(read).slice(0, 300));
+  if (read.kind !== 'model') throw new Error('unreachable');
+  const completed = completeForest(read.forest);
+  assert.ok(completed.ok, completed.ok ? '' : completed.problem);
+  return { forest: completed.forest, notes: read.notes };
+}
+
+/** A row's leaf in the IR, a missing value read as +Infinity (above MISSING_ONLY_THRESHOLD). */
+function irLeaf(forest: Forest, t: number, values: readonly number[]): number {
+  const tree = forest.trees[t];
+  let n = 0;
+  while (tree.left[n] !== -1) n = values[tree.feature[n]] <= tree.threshold[n] ? tree.left[n] : tree.right[n];
+  return n;
+}
+
+/** The leaf scikit-learn's predictor sends a row to (NaN: missing_go_to_left). */
+function sklearnLeaf(p: PredictorTruth, values: readonly number[]): number {
+  let n = 0;
+  while (!p.is_leaf[n]) {
+    const v = values[p.feature_idx[n]];
+    const left = Number.isNaN(v) ? p.missing_go_to_left[n] !== 0 : v <= Number(p.num_threshold[n]);
+    n = left ? p.left[n] : p.right[n];
+  }
+  return n;
+}
+
+const missingAsValue = (values: readonly number[]) => values.map((v) => (Number.isNaN(v) ? Infinity : v));
+
+describe('HistGradientBoosting trained with missing values', () => {
+  for (const name of ['hgb_clf_missing', 'hgb_reg_missing']) {
+    it(`${name}: read, a split on missing values alone at MISSING_ONLY_THRESHOLD, rows routed as scikit-learn routes them`, () => {
+      // Python's json writes +inf as the bare token Infinity, which JSON.parse does not take.
+      const text = fs.readFileSync(path.join(DIR, `${name}.truth.json`), 'utf8').replace(/\bInfinity\b/g, '"Infinity"');
+      const truth = JSON.parse(text) as { iterations: PredictorTruth[][] };
+      const { forest, notes } = forestOf(name);
+      const predictors = truth.iterations.flat();
+      assert.equal(forest.trees.length, predictors.length);
+      let missingOnly = 0;
+      predictors.forEach((p, t) => {
+        p.num_threshold.forEach((x, n) => {
+          if (p.is_leaf[n]) return;
+          const inf = x === 'Infinity';
+          if (inf) missingOnly++;
+          assert.equal(forest.trees[t].threshold[n], inf ? MISSING_ONLY_THRESHOLD : x, `tree ${t} node ${n}`);
+        });
+      });
+      assert.ok(missingOnly > 0, 'the fixture splits on missing values alone');
+      assert.ok(notes.some((note) => /splits? on missing values alone/.test(note)), notes.join(' | '));
+      // The feature that had missing values sends them right everywhere: a value above every threshold.
+      const rows = readFloat32Rows(path.join(DIR, `${name}.train.csv`));
+      assert.ok(rows.some((r) => r.values.some(Number.isNaN)));
+      const { routes } = missingValueRouting(forest);
+      const missingFeature = rows[rows.findIndex((r) => r.values.some(Number.isNaN))].values.findIndex(Number.isNaN);
+      assert.equal(routes[missingFeature], 'right');
+      for (const row of rows) {
+        predictors.forEach((p, t) => assert.equal(irLeaf(forest, t, missingAsValue(row.values)), sklearnLeaf(p, row.values), `tree ${t}`));
+      }
+    });
+
+    it(`${name}: every certified box holds a distinct true training row (a missing value above every threshold)`, async () => {
+      const { forest } = forestOf(name);
+      const rows = readFloat32Rows(path.join(DIR, `${name}.train.csv`)).map((r) => ({ ...r, values: missingAsValue(r.values) }));
+      const r = await reconstruct(forest, { budgetMs: 10_000 });
+      assert.notEqual(r.status, 'skipped', r.reason);
+      const certified = r.reconstruction.filter((row) => (row.certified || row.certifiedValues !== undefined) && row.intervals);
+      assert.ok(certified.length > 0, r.reason);
+      const holds = (row: (typeof certified)[number], i: number) => containsRow({ ...row, label: row.certified ? row.label : rows[i].label }, rows[i]);
+      const adjacency = certified.map((row) => rows.flatMap((_, i) => (holds(row, i) ? [i] : [])));
+      assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
+    });
+  }
+});
