@@ -43,6 +43,7 @@ import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees, weightedReason } from '../first-tree-probe';
 import { missingValueRouting, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
+import { HESSIAN_MATCH_CELL_CAP, millions } from './memory';
 import { certifyFirstTreeLeaves } from './first-tree-claims';
 import { firstTreeRows } from './first-tree-rows';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
@@ -408,15 +409,12 @@ export function groupsToRows(forest: Forest, axes: FeatureAxes, groups: RowGroup
     const { values, intervals } = boxToRow(axes, low, high);
     // A missing value has no point (a training CSV leaves it empty).
     absent.forEach((a, f) => a && (values[f] = null));
+    // The rows of a group share their arrays (rows are read, never changed, once answered): a
+    // model of a million rows holds a million small objects, not a million copies of its box.
+    const missing = modelled ? { missing: absent } : {};
     for (let i = 0; i < g.count; i++) {
-      rows.push({
-        values: [...values],
-        intervals: intervals.map((x) => (x ? [x[0], x[1]] : null)),
-        // reg:logistic has no classes: its 0/1 targets are the labels.
-        label: forest.classes[g.label] ?? g.label,
-        certified: false,
-        ...(modelled ? { missing: [...absent] } : {}),
-      });
+      // reg:logistic has no classes: its 0/1 targets are the labels.
+      rows.push({ values, intervals, label: forest.classes[g.label] ?? g.label, certified: false, ...missing });
     }
   }
   return rows;
@@ -468,24 +466,38 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       reconstruction: claims.rows,
     });
   }
-  if (app.subsample !== undefined) {
-    const estimated = Math.round(rows / app.subsample);
+  /** Tree 0 alone: its exact counts certify its rows in its leaves' boxes with their labels. */
+  const firstTreeOnly = (why: string, trainingRows: number): ReconstructionResult => {
     ctx.stats.cells = groups.length;
     ctx.stats.mergedCells = groups.length;
     ctx.stats.treesMatched = 1;
     const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
     return ctx.answer({
       status: 'bounded',
-      reason:
-        `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
-        `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
-        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
-      rows: estimated,
+      reason: `${why}; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
+      rows: trainingRows,
       certifiedRows: claims.certified,
       ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}),
       ...(claims.boxes ? { boxes: claims.boxes } : {}),
       reconstruction: claims.rows,
     });
+  };
+  if (app.subsample !== undefined) {
+    const estimated = Math.round(rows / app.subsample);
+    return firstTreeOnly(
+      `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
+        `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
+        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed`,
+      estimated,
+    );
+  }
+  const cellCap = ctx.options.hessianMatchCellCap ?? HESSIAN_MATCH_CELL_CAP;
+  if (rows * forest.features.length > cellCap) {
+    return firstTreeOnly(
+      `${rows.toLocaleString('en-US')} rows x ${forest.features.length} features: past the ${millions(cellCap)} cells the matching of the later trees holds within the memory ceiling, ` +
+        `so only tree 0 is read: its exact counts give every row in its leaves' boxes with their labels, and the later trees do not narrow them`,
+      rows,
+    );
   }
   /** Trees 1.. matched to the groups window by window, then the answer. */
   const matchAndAnswer = async (highs: Highs): Promise<ReconstructionResult> => {

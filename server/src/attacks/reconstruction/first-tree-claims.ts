@@ -62,7 +62,14 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
   const features = forest.features.length;
   const labelOf = (positive: boolean) => forest.classes[positive ? 1 : 0] ?? (positive ? 1 : 0);
   // Per leaf: its region and what is left to claim, per label (undefined positives: rows only).
-  const leaves = new Map(first.leaves.map((leaf) => [leaf.node, { region: regionIntervals(leaf.box, features), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }]));
+  // A leaf's region and which of its features it bounds are shared by the rows it certifies (rows
+  // are read, never changed, once answered: a million rows, a few hundred regions).
+  const leaves = new Map(
+    first.leaves.map((leaf) => {
+      const region = regionIntervals(leaf.box, features);
+      return [leaf.node, { region, bounded: region.map((b) => b !== null), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }];
+    }),
+  );
   let certified = 0;
   let withoutLabel = 0;
   const rows = placed.map((row): ReconstructedRow => {
@@ -71,10 +78,10 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     const leaf = leaves.get(node);
     if (!leaf || leaf.rows <= 0) return row;
     leaf.rows--;
-    const region = leaf.region.map((b) => (b ? ([b[0], b[1]] as [number, number]) : null));
+    const region = leaf.region;
     if (leaf.positives === undefined || assumed.length > 0) {
       withoutLabel++;
-      return { ...row, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+      return { ...row, intervals: region, certified: false, certifiedValues: leaf.bounded };
     }
     // The label the leaf still has room for: the row's own first.
     const positive = row.label === labelOf(true);

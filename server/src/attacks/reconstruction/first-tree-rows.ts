@@ -35,7 +35,8 @@ export function firstTreeRows(forest: Forest, probe: FirstTreeProbe, ctx: RunCon
   for (const leaf of first.leaves) {
     const intervals = regionIntervals(leaf.box, features);
     const values = intoRegion(new Array<number | null>(features).fill(null), intervals, lowerInclusive);
-    const row = (positive: boolean): ReconstructedRow => ({ values: [...values], intervals: intervals.map((b) => (b ? [b[0], b[1]] : null)), label: label(positive), certified: false });
+    // A leaf's rows share its point and region (rows are read, never changed, once answered).
+    const row = (positive: boolean): ReconstructedRow => ({ values, intervals, label: label(positive), certified: false });
     if (leaf.positives !== undefined) {
       labelled += leaf.rows;
       for (let i = 0; i < leaf.rows; i++) rows.push(row(i < leaf.positives));

@@ -59,3 +59,16 @@ export function millions(n: number): string {
  * certified rows are listed alone (they come from the anchor trees' leaves, not from the walks).
  */
 export const WALK_CELL_CAP = 4_000_000;
+
+/**
+ * Cells (rows x the model's features) the hessian matching of a boosted model holds at most
+ * (boosting-hessians.ts). Public XGBoost files of 455k to 1.2M rows ran out of the worker's 1 GB
+ * ("failed"): each row carried its own copy of its group's box, and the box widths were measured
+ * on a list of rows x features numbers (25.7M on one of them). Rows now share their group's box and
+ * widths are measured once per box, weighted; measured since, in the engine alone (13 to 100 trees
+ * of depth 6): 1.0M cells 257 MB, 5M cells 296 MB, 19M cells (XGBClassifier's defaults on 1M rows
+ * of Adult) 409 MB, 25.7M cells (1.17M rows x 22 features, a public file) 403 MB. Past the cap,
+ * an order beyond what was measured, only tree 0 is read: its exact counts certify every row in
+ * its leaves' boxes, without the later trees' matching.
+ */
+export const HESSIAN_MATCH_CELL_CAP = 100_000_000;

@@ -62,6 +62,8 @@ export interface ReconstructionOptions {
   groups?: CategoricalGroup[];
   /** Cells (rows x features) the box estimate walks at most; default memory.ts's WALK_CELL_CAP (tests lower it). */
   walkCellCap?: number;
+  /** Cells (rows x features) past which a boosted model's later trees are not matched (memory.ts HESSIAN_MATCH_CELL_CAP); tests lower it. */
+  hessianMatchCellCap?: number;
 }
 
 /**

@@ -15,10 +15,17 @@ export function certifiedBoxTightness(forest: Forest, rows: readonly Reconstruct
   const cut = featureAxes(forest);
   if (!cut.ok) return undefined;
   const axes = cut.axes;
-  const boxes = rows.filter((row) => row.certified && row.intervals).map((row) => row.intervals!);
-  if (boxes.length === 0) return undefined;
-  const pinnedRows = boxes.filter((box) => forest.trees.every((tree) => leafOfBox(tree, box) >= 0)).length;
-  return widthSummary(axes, boxes.length, (b, f) => relativeValueWidth(axes.thresholds[f], boxes[b][f]), pinnedRows);
+  // Rows that share one box (a leaf's rows, by reference) are measured once, weighted by how many.
+  const counted = new Map<([number, number] | null)[], number>();
+  for (const row of rows) if (row.certified && row.intervals) counted.set(row.intervals, (counted.get(row.intervals) ?? 0) + 1);
+  if (counted.size === 0) return undefined;
+  const boxes = [...counted.keys()];
+  const weights = [...counted.values()];
+  let pinnedRows = 0;
+  boxes.forEach((box, b) => {
+    if (forest.trees.every((tree) => leafOfBox(tree, box) >= 0)) pinnedRows += weights[b];
+  });
+  return widthSummary(axes, boxes.length, (b, f) => relativeValueWidth(axes.thresholds[f], boxes[b][f]), pinnedRows, (b) => weights[b]);
 }
 
 /** The interval's share of the span of the feature's thresholds (an open end counts up to the outermost threshold; no interval: 1). */

@@ -11,23 +11,26 @@ export function boxTightness(axes: FeatureAxes, boxes: readonly { low: ArrayLike
   return widthSummary(axes, boxes.length, (b, f) => relativeWidth(axes, f, boxes[b].low[f], boxes[b].high[f]), pinnedRows);
 }
 
-/** The medians, over `count` boxes and the numeric features, of `widthOf(box, feature)`: overall and per feature. */
-export function widthSummary(axes: FeatureAxes, count: number, widthOf: (box: number, feature: number) => number, pinnedRows: number): BoxTightness {
+/**
+ * The medians, over `count` boxes and the numeric features, of `widthOf(box, feature)`: overall and
+ * per feature. `weightOf(box)` counts a box that many times (rows sharing one box: a million rows
+ * in a few hundred leaf regions are measured on the regions, not on a million copies).
+ */
+export function widthSummary(axes: FeatureAxes, count: number, widthOf: (box: number, feature: number) => number, pinnedRows: number, weightOf: (box: number) => number = () => 1): BoxTightness {
   const numeric: number[] = [];
   for (let f = 0; f < axes.binary.length; f++) if (!axes.binary[f] && axes.thresholds[f].length > 0) numeric.push(f);
-  const perFeature = numeric.map(() => [] as number[]);
-  const all: number[] = [];
-  for (let b = 0; b < count; b++) {
-    numeric.forEach((f, i) => {
-      const width = widthOf(b, f);
-      perFeature[i].push(width);
-      all.push(width);
-    });
-  }
+  const weights = Float64Array.from({ length: count }, (_, b) => weightOf(b));
+  const perFeature = numeric.map((f) => Float64Array.from({ length: count }, (_, b) => widthOf(b, f)));
+  const all = new Float64Array(count * numeric.length);
+  const allWeights = new Float64Array(count * numeric.length);
+  perFeature.forEach((widths, i) => {
+    all.set(widths, i * count);
+    allWeights.set(weights, i * count);
+  });
   return {
     pinnedRows,
-    medianWidth: median(all),
-    featureWidths: numeric.map((f, i) => ({ feature: f, medianWidth: median(perFeature[i]) })),
+    medianWidth: weightedMedian(all, allWeights),
+    featureWidths: numeric.map((f, i) => ({ feature: f, medianWidth: weightedMedian(perFeature[i], weights) })),
   };
 }
 
@@ -42,10 +45,29 @@ export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: n
   return Math.max(0, b - a) / (last - first);
 }
 
-/** The median, 1 (the whole range) when there is nothing to measure. */
-function median(values: number[]): number {
-  if (values.length === 0) return 1;
-  const sorted = values.slice().sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+/**
+ * The median of `values`, each counted `weights[i]` times (the mean of the two middle ones when the
+ * total is even), 1 (the whole range) when there is nothing to measure.
+ */
+export function weightedMedian(values: Float64Array, weights: Float64Array): number {
+  let total = 0;
+  for (const w of weights) total += w;
+  if (values.length === 0 || total <= 0) return 1;
+  if (weights.every((w) => w === 1)) {
+    // Every weight 1: the plain median (typed arrays sort numerically, in native code).
+    const sorted = values.slice().sort();
+    const mid = sorted.length >> 1;
+    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  }
+  const order = Uint32Array.from({ length: values.length }, (_, i) => i).sort((a, b) => values[a] - values[b]);
+  // The values at positions floor((total - 1) / 2) and floor(total / 2) of the expanded sorted list.
+  const at = (position: number): number => {
+    let seen = 0;
+    for (const i of order) {
+      seen += weights[i];
+      if (seen > position) return values[i];
+    }
+    return values[order[order.length - 1]];
+  };
+  return (at(Math.floor((total - 1) / 2)) + at(Math.floor(total / 2))) / 2;
 }
