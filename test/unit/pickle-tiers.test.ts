@@ -456,6 +456,23 @@ describe('pickle tiers: files saved with dill', () => {
     assert.ok((unsafe?.data?.globals as string[]).includes('dill._dill._create_code'));
   });
 
+  it("reads older dill's _get_attr(_import_module(path), name) as the global it names, and refuses any other use", () => {
+    // As dill 0.2-0.3.0 wrote numpy's reconstructor (a public protocol 3 XGBClassifier file; crafted
+    // here, since Debian's dill 0.3.6 no longer writes it).
+    const getAttr = stackGlobal('dill._dill', '_get_attr');
+    const importModule = stackGlobal('dill._dill', '_import_module');
+    const named = (path: string, name: string) => [getAttr, importModule, sbu(path), 0x85, 'R', sbu(name), 0x86, 'R'];
+    const ok = unpickle(bytes(P4, ...named('numpy.core.multiarray', '_reconstruct'), '.'));
+    assert.deepEqual(ok.unsafe, []);
+    assert.ok(ok.globals.includes('numpy.core.multiarray._reconstruct'));
+    // the name's own tier: os.system is dangerous; a builtin's name would be reached by the fallback
+    assert.deepEqual(unpickle(bytes(P4, ...named('os', 'system'), '.')).unsafe, ['os.system']);
+    assert.deepEqual(unpickle(bytes(P4, ...named('numpy', 'eval'), '.')).unsafe, ['dill._dill._import_module', 'dill._dill._get_attr']);
+    // an imported module kept as a value, or given to anything else
+    assert.deepEqual(unpickle(bytes(P4, importModule, sbu('numpy.core.multiarray'), 0x85, 'R', '.')).unsafe, ['dill._dill._import_module']);
+    assert.deepEqual(unpickle(bytes(P4, getAttr, stackGlobal('numpy', 'ndarray'), sbu('x'), 0x86, 'R', '.')).unsafe, ['dill._dill._get_attr']);
+  });
+
   it("accepts _create_array only as f(*args) + setstate with a named f, and _load_type only for a builtin data type", () => {
     const create = stackGlobal('dill._dill', '_create_array');
     const recon = stackGlobal('numpy.core.multiarray', '_reconstruct');

@@ -62,6 +62,11 @@ const EXACT = new Set<string>([
   // dill's _load_type('bytearray'): a builtin type by name, checked the same way (vm.ts).
   'dill._dill._load_type',
   'dill.dill._load_type',
+  // older dill's _get_attr(_import_module('numpy.core.multiarray'), '_reconstruct'): checked the same way.
+  'dill._dill._import_module',
+  'dill.dill._import_module',
+  'dill._dill._get_attr',
+  'dill.dill._get_attr',
   // Masked arrays: a search's cv_results_ (param_* columns). _mareconstruct(subtype, baseclass,
   // baseshape, basetype) only calls ndarray.__new__; subtype and baseclass are checked globals too.
   // scikit-learn functions that estimators keep as parameter values by default (a search's

@@ -173,6 +173,10 @@ interface Findings {
   rebuiltCount: number;
   /** Set when loading would call a rebuilt function, or cloudpickle imports a dangerous module. */
   runsBytecode: boolean;
+  /** dill's `_import_module(path)` results, and those a `_get_attr` resolved (DILL_IMPORT_MODULE). */
+  dillModules: WeakMap<PyCall, string>;
+  dillModulesResolved: WeakSet<PyCall>;
+  dillModulesOpen: number;
 }
 
 /** numpy's pre-1.20 ufunc reconstructor: `__import__(module)` + getattr, so checked by its arguments. */
@@ -194,6 +198,26 @@ const DILL_CREATE_ARRAY = new Set(['dill._dill._create_array', 'dill.dill._creat
  * anything else (`CodeType`, `FunctionType`: dill rebuilding code) stays dangerous.
  */
 const DILL_LOAD_TYPE = new Set(['dill._dill._load_type', 'dill.dill._load_type']);
+
+/**
+ * Older dill (protocol 3 files of dill 0.2-0.3.0) names a global as
+ * `_get_attr(_import_module('numpy.core.multiarray'), '_reconstruct')`: `_import_module('a.b')` is
+ * `getattr(__import__('a'), 'b')` and `_get_attr(obj, name)` is `getattr(obj, name)`, falling back
+ * to the builtin of that name. Both applied to literal strings, the pair names the global
+ * `a.b.name`, tiered as such (numpy's `_reconstruct`: allowed; `os.system`: dangerous); a builtin's
+ * name (`eval`) is refused, since the fallback would reach it. `_import_module`'s result used any
+ * other way, and any other use of either, are dangerous.
+ */
+const DILL_IMPORT_MODULE = new Set(['dill._dill._import_module', 'dill.dill._import_module']);
+const DILL_GET_ATTR = new Set(['dill._dill._get_attr', 'dill.dill._get_attr']);
+const DOTTED_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
+/** Python's builtin functions (3.x, and 2.x's own): `_get_attr`'s fallback would reach these by name. */
+const BUILTIN_FUNCTIONS = new Set(
+  ('abs aiter all anext any ascii bin breakpoint callable chr classmethod compile copyright credits delattr dir divmod ' +
+    'enumerate eval exec exit filter format getattr globals hasattr hash help hex id input isinstance issubclass iter len ' +
+    'license locals map max memoryview min next oct open ord pow print property quit repr reversed round setattr sorted ' +
+    'staticmethod sum super type vars zip __import__ __build_class__ __loader__ __spec__ execfile apply reload raw_input file unichr').split(' '),
+);
 
 /**
  * cloudpickle's names for rebuilding a function from its bytecode (2.x; 3.x keeps them all in
@@ -218,7 +242,7 @@ const BYTECODE_ROLES = new Map<string, BytecodeRole>(
 const CODE_TYPES = new Set(['CodeType', 'CellType']);
 
 /** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
-const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...BYTECODE_ROLES.keys()]);
+const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys()]);
 
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
 const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
@@ -246,6 +270,9 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
     rebuilt: new WeakSet(),
     rebuiltCount: 0,
     runsBytecode: false,
+    dillModules: new WeakMap(),
+    dillModulesResolved: new WeakSet(),
+    dillModulesOpen: 0,
   };
   const vm = new Machine(data, options.offset ?? 0, limits, findings, options.joblib ?? false, 0);
   let value: PyValue | undefined;
@@ -258,6 +285,8 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
   // A checked callable put on the stack for anything but a checked call (a value, a computed
   // argument, INST) could import and return any attribute of any module (_ufunc_reconstruct) or
   // call anything (dill's _create_array).
+  // A module dill imported that no `_get_attr` turned into a named global: held, or used, as a value.
+  if (findings.dillModulesOpen > 0) for (const q of DILL_IMPORT_MODULE) if (findings.globals.has(q)) addUnsafe(findings, q);
   let bytecodeChecked = !findings.runsBytecode;
   for (const [q, pushes] of findings.checkedPushes) {
     if (pushes <= (findings.checkedUses.get(q) ?? 0)) continue;
@@ -491,7 +520,7 @@ class Machine {
     return call;
   }
 
-  /** dill's data helpers applied as checked (DILL_CREATE_ARRAY, DILL_LOAD_TYPE): what they make; else undefined. */
+  /** dill's data helpers applied as checked (DILL_CREATE_ARRAY, DILL_LOAD_TYPE, DILL_IMPORT_MODULE, DILL_GET_ATTR): what they make; else undefined. */
   private dillCall(callable: PyGlobal, args: PyTuple): PyValue | undefined {
     const q = callable.qualified;
     if (DILL_CREATE_ARRAY.has(q)) {
@@ -505,6 +534,30 @@ class Machine {
       this.countCheckedUse(q);
       this.markCalled(callable);
       return made;
+    }
+    if (DILL_IMPORT_MODULE.has(q)) {
+      const [path] = args.items;
+      if (args.items.length !== 1 || typeof path !== 'string' || !DOTTED_PATH.test(path)) return undefined;
+      this.countCheckedUse(q);
+      this.markCalled(callable);
+      const module = new PyCall(callable, args);
+      this.findings.dillModules.set(module, path);
+      this.findings.dillModulesOpen++;
+      return module;
+    }
+    if (DILL_GET_ATTR.has(q)) {
+      const [module, name] = args.items;
+      const path = module instanceof PyCall ? this.findings.dillModules.get(module) : undefined;
+      if (args.items.length !== 2 || path === undefined || typeof name !== 'string' || !DOTTED_PATH.test(name) || name.includes('.')) return undefined;
+      // getattr(module, name) or the builtin of that name: a builtin's name is not taken as the module's.
+      if (BUILTIN_FUNCTIONS.has(name)) return undefined;
+      if (!this.findings.dillModulesResolved.has(module as PyCall)) {
+        this.findings.dillModulesResolved.add(module as PyCall);
+        this.findings.dillModulesOpen--;
+      }
+      this.countCheckedUse(q);
+      this.markCalled(callable);
+      return this.global(path, name, false, false);
     }
     if (DILL_LOAD_TYPE.has(q)) {
       const [name] = args.items;
