@@ -248,6 +248,20 @@ describe('first-tree probing finds the true counts', () => {
   });
 });
 
+describe('first-tree probing says why it did not fit', () => {
+  it('names a fractional scale_pos_weight that no reading fits, not "no hessian sums" (stop 32)', () => {
+    // bin_pima_spw_frac (scale_pos_weight 1.86, probes exact) with the weight changed: the covers
+    // still exist, but no split into rows of each label fits the leaf values any more.
+    const forest = readFixture('bin_pima_spw_frac.json').forest;
+    const changed = { ...forest, hyperParameters: { ...forest.hyperParameters, scale_pos_weight: 2.37 } };
+    assert.equal(probeFirstTrees(forest).status, 'exact');
+    const probe = probeFirstTrees(changed);
+    assert.notEqual(probe.status, 'exact');
+    assert.match(probe.reason ?? '', /scale_pos_weight=2\.37 weighs each positive row's hessian/);
+    assert.doesNotMatch(probe.reason ?? '', /stores no hessian sums/);
+  });
+});
+
 describe('rules on boosted models', () => {
   it('first-tree-exposes-counts states the numbers and points at the smallest leaf; forest rules stay quiet', async () => {
     const report = await lintFile(path.join(DIR, 'bin_pima.json'));

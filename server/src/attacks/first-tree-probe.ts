@@ -631,7 +631,10 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
       continue;
     }
     const probed = firsts.map((t) => forest.trees[t]);
-    if (probed.some((t) => !t.boosting?.cover)) continue;
+    if (probed.some((t) => !t.boosting?.cover)) {
+      lastReason = 'the file stores no hessian sums (cover) for the first tree';
+      continue;
+    }
     // With scale_pos_weight s a cover is h (n0 + s n1), a whole multiple of h only when s is whole:
     // the leaves' rows are then checked one by one once G gives n1 (probeWith).
     const weighted = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
@@ -699,7 +702,13 @@ export function probeFirstTrees(forest: Forest): FirstTreeProbe {
       if (attempt && (!best || attempt.score > best.score)) best = attempt;
       if (best?.probe.status === 'exact') break;
     }
-    if (!best) continue;
+    if (!best) {
+      // Each way out says what did not fit (the default, "no cover", once read as the reason here).
+      lastReason = weighted
+        ? `scale_pos_weight=${+spw.toPrecision(6)} weighs each positive row's hessian, and no split of the first tree's covers into rows of each label fits its leaf values`
+        : "no learning rate and regularisation the probe tried read the first tree's covers and leaf values as whole rows of each label";
+      continue;
+    }
     addCaveats(forest, best.probe, model);
     const byLabel = weightedLabels(best.probe, hyp.kind);
     if (byLabel.length > 0) {
