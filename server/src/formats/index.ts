@@ -5,9 +5,10 @@
 import type { ModelReader, ReadOptions, ReadResult } from './types';
 import { forestJsonReader } from './forest-json';
 import { sklearnReader } from './sklearn';
+import { skopsReader } from './skops';
 import { xgboostReader } from './xgboost';
 
-export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader];
+export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader, skopsReader];
 
 export function readModel(bytes: Uint8Array, fileName: string, options?: ReadOptions): ReadResult {
   if (bytes.length === 0) return { kind: 'unreadable', format: 'unknown', reason: 'empty', detail: 'the file is empty.' };
@@ -17,7 +18,7 @@ export function readModel(bytes: Uint8Array, fileName: string, options?: ReadOpt
       kind: 'unreadable',
       format: 'unknown',
       reason: 'not-a-model',
-      detail: 'the content is not a format this tool reads (scikit-learn pickle or joblib, XGBoost model or dump, *.forest.json).',
+      detail: 'the content is not a format this tool reads (scikit-learn pickle or joblib, XGBoost model or dump, *.forest.json, skops archive).',
     };
   }
   try {

@@ -14,6 +14,7 @@ export const MODEL_FILE_SUFFIXES = [
   ...PICKLE_ENDINGS.flatMap((ending) => COMPRESSION_ENDINGS.map((compression) => `${ending}${compression}`)),
   '.forest.json',
   '.ubj',
+  '.skops',
   '.xgb',
   '.dump.txt',
 ] as const;
@@ -32,6 +33,7 @@ export const DEFAULT_MODEL_GLOBS = [
   '**/*.{joblib,pkl,pickle,sav}.{gz,z,bz2,xz,lzma,lz4}',
   '**/*.forest.json',
   '**/*.ubj',
+  '**/*.skops',
   '**/*xgb*.json',
   '**/*xgb*.model',
   '**/*xgb*.bin',
