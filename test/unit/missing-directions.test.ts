@@ -31,8 +31,30 @@ test('directions that all follow the larger child (ties right) are dropped, with
   assert.ok(out.notes.some((n) => /larger child/.test(n)));
 });
 
-test('one split against the rule keeps every direction: the feature had missing values', () => {
+test("a split against the rule keeps its feature's directions: that feature had missing values", () => {
+  // Node 1 (feature x1): 2 < 4 but sends missing left, to its smaller child.
   const out = withoutLargerChildDirections(decoded([true, true, false, false, false]));
   assert.deepEqual(out.forest.trees[0].defaultLeft, [true, true, false, false, false]);
-  assert.equal(out.notes.length, 0);
+  assert.ok(out.notes.some((n) => /missing values in training: x1\b/.test(n)), out.notes.join(' | '));
+});
+
+test("the other features' directions, which follow the larger child, read as left (stop 32)", () => {
+  // A tree whose root (x0) sends missing values right, to its larger child: by the rule, so x0 shows
+  // no missing values and its direction is read as left once x1 shows some.
+  const tree = {
+    left: [1, 3, -1, -1, -1],
+    right: [2, 4, -1, -1, -1],
+    feature: [0, 1, -2, -2, -2],
+    threshold: [0.5, 1.5, -2, -2, -2],
+    distinctRows: [10, 4, 6, 1, 3],
+    classWeights: [10, 4, 6, 1, 3],
+    // x0: 4 < 6, right by the rule (follows it); x1: 1 < 3, but left: against it.
+    defaultLeft: [false, true, false, false, false],
+  };
+  const out = withoutLargerChildDirections({ forest: { trees: [tree] } as unknown as Decoded['forest'], notes: [] });
+  assert.deepEqual(out.forest.trees[0].defaultLeft, [true, true, false, false, false], 'x0 read as left, x1 as stated');
+  // Both features against the rule: every direction as stated, no note.
+  const both = withoutLargerChildDirections({ forest: { trees: [{ ...tree, defaultLeft: [true, true, false, false, false] }] } as unknown as Decoded['forest'], notes: [] });
+  assert.deepEqual(both.forest.trees[0].defaultLeft, [true, true, false, false, false]);
+  assert.equal(both.notes.length, 0);
 });

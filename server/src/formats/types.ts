@@ -3,7 +3,6 @@
  * so the linter can turn it into a finding and go on with other files.
  */
 import type { ForestInput } from '../forest/schema';
-import type { BytecodeFunctions } from './pickle/vm';
 
 /** A position in a text model file (0-based, as in LSP). Binary formats have none. */
 export interface SourceRange {
@@ -18,6 +17,14 @@ export interface ModelPath {
 }
 
 /** Why a file could not be read; each value is explained in docs/rules/unreadable-model.md. */
+/** Functions cloudpickle rebuilt from bytecode without running them (pickle/vm.ts, UnpickleResult.bytecode). */
+export interface BytecodeFunctions {
+  /** Functions rebuilt (`_make_function` calls). */
+  functions: number;
+  /** The cloudpickle names the pickle used to rebuild them, `module.name`. */
+  names: string[];
+}
+
 export type UnreadableReason =
   | 'empty'
   | 'truncated'

@@ -74,11 +74,13 @@ export const firstTreeExposesCounts: ModelRule = {
     // Squared error: hessian 1 for every row in every tree, so not only the first tree counts rows.
     const allTrees = everyTreeRowCounts(forest);
     const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${allTrees.trees} trees state the row count of each of their leaves (${allTrees.leaves} leaves in all), not only the first.` : '';
+    // scikit-learn's boosted models are read as the XGBoost objective their loss is: named as themselves.
+    const modelWords = forest.library.name === 'xgboost' ? `${probe.objective} model` : `${forest.estimator} (read as XGBoost's ${probe.objective})`;
     return [
       {
         message: lead(
           `${k === 1 ? 'First tree counts' : `First ${k} trees count`} training rows per leaf: serve predictions, not the model.`,
-          `${which} of this ${probe.objective} model ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in ${leaves === 1 ? 'its only leaf' : `each of ${k === 1 ? 'its' : 'their'} ${plural(leaves, 'leaf', 'leaves')}`}: ` +
+          `${which} of this ${modelWords} ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in ${leaves === 1 ? 'its only leaf' : `each of ${k === 1 ? 'its' : 'their'} ${plural(leaves, 'leaf', 'leaves')}`}: ` +
             `${total}${balance}. ` +
             `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.${singletonText}${everyTree}${caveats}`,
         ),

@@ -1,7 +1,6 @@
 /** Runs every model rule and applies severities; failures to read become findings here too. */
 import type { Forest } from '../forest/schema';
-import { isNeverFitted, type ModelRead, type NoTreeModelRead, type SavedData, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
-import type { BytecodeFunctions } from '../formats/pickle/vm';
+import { isNeverFitted, type BytecodeFunctions, type ModelRead, type NoTreeModelRead, type SavedData, type UnreadModel, type UnreadableRead, type UnsafeRead } from '../formats/types';
 import type { ReplayCheck } from '../attacks/bootstrap-replay';
 import type { FirstTreeProbe } from '../attacks/first-tree-probe';
 import { RULES, type RuleId, type Severity } from './catalog';

@@ -10,7 +10,9 @@
  * bytes that follow it in the stream (or the nested pickle, for object arrays), as
  * joblib's NumpyUnpickler.load_build does, and replaces the wrapper on the stack with the array.
  */
-import type { UnknownGlobal } from '../types';
+import type { BytecodeFunctions, UnknownGlobal } from '../types';
+
+export type { BytecodeFunctions };
 import { dangerReason } from './dangerous-globals';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
@@ -98,14 +100,6 @@ export interface UnpickleResult {
   end: number;
   /** Why the VM stopped before STOP, if it did. */
   error?: PickleError;
-}
-
-/** What cloudpickle rebuilt from bytecode without running it (UnpickleResult.bytecode). */
-export interface BytecodeFunctions {
-  /** Functions rebuilt (`_make_function` calls). */
-  functions: number;
-  /** The cloudpickle names the pickle used to rebuild them, `module.name`. */
-  names: string[];
 }
 
 const NL = 0x0a;

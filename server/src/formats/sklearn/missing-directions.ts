@@ -19,8 +19,11 @@ import type { Decoded } from './decode-helpers';
 export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   const trees = decoded.forest.trees;
   if (!trees.some((tree) => tree.defaultLeft)) return decoded;
-  const features = decoded.forest.features;
-  const hadMissing = new Uint8Array(features.length);
+  // Features by index: the model's, else as many as the splits use.
+  const featureCount = Math.max(decoded.forest.features?.length ?? 0, ...trees.flatMap((tree) => tree.feature.map((f) => f + 1)));
+  const featureName = (f: number) => decoded.forest.features?.[f]?.name ?? `x${f}`;
+  const hadMissing = new Uint8Array(featureCount);
+  const split = new Uint8Array(featureCount);
   for (const tree of trees) {
     const { left, right, feature, threshold, defaultLeft, distinctRows } = tree;
     if (!defaultLeft) continue;
@@ -28,18 +31,20 @@ export function withoutLargerChildDirections(decoded: Decoded): Decoded {
     if (!distinctRows) return decoded;
     for (let n = 0; n < left.length; n++) {
       if (left[n] === -1) continue;
+      split[feature[n]] = 1;
       const larger = distinctRows[left[n]] > distinctRows[right[n]];
       if (splitsOnMissingOnly(threshold[n]) || defaultLeft[n] !== larger) hadMissing[feature[n]] = 1;
     }
   }
-  const missing = features.flatMap((f, i) => (hadMissing[i] ? [f.name] : []));
+  const missing = Array.from(hadMissing, (had, f) => (had ? [featureName(f)] : [])).flat();
   if (missing.length === 0) {
     return {
       forest: { ...decoded.forest, trees: trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) },
       notes: [...decoded.notes, 'every split sends missing values to its larger child, as scikit-learn does for features without missing values in training: read as a training set without missing values (the directions are left out of the IR)'],
     };
   }
-  if (missing.length === features.length) return decoded;
+  // Every feature the trees split on shows missing values: every direction stays as stated.
+  if (split.every((used, f) => !used || hadMissing[f])) return decoded;
   return {
     forest: {
       ...decoded.forest,

@@ -13,7 +13,6 @@ import { escapeHtml as h } from './escape';
 import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS, messageDetail, messageSummary } from './format';
 import { phaseRows, phaseSummary } from './live';
 import { isMeasured, standingFindings, verdictOf } from './verdict';
-import { hasNoLabels } from '../../forest/task';
 
 /** Rows listed in the exposure table; the heatmap above it shows every row. */
 export const ROW_TABLE_LIMIT = 500;
@@ -108,7 +107,8 @@ export function headline(report: PrivacyReport): string {
         : verdict === 'nothing-found'
           ? `<span class="big">0</span><span class="of">${ofRows} reconstructed</span>`
           : `<span class="big big-words">${verdict === 'not-measured-yet' ? 'Not measured yet' : 'Not measured'}</span>`;
-  const unlabelled = hasNoLabels(report.model);
+  // forest/task.ts's hasNoLabels, spelled out: the webview's renderer requires only its own modules.
+  const unlabelled = report.model?.task === 'outlier-detection';
   const help = verdict === 'certified' || verdict === 'estimate' ? CLAIM_HELP[verdict === 'certified' && unlabelled ? 'certifiedUnlabelled' : verdict] : verdict === 'nothing-found' ? 'The reconstruction ended by itself and recovered no training row from the model.' : '';
   const meta: [string, string][] = measured
     ? [
@@ -267,7 +267,7 @@ ${features
     : '';
   return `<section id="boxes" class="card" aria-labelledby="boxes-title">
 <h2 id="boxes-title">Certified boxes</h2>
-<p class="lede">On numeric features the model proves an interval for each row's value, not the value: every certified row lies in a box (one interval per numeric feature)${hasNoLabels(report.model) ? '' : ' with its label'}. How much that reveals is the box's width, relative to the range the model's thresholds span on the feature: 100% does not narrow the feature at all, near 0% pins the value. A row pinned to one leaf in every tree has the narrowest box the model allows. The values shown for these rows are points chosen inside their boxes (estimates); <code>--emit-reconstruction</code> writes each box's ends.</p>
+<p class="lede">On numeric features the model proves an interval for each row's value, not the value: every certified row lies in a box (one interval per numeric feature)${report.model?.task === 'outlier-detection' ? '' : ' with its label'}. How much that reveals is the box's width, relative to the range the model's thresholds span on the feature: 100% does not narrow the feature at all, near 0% pins the value. A row pinned to one leaf in every tree has the narrowest box the model allows. The values shown for these rows are points chosen inside their boxes (estimates); <code>--emit-reconstruction</code> writes each box's ends.</p>
 <dl class="meta">${items.map(([k, v]) => `<div><dt>${h(k)}</dt><dd>${h(v)}</dd></div>`).join('')}</dl>
 ${table}
 </section>`;
