@@ -63,3 +63,17 @@ test("the COMPAS example's singleton leaf reads as categories (sidecar groups an
   assert.match(message, /age = 21-22/);
   assert.match(message, /priors = 0/);
 });
+
+test('an interval whose ends round alike prints enough digits to tell them apart', () => {
+  // float32 thresholds a hair apart, as a public DecisionTreeClassifier split them: before,
+  // "1.34864 < x7 <= 1.34864", an interval that read as empty.
+  const forest = named(['x7']);
+  const lower = Math.fround(1.348637);
+  const upper = Math.fround(1.3486372);
+  const text = formatCondition(forest, { feature: 0, lower, upper });
+  const [lo, hi] = text.split(' < x7 <= ');
+  assert.notEqual(lo, hi, text);
+  assert.ok(Number(lo) < Number(hi) && Math.abs(Number(lo) - lower) < 1e-7 && Math.abs(Number(hi) - upper) < 1e-7, text);
+  // the usual six digits where they suffice
+  assert.equal(formatCondition(forest, { feature: 0, lower: 1.2345678, upper: 2.3456789 }), '1.23457 < x7 <= 2.34568');
+});

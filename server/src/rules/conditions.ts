@@ -21,7 +21,7 @@ import type { Forest } from '../forest/schema';
 import type { FeatureInterval } from '../forest/structure';
 import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
 import { usablePipelineInput, type Category as InputCategory } from '../forest/pipeline-input';
-import { featureName, formatNumber } from './format';
+import { featureName, formatBounds, formatNumber } from './format';
 
 export interface Category {
   /** The attribute the column encodes (`sex`); undefined when a declared group has no common name. */
@@ -119,7 +119,8 @@ export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, 
   const gt = forest.splitRule === 'less' ? '>=' : '>';
   const { lower, upper } = interval;
   if (lower !== undefined && upper !== undefined) {
-    return `${formatNumber(lower)} ${forest.splitRule === 'less' ? '<=' : '<'} ${name} ${le} ${formatNumber(upper)}`;
+    const [lo, hi] = formatBounds(lower, upper);
+    return `${lo} ${forest.splitRule === 'less' ? '<=' : '<'} ${name} ${le} ${hi}`;
   }
   if (upper !== undefined) return `${name} ${le} ${formatNumber(upper)}`;
   return `${name} ${gt} ${formatNumber(lower!)}`;
@@ -152,7 +153,10 @@ function columnText(name: string, c: ColumnCondition, rule: Forest['splitRule'])
   if (c.lower !== undefined || c.upper !== undefined) {
     const le = rule === 'less' ? '<' : '<=';
     const lo = rule === 'less' ? '<=' : '<';
-    if (c.lower !== undefined && c.upper !== undefined) parts.push(`${formatNumber(c.lower)} ${lo} ${name} ${le} ${formatNumber(c.upper)}`);
+    if (c.lower !== undefined && c.upper !== undefined) {
+      const [low, high] = formatBounds(c.lower, c.upper);
+      parts.push(`${low} ${lo} ${name} ${le} ${high}`);
+    }
     else if (c.upper !== undefined) parts.push(`${name} ${le} ${formatNumber(c.upper)}`);
     else parts.push(`${name} ${rule === 'less' ? '>=' : '>'} ${formatNumber(c.lower!)}`);
   }

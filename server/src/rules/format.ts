@@ -7,6 +7,20 @@ export function formatNumber(value: number): string {
   return String(Number(value.toPrecision(6)));
 }
 
+/**
+ * An interval's two ends, each with the fewest significant digits (6 at least) that still tell
+ * them apart: float32 thresholds a hair apart printed as "1.34864 < x7 <= 1.34864", an interval
+ * that read as empty (a public DecisionTreeClassifier).
+ */
+export function formatBounds(lower: number, upper: number): [string, string] {
+  for (let digits = 6; digits < 17; digits++) {
+    const lo = Number.isInteger(lower) ? String(lower) : String(Number(lower.toPrecision(digits)));
+    const hi = Number.isInteger(upper) ? String(upper) : String(Number(upper.toPrecision(digits)));
+    if (lo !== hi || lower === upper) return [lo, hi];
+  }
+  return [String(lower), String(upper)];
+}
+
 export function formatCount(value: number): string {
   return Math.round(value).toLocaleString('en-US');
 }
