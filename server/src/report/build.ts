@@ -232,7 +232,8 @@ export function summarySentence(
     // Boxes: what is proven is an interval per numeric feature, as narrow as `boxes` says; never "recoverable" values.
     const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';
     const width = Math.round(r.boxes.medianWidth * 100);
-    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven to be in the training data as boxes${unlabelled ? '' : ', with their label'}${when}: per numeric feature an interval the value lies in, ${width === 0 && r.boxes.medianWidth > 0 ? 'under 1' : width}% of the feature's threshold range wide (median).`;
+    const more = withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
+    return `${outOf(r.certifiedRows)} ${r.certifiedRows === 1 ? 'is' : 'are'} proven to be in the training data as boxes${unlabelled ? '' : ', with their label'}${when}: per numeric feature an interval the value lies in, ${width === 0 && r.boxes.medianWidth > 0 ? 'under 1' : width}% of the feature's threshold range wide (median).${more}`;
   }
   if (claim === 'certified' && withoutLabel > 0) {
     const when = r.status === 'timeout' ? ' by the time the budget ran out (more may be)' : '';

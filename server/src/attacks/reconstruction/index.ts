@@ -48,6 +48,7 @@
  */
 import type { Forest } from '../../forest/schema';
 import { missingValueReading } from '../missing-values';
+import { numericBoxTightness } from './boxes/row-tightness';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructByBoxes } from './boxes';
 import { estimateFromCounts } from './boxes/estimate';
@@ -89,14 +90,21 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
   if (compacted) {
     const ctx = new RunContext({ ...options, groups: compacted.groups });
     const result = await dispatch(compacted.forest, ctx, () => undefined);
-    const expanded = expandResult(result, compacted.used, forest.features.length);
+    const expanded = expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length);
     const note = [`run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
     return { result: { ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note } };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result, details };
+  return { result: withNumericBoxes(forest, result), details };
+}
+
+/** The certified rows' box widths where the method stated none and the forest has numeric features. */
+function withNumericBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
+  if (result.boxes || result.certifiedRows === 0) return result;
+  const boxes = numericBoxTightness(forest, result.reconstruction);
+  return boxes ? { ...result, boxes } : result;
 }
 
 /**
