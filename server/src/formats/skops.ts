@@ -85,7 +85,12 @@ export function readSkops(bytes: Uint8Array): ReadResult {
 
 export const skopsReader: ModelReader = {
   format: 'skops',
-  // A ZIP file: skops when it holds schema.json (NumPy's .npz and PyTorch's archives do not).
-  sniff: (bytes) => isZip(bytes) && typeof schemaOf(bytes) !== 'string',
+  // A ZIP file: skops when it lists schema.json (NumPy's .npz and PyTorch's archives do not). Only
+  // the central directory is read here; read() inflates and parses the schema once.
+  sniff: (bytes) => {
+    if (!isZip(bytes)) return false;
+    const entries = zipEntries(bytes);
+    return typeof entries !== 'string' && entries.some((e) => e.name === 'schema.json');
+  },
   read: readSkops,
 };
