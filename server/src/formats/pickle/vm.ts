@@ -4,7 +4,8 @@
  * GLOBAL names a PyGlobal, REDUCE records a PyCall, NEWOBJ/OBJ/INST record a PyObject, BUILD
  * attaches state. Every global is sorted into a tier (./tiers): dangerous ones are collected in
  * `unsafe`, unknown ones in `unknown` with whether the pickle calls them; the VM keeps going after
- * a dangerous one so the caller learns every offending name in the file.
+ * a dangerous one so the caller learns every offending name in the file. The few allowed globals
+ * that are harmless only applied one way (dill's, cloudpickle's) are checked by ./checked-callables.
  *
  * joblib: with `joblib: true`, a BUILD that completes a `NumpyArrayWrapper` reads the raw array
  * bytes that follow it in the stream (or the nested pickle, for object arrays), as
@@ -13,7 +14,8 @@
 import type { BytecodeFunctions, UnknownGlobal } from '../types';
 
 export type { BytecodeFunctions };
-import { dangerReason } from './dangerous-globals';
+import { bytecodeCall, callsRebuiltFunction, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
+import { addUnsafe, newFindings, type Findings } from './findings';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
 import {
@@ -143,131 +145,13 @@ export function latin1Decode(b: Uint8Array): string {
 }
 const latin1 = { decode: latin1Decode };
 
-/** Shared across a top-level pickle and the pickles nested in it. */
-interface Findings {
-  unsafe: string[];
-  unsafeSet: Set<string>;
-  globals: Map<string, PyGlobal>;
-  /** Unknown-tier names, in order of first appearance. */
-  unknown: string[];
-  /** Names the pickle calls when loaded (REDUCE, NEWOBJ, NEWOBJ_EX, OBJ, INST, reconstructors). */
-  called: Set<string>;
-  /** `_ufunc_reconstruct(m, n)` calls with literal names: the global they resolve to. */
-  resolved: WeakMap<PyCall, PyGlobal>;
-  /**
-   * Per checked callable (CHECKED_CALLABLES), how often it was put on the stack and how often it
-   * was applied in the one way known to be harmless: any push left over is a dangerous use.
-   */
-  checkedPushes: Map<string, number>;
-  checkedUses: Map<string, number>;
-  refused: string[];
-  joblibArrays: number;
-  /** Functions `_make_function` returned. */
-  rebuilt: WeakSet<PyCall>;
-  rebuiltCount: number;
-  /** Set when loading would call a rebuilt function, or cloudpickle imports a dangerous module. */
-  runsBytecode: boolean;
-  /** dill's `_import_module(path)` results, and those a `_get_attr` resolved (DILL_IMPORT_MODULE). */
-  dillModules: WeakMap<PyCall, string>;
-  dillModulesResolved: WeakSet<PyCall>;
-  dillModulesOpen: number;
-}
-
-/** numpy's pre-1.20 ufunc reconstructor: `__import__(module)` + getattr, so checked by its arguments. */
-const UFUNC_RECONSTRUCT = new Set(['numpy.core._ufunc_reconstruct', 'numpy._core._ufunc_reconstruct']);
-
-/**
- * dill's array reconstructor, which `dill.dump` writes for every numpy array (a plain forest saved
- * with dill names no other dill global): `_create_array(f, args, state, npdict)` is `f(*args)`
- * then `__setstate__(state)`, exactly a standard pickle's REDUCE + BUILD, so it is harmless when f
- * is a global named in the pickle (tiered as such) and npdict is None. `dill._dill` since 0.3.0,
- * `dill.dill` before. Any other use calls an arbitrary f: dangerous, as every other dill name.
- */
-const DILL_CREATE_ARRAY = new Set(['dill._dill._create_array', 'dill.dill._create_array']);
-
-/**
- * dill's `_load_type(name)`: the builtin type of that name from a fixed table (`bytearray` for an
- * XGBoost model's raw booster, `slice` for a DataFrame's index). Applied to a literal string that
- * names an allowed builtin data type it is that type, tiered as the global `builtins.<name>`;
- * anything else (`CodeType`, `FunctionType`: dill rebuilding code) stays dangerous.
- */
-const DILL_LOAD_TYPE = new Set(['dill._dill._load_type', 'dill.dill._load_type']);
-
-/**
- * Older dill (protocol 3 files of dill 0.2-0.3.0) names a global as
- * `_get_attr(_import_module('numpy.core.multiarray'), '_reconstruct')`: `_import_module('a.b')` is
- * `getattr(__import__('a'), 'b')` and `_get_attr(obj, name)` is `getattr(obj, name)`, falling back
- * to the builtin of that name. Both applied to literal strings, the pair names the global
- * `a.b.name`, tiered as such (numpy's `_reconstruct`: allowed; `os.system`: dangerous); a builtin's
- * name (`eval`) is refused, since the fallback would reach it. `_import_module`'s result used any
- * other way, and any other use of either, are dangerous.
- */
-const DILL_IMPORT_MODULE = new Set(['dill._dill._import_module', 'dill.dill._import_module']);
-const DILL_GET_ATTR = new Set(['dill._dill._get_attr', 'dill.dill._get_attr']);
-const DOTTED_PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
-/** Python's builtin functions (3.x, and 2.x's own): `_get_attr`'s fallback would reach these by name. */
-const BUILTIN_FUNCTIONS = new Set(
-  ('abs aiter all anext any ascii bin breakpoint callable chr classmethod compile copyright credits delattr dir divmod ' +
-    'enumerate eval exec exit filter format getattr globals hasattr hash help hex id input isinstance issubclass iter len ' +
-    'license locals map max memoryview min next oct open ord pow print property quit repr reversed round setattr sorted ' +
-    'staticmethod sum super type vars zip __import__ __build_class__ __loader__ __spec__ execfile apply reload raw_input file unichr').split(' '),
-);
-
-/**
- * cloudpickle's names for rebuilding a function from its bytecode (2.x; 3.x keeps them all in
- * `cloudpickle.cloudpickle`; copies vendored by joblib, spaCy and numba). Dangerous by their module
- * (the loaded function runs whatever its bytecode says when the model is used), but the VM can tell
- * that loading itself only builds such functions: each name used as below, and no rebuilt function
- * called. Then the file is still `unsafe-pickle`, and its models are analysed (UnpickleResult.bytecode).
- */
-const CLOUDPICKLE_MODULES = ['cloudpickle', 'joblib.externals.cloudpickle', 'srsly.cloudpickle', 'numba.cloudpickle'].flatMap((m) => [`${m}.cloudpickle`, `${m}.cloudpickle_fast`]);
-type BytecodeRole = 'make-function' | 'builtin-type' | 'function-setstate' | 'empty-cell' | 'make-cell' | 'subimport';
-const BYTECODE_ROLES = new Map<string, BytecodeRole>(
-  CLOUDPICKLE_MODULES.flatMap((m) => [
-    [`${m}._make_function`, 'make-function'],
-    [`${m}._builtin_type`, 'builtin-type'],
-    [`${m}._function_setstate`, 'function-setstate'],
-    [`${m}._make_empty_cell`, 'empty-cell'],
-    [`${m}._make_cell`, 'make-cell'],
-    [`${m}.subimport`, 'subimport'],
-  ]),
-);
-/** The types `_builtin_type` may name while only building code: calling them makes a code object or a cell. */
-const CODE_TYPES = new Set(['CodeType', 'CellType']);
-
-/** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
-const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys()]);
-
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
 const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
-
-function addUnsafe(findings: Findings, q: string): void {
-  if (findings.unsafeSet.has(q)) return;
-  findings.unsafeSet.add(q);
-  findings.unsafe.push(q);
-}
 
 /** Interprets one pickle starting at `options.offset`. Never throws: failures come back in `error`. */
 export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): UnpickleResult {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
-  const findings: Findings = {
-    unsafe: [],
-    unsafeSet: new Set(),
-    globals: new Map(),
-    unknown: [],
-    called: new Set(),
-    resolved: new WeakMap(),
-    checkedPushes: new Map(),
-    checkedUses: new Map(),
-    refused: [],
-    joblibArrays: 0,
-    rebuilt: new WeakSet(),
-    rebuiltCount: 0,
-    runsBytecode: false,
-    dillModules: new WeakMap(),
-    dillModulesResolved: new WeakSet(),
-    dillModulesOpen: 0,
-  };
+  const findings = newFindings();
   const vm = new Machine(data, options.offset ?? 0, limits, findings, options.joblib ?? false, 0);
   let value: PyValue | undefined;
   let error: PickleError | undefined;
@@ -276,19 +160,7 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
   } catch (e) {
     error = toPickleError(e, vm.pos);
   }
-  // A checked callable put on the stack for anything but a checked call (a value, a computed
-  // argument, INST) could import and return any attribute of any module (_ufunc_reconstruct) or
-  // call anything (dill's _create_array).
-  // A module dill imported that no `_get_attr` turned into a named global: held, or used, as a value.
-  if (findings.dillModulesOpen > 0) for (const q of DILL_IMPORT_MODULE) if (findings.globals.has(q)) addUnsafe(findings, q);
-  let bytecodeChecked = !findings.runsBytecode;
-  for (const [q, pushes] of findings.checkedPushes) {
-    if (pushes <= (findings.checkedUses.get(q) ?? 0)) continue;
-    addUnsafe(findings, q);
-    if (BYTECODE_ROLES.has(q)) bytecodeChecked = false;
-  }
-  const bytecodeNames = [...findings.globals.keys()].filter((q) => BYTECODE_ROLES.has(q));
-  const bytecode = bytecodeNames.length > 0 && bytecodeChecked ? { functions: findings.rebuiltCount, names: bytecodeNames } : undefined;
+  const bytecode = settleCheckedCallables(findings);
   return {
     value,
     protocol: vm.protocol,
@@ -323,6 +195,8 @@ class Machine {
   private marks: number[] = [];
   private memo = new Map<number, PyValue>();
   private shortFrame: string | undefined;
+  /** What the checked callables (./checked-callables) use of this VM. */
+  private readonly host: CheckedCallHost;
 
   constructor(
     private readonly data: Uint8Array,
@@ -335,6 +209,12 @@ class Machine {
     this.pos = start;
     this.end = data.length;
     this.dv = new DataView(data.buffer, data.byteOffset, data.byteLength);
+    this.host = {
+      findings,
+      reduce: (callable, args) => this.reduce(callable, args),
+      nameGlobal: (module, name) => this.global(module, name, false, false),
+      markCalled: (target) => this.markCalled(target),
+    };
   }
 
   // ---- input ----
@@ -445,7 +325,7 @@ class Machine {
   private get(i: number): void {
     const v = this.memo.get(i);
     if (v === undefined) throw this.corrupt(`memo entry ${i} was never stored`);
-    this.countCheckedPush(v);
+    countCheckedPush(this.findings, v);
     this.push(v);
   }
 
@@ -467,127 +347,31 @@ class Machine {
       if (tier === 'dangerous') addUnsafe(this.findings, q);
       else if (tier === 'unknown') this.findings.unknown.push(q);
     }
-    if (pushed) this.countCheckedPush(g);
+    if (pushed) countCheckedPush(this.findings, g);
     return g;
-  }
-
-  private countCheckedPush(v: PyValue): void {
-    if (v instanceof PyGlobal && CHECKED_CALLABLES.has(v.qualified)) {
-      this.findings.checkedPushes.set(v.qualified, (this.findings.checkedPushes.get(v.qualified) ?? 0) + 1);
-    }
-  }
-
-  private countCheckedUse(q: string): void {
-    this.findings.checkedUses.set(q, (this.findings.checkedUses.get(q) ?? 0) + 1);
   }
 
   /** Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names). */
   private markCalled(target: PyValue): void {
     // A function rebuilt from bytecode, or anything it returned, called while loading: its code runs now.
-    if (target instanceof PyCall && (this.findings.rebuilt.has(target) || (target.callable instanceof PyCall && this.findings.rebuilt.has(target.callable)))) {
-      this.findings.runsBytecode = true;
-    }
+    if (callsRebuiltFunction(this.findings, target)) this.findings.runsBytecode = true;
     const g = target instanceof PyCall ? this.findings.resolved.get(target) : target;
     if (g instanceof PyGlobal) this.findings.called.add(g.qualified);
   }
 
   /** REDUCE: callable(*args), with what it tells about the globals involved. */
   private reduce(callable: PyValue, args: PyValue): PyValue {
-    const dill = callable instanceof PyGlobal && args instanceof PyTuple ? this.dillCall(callable, args) : undefined;
+    const dill = callable instanceof PyGlobal && args instanceof PyTuple ? dillCall(this.host, callable, args) : undefined;
     if (dill !== undefined) return dill;
     const call = new PyCall(callable, args);
-    if (callable instanceof PyGlobal && args instanceof PyTuple) this.bytecodeCall(callable, args, call);
+    if (callable instanceof PyGlobal && args instanceof PyTuple) bytecodeCall(this.findings, callable, args, call);
     this.markCalled(callable);
     if (callable instanceof PyGlobal && args instanceof PyTuple) {
       const q = callable.qualified;
       if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0]);
-      if (UFUNC_RECONSTRUCT.has(q)) {
-        const [m, n] = args.items;
-        if (args.items.length === 2 && typeof m === 'string' && typeof n === 'string') {
-          // __import__(m, fromlist=[n]).n, no Python 2 renaming: the global it names, tiered as such.
-          const named = this.global(m, n, false, false);
-          this.countCheckedUse(q);
-          this.findings.resolved.set(call, named);
-        }
-      }
+      resolveUfuncReconstruct(this.host, callable, args, call);
     }
     return call;
-  }
-
-  /** dill's data helpers applied as checked (DILL_CREATE_ARRAY, DILL_LOAD_TYPE, DILL_IMPORT_MODULE, DILL_GET_ATTR): what they make; else undefined. */
-  private dillCall(callable: PyGlobal, args: PyTuple): PyValue | undefined {
-    const q = callable.qualified;
-    if (DILL_CREATE_ARRAY.has(q)) {
-      const [f, fArgs, state, npdict] = args.items;
-      if (!(args.items.length === 3 || (args.items.length === 4 && npdict === null))) return undefined;
-      if (!(f instanceof PyGlobal && fArgs instanceof PyTuple)) return undefined;
-      // f(*fArgs) then __setstate__(state): the REDUCE + BUILD a standard pickle would hold.
-      const made = this.reduce(f, fArgs);
-      if (!(made instanceof PyCall)) return undefined;
-      made.state = state;
-      this.countCheckedUse(q);
-      this.markCalled(callable);
-      return made;
-    }
-    if (DILL_IMPORT_MODULE.has(q)) {
-      const [path] = args.items;
-      if (args.items.length !== 1 || typeof path !== 'string' || !DOTTED_PATH.test(path)) return undefined;
-      this.countCheckedUse(q);
-      this.markCalled(callable);
-      const module = new PyCall(callable, args);
-      this.findings.dillModules.set(module, path);
-      this.findings.dillModulesOpen++;
-      return module;
-    }
-    if (DILL_GET_ATTR.has(q)) {
-      const [module, name] = args.items;
-      const path = module instanceof PyCall ? this.findings.dillModules.get(module) : undefined;
-      if (args.items.length !== 2 || path === undefined || typeof name !== 'string' || !DOTTED_PATH.test(name) || name.includes('.')) return undefined;
-      // getattr(module, name) or the builtin of that name: a builtin's name is not taken as the module's.
-      if (BUILTIN_FUNCTIONS.has(name)) return undefined;
-      if (!this.findings.dillModulesResolved.has(module as PyCall)) {
-        this.findings.dillModulesResolved.add(module as PyCall);
-        this.findings.dillModulesOpen--;
-      }
-      this.countCheckedUse(q);
-      this.markCalled(callable);
-      return this.global(path, name, false, false);
-    }
-    if (DILL_LOAD_TYPE.has(q)) {
-      const [name] = args.items;
-      if (args.items.length !== 1 || typeof name !== 'string' || classifyGlobal('builtins', name).tier !== 'allowed') return undefined;
-      this.countCheckedUse(q);
-      this.markCalled(callable);
-      return this.global('builtins', name, false, false);
-    }
-    return undefined;
-  }
-
-  /** cloudpickle's names applied as it applies them to rebuild a function (BYTECODE_ROLES): counted as checked. */
-  private bytecodeCall(callable: PyGlobal, args: PyTuple, call: PyCall): void {
-    const q = callable.qualified;
-    const role = BYTECODE_ROLES.get(q);
-    if (!role) return;
-    const [first] = args.items;
-    let checked = false;
-    if (role === 'make-function') {
-      this.findings.rebuilt.add(call);
-      this.findings.rebuiltCount++;
-      checked = true;
-    } else if (role === 'builtin-type') {
-      checked = args.items.length === 1 && typeof first === 'string' && CODE_TYPES.has(first);
-    } else if (role === 'function-setstate') {
-      checked = args.items.length === 2 && first instanceof PyCall && this.findings.rebuilt.has(first);
-    } else if (role === 'empty-cell') {
-      checked = args.items.length === 0;
-    } else if (role === 'make-cell') {
-      checked = args.items.length <= 1;
-    } else if (role === 'subimport') {
-      // __import__(name): harmless for a module no dangerous name lives in (numpy, not os).
-      checked = args.items.length === 1 && typeof first === 'string' && dangerReason(first, '_') === undefined;
-      if (!checked) this.findings.runsBytecode = true;
-    }
-    if (checked) this.countCheckedUse(q);
   }
 
   private refuse(what: string): PyRefused {
@@ -735,7 +519,7 @@ class Machine {
           this.popMark();
           break;
         case 0x32: // DUP '2'
-          this.countCheckedPush(this.top());
+          countCheckedPush(this.findings, this.top());
           this.push(this.top());
           break;
 
