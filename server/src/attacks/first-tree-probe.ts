@@ -23,6 +23,7 @@
 import type { Forest, Tree } from '../forest/schema';
 import { baseMargin, isLogistic, nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
+import { heldOutSentence } from '../forest/held-out';
 import { isSquaredError, squaredErrorRootsDiffer } from './boosted-covers';
 import { missingValueReading, missingValueRouting, mixedMissingFeatures } from './missing-values';
 
@@ -824,6 +825,9 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
       caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${reading.note}; a leaf's region holds its rows missing a value there. The counts stay exact.`);
     }
   }
+  // scikit-learn's early stopping: the trees' N is the training split, not every row given to fit.
+  const heldOut = heldOutSentence(forest).trim();
+  if (heldOut) caveats.push(heldOut);
   if (probe.objectiveAssumed) {
     caveats.push(`the dump states neither objective nor base score; ${probe.objective} with base score ${forest.boosting!.baseScore[0]} is assumed, and every leaf came out whole, which supports it.`);
   }

@@ -196,6 +196,12 @@ export const ForestSchema = z.object({
      * indices to whoever loads the file). Not replayed by this tool; the rule warns.
      */
     samplerSeeds: z.number().int().nonnegative().optional(),
+    /**
+     * Early stopping held out part of the rows given to fit as a validation split that no tree saw
+     * (scikit-learn's `validation_fraction`): `rows` counts the rows the trees grew on. `fitRows`,
+     * the rows given to fit, when exactly one number fits the split (formats/sklearn/validation-split.ts).
+     */
+    heldOut: z.object({ fraction: z.number().positive(), fitRows: z.number().int().nonnegative().optional() }).optional(),
   }),
   trees: z.array(TreeSchema).min(1),
   privacy: PrivacySchema.optional(),

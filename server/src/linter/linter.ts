@@ -116,6 +116,7 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
     location: location ?? null,
     outputs: forest.outputs ?? 1,
+    ...(forest.training.heldOut ? { heldOut: { fraction: forest.training.heldOut.fraction, fitRows: forest.training.heldOut.fitRows ?? null } } : {}),
   };
 }
 

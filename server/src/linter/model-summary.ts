@@ -34,6 +34,11 @@ export interface ModelSummary {
    * read (its `classes`, its reconstructed labels); the others are not.
    */
   outputs?: number;
+  /**
+   * Early stopping held out a validation split that no tree saw: its `validation_fraction`, and
+   * the rows given to fit (`trainingRows` plus the held-out ones) when the split determines them.
+   */
+  heldOut?: { fraction: number; fitRows: number | null };
 }
 
 /** A further tree model of the same file: its summary; its findings are among the file's. */

@@ -94,6 +94,7 @@ export function writeText(files: FileReport[]): string {
     const about = model
       ? `${file.format}, ${model.estimator}${model.location ? ` at ${model.location}` : ''}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
         (model.trainingRows !== null ? `, ${model.trainingRows.toLocaleString('en-US')} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '') +
+        (model.heldOut?.fitRows != null && model.trainingRows !== null ? ` (of ${model.heldOut.fitRows.toLocaleString('en-US')} given to fit: early stopping held out the rest)` : '') +
         ((model.outputs ?? 1) > 1 ? `, ${model.outputs} outputs (the first read)` : '') +
         otherModels(file.embedded ?? [])
       : file.format;

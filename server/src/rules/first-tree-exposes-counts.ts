@@ -7,7 +7,7 @@ import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
-import { formatClass, formatCountList, formatNumber, percent, plural } from './format';
+import { formatClass, formatCount, formatCountList, formatNumber, percent, plural } from './format';
 import { formatConditions, type Categories } from './conditions';
 import { lead } from './message';
 
@@ -73,7 +73,7 @@ export const firstTreeExposesCounts: ModelRule = {
     const caveats = probe.caveats.length > 0 ? ` ${probe.caveats.map(capitalised).join(' ')}` : '';
     // Squared error: hessian 1 for every row in every tree, so not only the first tree counts rows.
     const allTrees = everyTreeRowCounts(forest);
-    const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${allTrees.trees} trees state the row count of each of their leaves (${allTrees.leaves} leaves in all), not only the first.` : '';
+    const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${formatCount(allTrees.trees)} trees state the row count of each of their leaves (${formatCount(allTrees.leaves)} leaves in all), not only the first.` : '';
     // scikit-learn's boosted models are read as the XGBoost objective their loss is: named as themselves.
     const modelWords = forest.library.name === 'xgboost' ? `${probe.objective} model` : `${forest.estimator} (read as XGBoost's ${probe.objective})`;
     return [

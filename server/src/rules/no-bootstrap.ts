@@ -1,6 +1,7 @@
 /** `no-bootstrap`: each tree was grown on the whole training set, each row counted once. */
 import type { ModelRule } from './types';
 import { formatNumber, plural } from './format';
+import { heldOutSentence } from '../forest/held-out';
 import { lead } from './message';
 
 export const noBootstrap: ModelRule = {
@@ -30,7 +31,7 @@ export const noBootstrap: ModelRule = {
           : `Trees saw every training row once, counts rebuild it: ${fix.advice}.`;
     return [
       {
-        message: lead(summary, `${who} trained on ${seen}, each exactly once (${fix.because}).${noise}`),
+        message: lead(summary, `${who} trained on ${seen}, each exactly once (${fix.because}).${heldOutSentence(forest)}${noise}`),
         data: { trees, rows: rows ?? null },
       },
     ];

@@ -35,6 +35,7 @@ import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stateDict } from '../pickle';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { exactDrawRows } from '../../forest/subsample';
+import { heldOutSplit } from './validation-split';
 import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -113,15 +114,16 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     if (roots.some((r) => r !== rows)) notes.push('the stages\' root counts differ although subsample is 1');
   }
   const nIterNoChange = st.get('n_iter_no_change');
+  const heldOut = nIterNoChange !== null && nIterNoChange !== undefined ? heldOutSplit(numeric(st.get('validation_fraction')), rows) : undefined;
   if (nIterNoChange !== null && nIterNoChange !== undefined) {
-    notes.push(`early stopping (n_iter_no_change=${numeric(nIterNoChange)}): a validation_fraction of the rows was held out, so N is the rows the trees were grown on, not every row given to fit`);
+    notes.push(`early stopping (n_iter_no_change=${numeric(nIterNoChange)}): a validation_fraction of the rows was held out, so N is the rows the trees were grown on, not every row given to fit${heldOut?.fitRows !== undefined ? ` (${heldOut.fitRows})` : ''}`);
   }
   if (version) notes.push(`scikit-learn ${version}`);
   notes.push(`${stages} stages x ${K} tree${K === 1 ? '' : 's'}`);
 
   const base = forestHeader(cls, version, featureNames, hyperParameters);
   // The boosted IR states subsample in its hyper-parameters (the boosted methods check it, as for XGBoost).
-  const training = { bootstrap: false, weighted, ...(rows !== undefined ? { rows } : {}) };
+  const training = { bootstrap: false, weighted, ...(rows !== undefined ? { rows } : {}), ...(heldOut ? { heldOut } : {}) };
   const countTrees = (): Tree[] => raws.map((t) => ({ ...treeStructure(t), classWeights: Array.from(t.weighted) }));
   const asCounts = (why: string): Decoded => {
     notes.push(`${why}; the trees are read as row counts only (no labels or targets)`);

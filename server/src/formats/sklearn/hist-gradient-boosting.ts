@@ -26,6 +26,7 @@ import type { ForestInput, Tree } from '../../forest/schema';
 import { NumpyError, PyGlobal, PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
+import { heldOutSplit } from './validation-split';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -136,8 +137,9 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   const rows = raws[0].nodeSamples[0];
   if (raws.some((t) => t.nodeSamples[0] !== rows)) notes.push('the trees\' root counts differ');
   // `_use_validation_data` is set whenever validation_fraction is; the split happens only with early stopping.
-  if (st.get('do_early_stopping_') === true && st.get('_use_validation_data') === true) {
-    notes.push(`early stopping held out a validation split (validation_fraction=${numeric(st.get('validation_fraction'))}): N = ${rows} is the rows the trees were grown on, not every row given to fit`);
+  const heldOut = st.get('do_early_stopping_') === true && st.get('_use_validation_data') === true ? heldOutSplit(numeric(st.get('validation_fraction')), rows) : undefined;
+  if (heldOut) {
+    notes.push(`early stopping held out a validation split (validation_fraction=${heldOut.fraction}): N = ${rows} is the rows the trees were grown on, not every row given to fit${heldOut.fitRows !== undefined ? ` (${heldOut.fitRows})` : ''}`);
   }
   if (version) notes.push(`scikit-learn ${version}`);
   notes.push(`${iterations.length} iterations x ${K} tree${K === 1 ? '' : 's'}`);
@@ -152,7 +154,7 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   const structure = treeStructure;
 
   const base = forestHeader(cls, version, featureNames, hyperParameters);
-  const training = { bootstrap: false, weighted: false, rows };
+  const training = { bootstrap: false, weighted: false, rows, ...(heldOut ? { heldOut } : {}) };
   // Every tree as a count tree: one column, the rows that reached each node.
   const countTrees = (): Tree[] => raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) }));
   const asCounts = (why: string): Decoded => {
@@ -185,7 +187,8 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
       ...base,
       task: 'regression',
       classes: [],
-      hyperParameters: { ...hyperParameters, eta: learningRate, lambda: l2, alpha: 0, max_delta_step: 0 },
+      // The histogram models draw no rows (no subsample parameter): every tree grew on every training row.
+      hyperParameters: { ...hyperParameters, eta: learningRate, lambda: l2, alpha: 0, max_delta_step: 0, subsample: 1 },
       training,
       trees,
       boosting: { objective: 'reg:squarederror', baseScore: [baseline[0]], baseScoreStated: true, outputGroups: 1, source: 'model' },
