@@ -6,7 +6,7 @@
  * the library whose module paths they accept, because class names alone are not unique
  * (`xgboost.sklearn.XGBClassifier` is not scikit-learn's).
  */
-import type { PyGlobal, PyValue } from '../pickle';
+import type { PyDict, PyGlobal, PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { XGBOOST_CLASSES, decodeXgboostPickle } from './xgboost-pickle';
@@ -51,13 +51,18 @@ export function decoderFor(cls: PyGlobal): EstimatorDecoder | undefined {
  * Tree models this tool recognises but does not read yet, with why; undefined for anything else.
  * Checked after `decoderFor`, so a class that gains a decoder leaves this list by itself.
  */
-export function unreadTreeModel(cls: PyGlobal): string | undefined {
+export function unreadTreeModel(cls: PyGlobal, state?: PyDict): string | undefined {
   const library = libraryOf(cls);
   if (library === 'lightgbm' && /^(LGBM\w+|Booster)$/.test(cls.name)) {
+    // The scikit-learn API keeps `_Booster = None` until fit: an unfitted template (a custom
+    // ensemble's constructor argument beside its fitted copy) holds no data.
+    if (cls.name !== 'Booster' && state?.has('_Booster') && state.get('_Booster') === null) return `${cls.name} was never fitted (its _Booster is None)`;
     return 'LightGBM models are not read yet';
   }
   if (library === 'catboost' && /^CatBoost\w*$/.test(cls.name)) return 'CatBoost models are not read yet';
   if (library === 'sklearn' && /(Forest|Tree|Trees|Boosting|Bagging)\w*(Classifier|Regressor)$|^AdaBoost(Classifier|Regressor)$|^IsolationForest$|^RandomTreesEmbedding$/.test(cls.name)) {
+    // scikit-learn's check_is_fitted: a fitted estimator has an attribute ending in `_`.
+    if (state && !state.keys.some((k) => typeof k === 'string' && k.endsWith('_') && !k.startsWith('_'))) return `${cls.name} was never fitted`;
     return `scikit-learn's ${cls.name} is not read yet`;
   }
   return undefined;

@@ -120,7 +120,7 @@ export function findModels(root: PyValue): Walk {
       walk.models.push({ value: v, cls, location, decode });
       return;
     }
-    const reason = unreadTreeModel(cls);
+    const reason = unreadTreeModel(cls, stateDict(v));
     if (reason) {
       walk.unread.push({ location, estimator: cls.name, reason });
       return;

@@ -1,0 +1,44 @@
+/**
+ * A tree model this tool does not read is listed as unread, unless it was never fitted: a custom
+ * ensemble that keeps its constructor's estimators beside the fitted copies listed an unfitted
+ * LGBMClassifier template (its _Booster None) as "not analysed" (sweep 6). scikit-learn's own
+ * check_is_fitted test decides for its classes; LightGBM's scikit-learn API for LGBM* (no LightGBM
+ * installs here, so its case is tested on the function itself).
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { describe, it } from 'node:test';
+import { readModel } from '../../server/src/formats';
+import { PyDict, PyGlobal } from '../../server/src/formats/pickle';
+import { unreadTreeModel } from '../../server/src/formats/sklearn/estimators';
+import { FIXTURES } from '../support/paths';
+
+const read = (name: string) => readModel(fs.readFileSync(path.join(FIXTURES, 'sklearn', name)), name);
+
+describe('unfitted templates are not unread models', () => {
+  it('a fitted forest beside an unfitted RandomTreesEmbedding: the forest is read, nothing listed as unread', () => {
+    const r = read('unfitted_template.pkl');
+    assert.equal(r.kind, 'model');
+    if (r.kind !== 'model') return;
+    assert.deepEqual(r.unread ?? [], []);
+  });
+  it('a fitted RandomTreesEmbedding alone is still "not read yet"', () => {
+    const r = read('random_trees_embedding.pkl');
+    assert.equal(r.kind, 'no-model');
+    if (r.kind !== 'no-model') return;
+    assert.match(r.unread.map((m) => m.reason).join(' '), /RandomTreesEmbedding is not read yet/);
+  });
+  it("LightGBM's scikit-learn API: _Booster None is never fitted, a Booster or a fitted wrapper is unread", () => {
+    const cls = new PyGlobal('lightgbm.sklearn', 'LGBMClassifier');
+    const state = (booster: PyDict | null): PyDict => {
+      const d = new PyDict();
+      d.set('n_estimators', 100);
+      d.set('_Booster', booster);
+      return d;
+    };
+    assert.match(unreadTreeModel(cls, state(null))!, /was never fitted/);
+    assert.equal(unreadTreeModel(cls, state(new PyDict())), 'LightGBM models are not read yet');
+    assert.equal(unreadTreeModel(new PyGlobal('lightgbm.basic', 'Booster'), undefined), 'LightGBM models are not read yet');
+  });
+});
