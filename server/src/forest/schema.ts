@@ -202,6 +202,13 @@ export const ForestSchema = z.object({
      * the rows given to fit, when exactly one number fits the split (formats/sklearn/validation-split.ts).
      */
     heldOut: z.object({ fraction: z.number().positive(), fitRows: z.number().int().nonnegative().optional() }).optional(),
+    /**
+     * One of a CalibratedClassifierCV's fold models (formats/sklearn/calibration-folds.ts): fitted on
+     * the rows outside its fold. `group` names its siblings (their shared location prefix);
+     * `partition`: the folds' test parts partition the rows, so the rows given to fit follow from
+     * every fold model's N.
+     */
+    crossValidationFold: z.object({ group: z.string(), folds: z.number().int().min(2), partition: z.boolean() }).optional(),
   }),
   trees: z.array(TreeSchema).min(1),
   privacy: PrivacySchema.optional(),

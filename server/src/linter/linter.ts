@@ -163,6 +163,7 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
   const findings = read.location ? primary.findings.map((finding) => placed(finding, read.location!, primary.forest.estimator)) : [...primary.findings];
   const embedded: EmbeddedSummary[] = [];
   const notes = [...read.notes];
+  const analysedForests = [primary.forest];
   for (const other of read.others ?? []) {
     const analysed = analyseEmbedded(other, read, options);
     if (!analysed.ok) {
@@ -170,8 +171,10 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
       continue;
     }
     embedded.push({ ...analysed.summary, location: other.location });
+    analysedForests.push(analysed.forest);
     findings.push(...analysed.findings);
   }
+  withFoldRows([primary.summary, ...embedded], analysedForests);
   findings.unshift(...scriptGlobalsFinding(read, severities));
   findings.push(...savedDataFindings(read, severities), ...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
   return {
@@ -182,6 +185,26 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
     notes,
     ...(options.keepForest ? { forest: primary.forest } : {}),
   };
+}
+
+/**
+ * CalibratedClassifierCV's fold models (training.crossValidationFold): each states the folds, and
+ * the rows given to fit when every fold model's N is known and the folds partition the rows (each
+ * row is in every fold model but its own fold's: the N's sum to (folds - 1) x the rows given to fit).
+ */
+function withFoldRows(summaries: ModelSummary[], forests: readonly Forest[]): void {
+  const groups = new Map<string, number[]>();
+  forests.forEach((forest, i) => {
+    const fold = forest.training.crossValidationFold;
+    if (fold) groups.set(fold.group, [...(groups.get(fold.group) ?? []), i]);
+  });
+  for (const members of groups.values()) {
+    const { folds, partition } = forests[members[0]].training.crossValidationFold!;
+    const rows = members.map((i) => summaries[i].trainingRows);
+    const sum = rows.reduce<number>((a, r) => a + (r ?? NaN), 0);
+    const fitRows = partition && members.length === folds && Number.isInteger(sum / (folds - 1)) ? sum / (folds - 1) : null;
+    for (const i of members) summaries[i].crossValidation = { folds, fitRows };
+  }
 }
 
 type Analysed = { ok: true; forest: Forest; summary: ModelSummary; findings: Finding[] } | { ok: false; problem: string; reason?: 'corrupt' | 'too-large' };

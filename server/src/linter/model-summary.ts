@@ -39,6 +39,11 @@ export interface ModelSummary {
    * the rows given to fit (`trainingRows` plus the held-out ones) when the split determines them.
    */
   heldOut?: { fraction: number; fitRows: number | null };
+  /**
+   * One of a CalibratedClassifierCV's fold models, each fitted on the rows outside its fold: how
+   * many folds, and the rows given to fit when every fold model's N tells them (else null).
+   */
+  crossValidation?: { folds: number; fitRows: number | null };
 }
 
 /** A further tree model of the same file: its summary; its findings are among the file's. */

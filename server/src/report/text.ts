@@ -1,6 +1,6 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
 import type { FileReport, TrainingRowsSource } from '../linter/linter';
-import type { EmbeddedSummary } from '../linter/model-summary';
+import type { EmbeddedSummary, ModelSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
 import { formatCount, percent, plural } from '../rules/format';
 import type { Recoverability } from '../recoverability/summary';
@@ -73,7 +73,20 @@ export function evaluationLine(e: Evaluation, labelled = true): string {
 }
 
 /** How N is known, when the file does not simply state it. */
-const ROWS_FROM: Record<TrainingRowsSource, string> = { file: '', replay: ' (from bootstrap replay)', probe: ' (from first-tree probing)' };
+const ROWS_FROM: Record<TrainingRowsSource, string> = { file: '', replay: 'from bootstrap replay', probe: 'from first-tree probing' };
+
+/** N for the header, with how it is known and which rows it counts (early stopping's split, a fold model's rows). */
+function trainingRowsText(model: ModelSummary): string {
+  if (model.trainingRows === null) return '';
+  const about = [ROWS_FROM[model.trainingRowsSource ?? 'file']];
+  if (model.heldOut?.fitRows != null) about.push(`of ${model.heldOut.fitRows.toLocaleString('en-US')} given to fit: early stopping held out the rest`);
+  if (model.crossValidation) {
+    const given = model.crossValidation.fitRows !== null ? `: ${model.crossValidation.fitRows.toLocaleString('en-US')} rows given to fit` : '';
+    about.push(`one of ${model.crossValidation.folds} cross-validation fold models, each fitted on the rows outside its fold${given}`);
+  }
+  const said = about.filter((x) => x);
+  return `, ${model.trainingRows.toLocaleString('en-US')} training rows${said.length ? ` (${said.join('; ')})` : ''}`;
+}
 
 /** The file's further tree models, for the header: the first three by name and place. */
 function otherModels(embedded: readonly EmbeddedSummary[]): string {
@@ -93,8 +106,7 @@ export function writeText(files: FileReport[]): string {
     // VotingClassifier read as "XGBClassifier".
     const about = model
       ? `${file.format}, ${model.estimator}${model.location ? ` at ${model.location}` : ''}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
-        (model.trainingRows !== null ? `, ${model.trainingRows.toLocaleString('en-US')} training rows${ROWS_FROM[model.trainingRowsSource ?? 'file']}` : '') +
-        (model.heldOut?.fitRows != null && model.trainingRows !== null ? ` (of ${model.heldOut.fitRows.toLocaleString('en-US')} given to fit: early stopping held out the rest)` : '') +
+        trainingRowsText(model) +
         ((model.outputs ?? 1) > 1 ? `, ${model.outputs} outputs (the first read)` : '') +
         otherModels(file.embedded ?? [])
       : file.format;

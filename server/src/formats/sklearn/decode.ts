@@ -10,6 +10,7 @@ import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps } from './pipeline-model';
 import { isNeverFitted } from '../types';
+import { foldOf } from './calibration-folds';
 
 export { DecodeError } from './decode-helpers';
 export type { Decoded } from './decode-helpers';
@@ -42,7 +43,9 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       // A preprocessor saved beside the model in a dict or tuple is named as such in the notes.
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
       const named = preceding ? withPrecedingSteps(decoded, preceding, beside) : decoded;
-      models.push({ ...named, location: found.location, estimator: found.cls.name });
+      const fold = foldOf(found.location, walk.calibrationFolds);
+      const placed = fold ? { ...named, forest: { ...named.forest, training: { ...named.forest.training, crossValidationFold: { group: fold.prefix, folds: fold.folds, partition: fold.partition } } } } : named;
+      models.push({ ...placed, location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;

@@ -27,6 +27,7 @@ import {
   stateDict,
 } from '../pickle';
 import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
+import { calibrationFolds, type CalibrationFolds } from './calibration-folds';
 
 /** The name the loaded object goes by in locations. */
 export const ROOT = 'model';
@@ -58,6 +59,8 @@ export interface Walk {
    * tuple (`{"preprocessor": ct, "model": forest}`), not a Pipeline's steps.
    */
   besideSteps: Set<object>;
+  /** CalibratedClassifierCV's fold models, by where they sit (./calibration-folds.ts). */
+  calibrationFolds: CalibrationFolds[];
 }
 
 /**
@@ -93,7 +96,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set() };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [] };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -129,6 +132,8 @@ export function findModels(root: PyValue): Walk {
     walk.others.push(cls.name);
     const state = stateDict(v);
     if (!state) return;
+    const folds = calibrationFolds(v, location, seqItems(state.get('calibrated_classifiers_'))?.length ?? 0);
+    if (folds) walk.calibrationFolds.push(folds);
     // scikit-learn's convention (fitted attributes end in `_`) holds for its own estimators and
     // those built on its base classes (they carry `_sklearn_version`); a project's own wrapper
     // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
