@@ -41,6 +41,20 @@ function trueLeaves(forest: Forest): Map<number, { rows: number; positives: numb
 }
 
 describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => {
+  it('reg_logistic_fractional_pima: labels in [0, 1] that are not 0/1: the true rows per leaf, no positives read, no row certified with a label', async () => {
+    const forest = readFixtureForest(DIR, 'reg_logistic_fractional_pima.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.fractionalLabels, true);
+    assert.equal(probe.status, 'rows-only');
+    const expected = trueLeaves(forest);
+    for (const leaf of probe.trees[0].leaves) {
+      assert.equal(leaf.rows, expected.get(leaf.node)!.rows, `leaf ${leaf.node}`);
+      assert.equal(leaf.positives, undefined, `leaf ${leaf.node}`);
+    }
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(result.certifiedRows, 0, result.reason);
+    assert.equal(result.reconstruction.filter((r) => r.certified).length, 0);
+  });
   for (const name of ['logitraw_pima', 'reg_logistic_pima']) {
     it(`${name}: the probe's rows and positives per leaf of tree 0 are the true rows'`, () => {
       const forest = readFixtureForest(DIR, `${name}.json`);

@@ -99,6 +99,12 @@ export interface FirstTreeProbe {
    * are then weights, not rows: N and the rows are not claimed.
    */
   weightedCounts?: { label: number; factor: number; leaves: number }[];
+  /**
+   * Binary models with a leaf whose positives come out fractional under the parameters that make
+   * the others whole: the labels are not all 0 or 1 (XGBoost's logistic objectives take any label in
+   * [0, 1]), so no leaf's positives are read; the rows stay exact.
+   */
+  fractionalLabels?: true;
 }
 
 // ------------------------------------------------------------------------------------------------
@@ -495,6 +501,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
   const trees: ProbedTree[] = [];
   let undetermined = 0;
   let determinedLeaves = 0;
+  let fractional = 0;
   for (const t of firsts) {
     const tree = forest.trees[t];
     const cover = tree.boosting!.cover!;
@@ -552,6 +559,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
               // Its rows are n0 + n1 only when both are known.
               return undefined;
             } else {
+              fractional++;
               undetermined++;
             }
           }
@@ -563,6 +571,23 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
       leaves.push(leaf);
     }
     trees.push({ tree: t, group: tree.boosting!.group, rows: total, leaves });
+  }
+  // A fractional leaf among whole ones: the labels are not all 0 or 1, so the whole leaves may be
+  // whole by chance (a reg:logistic model on targets in [0, 1] had 4 rows "certified" with labels 1,
+  // 1, 0, 0 that were 0.48, 0.69, 0.36 and 0.46): no leaf's positives are read.
+  const fractionalLabels = fractional > 0 && hyp.kind === 'binary';
+  if (fractionalLabels) {
+    // With scale_pos_weight a leaf's rows need its positives.
+    if (spw !== 1) return undefined;
+    for (const pt of trees) {
+      for (const leaf of pt.leaves) {
+        delete leaf.positives;
+        delete leaf.positivesAtLeast;
+        delete leaf.positivesAtMost;
+      }
+    }
+    undetermined += determinedLeaves;
+    determinedLeaves = 0;
   }
   // Every class tree of round 1 saw the same rows, unless each drew its own.
   if (!classDraws && trees.some((pt) => pt.rows !== trees[0].rows)) return undefined;
@@ -577,6 +602,7 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
     parameters: { ...(reg.eta ? { eta: reg.eta } : {}), ...(reg.lambda ? { lambda: reg.lambda } : {}), ...(reg.alpha ? { alpha: reg.alpha } : {}), ...(reg.maxDeltaStep ? { maxDeltaStep: reg.maxDeltaStep } : {}) },
     undeterminedLeaves: undetermined,
     caveats: [],
+    ...(fractionalLabels ? { fractionalLabels: true as const } : {}),
   };
   if (undetermined === 0 && !classDraws) {
     if (hyp.kind === 'binary') {
@@ -841,6 +867,8 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${p.maxDeltaStep.value} (${poissonDefault ? "count:poisson's default" : p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their ${labelWord}; row counts stay exact.`);
   if (probe.status === 'rows-only' && (probe.objective === 'reg:absoluteerror' || probe.objective === 'reg:quantileerror')) {
     caveats.push(`${probe.objective} sets each leaf's value from its residuals' quantile, not from the gradient sum, so the leaves give no label sums; every row's hessian is 1 in every tree, so the row counts are exact, in every tree.`);
+  } else if (probe.fractionalLabels) {
+    caveats.push(`some leaves' label sums are not whole numbers, so the labels are not all 0 or 1 (${probe.objective} takes any label in [0, 1]): no leaf's positives are read as rows of a class; the row counts are exact, they do not depend on the labels.`);
   } else if (probe.status === 'rows-only' && p.maxDeltaStep && p.maxDeltaStep.value > 0) {
     caveats.push(`every leaf's weight is at the clip, so no leaf gives its ${labelWord}.`);
   } else if (probe.status === 'rows-only') {
