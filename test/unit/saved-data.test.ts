@@ -2,7 +2,9 @@
  * Data saved in pickles (formats/sklearn/saved-data.ts, rule `saved-data`), on files made by pandas
  * 1.5.3, numpy and joblib (test/fixtures/saved-data/generate.py): the training split as a
  * DataFrame, its labels as a Series, and arrays in a dict beside a forest, each found with the size
- * the data has; a model saved alone gets no such finding.
+ * the data has; a model saved alone gets no such finding. Fitted estimators that keep training rows
+ * as they are (formats/sklearn/stored-rows.ts): a KNNImputer, SMOTE's neighbours (imbalanced-learn
+ * 0.10.0), a KNeighborsClassifier.
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
@@ -44,5 +46,25 @@ describe('saved-data', () => {
       const report = await lintFile(file);
       assert.ok(!report.findings.some((f) => f.rule === 'saved-data'), file);
     }
+  });
+
+  it('a KNNImputer in front of a forest keeps all 200 rows: found by its Pipeline step, the forest still analysed', async () => {
+    const { report, finding, tables } = await tablesOf('knn_imputer_forest.joblib');
+    assert.deepEqual(tables, [{ location: 'model.named_steps["imp"]._fit_X', kind: 'fitted-rows', rows: 200, columns: 8, estimator: 'KNNImputer' }]);
+    assert.match(finding!.message, /^A fitted KNNImputer keeps 200 training rows as they are: impute with a method that keeps no rows\./);
+    assert.equal(report.model?.estimator, 'RandomForestClassifier');
+  });
+
+  it("SMOTE's fitted neighbours keep the minority class's 75 rows", async () => {
+    const { finding, tables } = await tablesOf('smote_forest.joblib');
+    assert.deepEqual(tables, [{ location: 'model.named_steps["smote"].nn_k_._fit_X', kind: 'fitted-rows', rows: 75, columns: 8, estimator: 'NearestNeighbors' }]);
+    assert.match(finding!.message, /^SMOTE's fitted NearestNeighbors keeps 75 training rows as they are: save the model without it\./);
+  });
+
+  it('a KNeighborsClassifier alone is its 200 rows: saved-data, and still "no tree model"', async () => {
+    const { report, finding, tables } = await tablesOf('knn_classifier.joblib');
+    assert.deepEqual(tables, [{ location: 'model._fit_X', kind: 'fitted-rows', rows: 200, columns: 8, estimator: 'KNeighborsClassifier' }]);
+    assert.match(finding!.message, /keep this model private/);
+    assert.ok(report.findings.some((f) => f.rule === 'no-tree-model'));
   });
 });

@@ -81,10 +81,21 @@ export interface ModelRead {
 export interface SavedData {
   /** Where it sits, as the Python expression that reaches it from the loaded object (`model["X_train"]`). */
   location: string;
-  kind: 'DataFrame' | 'Series' | 'array';
+  /** `fitted-rows`: training rows a fitted estimator keeps (a KNNImputer's, SMOTE's neighbours'; formats/sklearn/stored-rows.ts). */
+  kind: 'DataFrame' | 'Series' | 'array' | 'fitted-rows';
   /** Rows and columns, where the pickled axes or shape give them. */
   rows?: number;
   columns?: number;
+  /** `fitted-rows`: the estimator that keeps them, and what they are to it ("its support vectors"). */
+  estimator?: string;
+  what?: string;
+  /**
+   * `fitted-rows`: what keeps them: a resampler's neighbours (needed only while fitting), an imputer
+   * (needed to predict, but replaceable by one that keeps no rows), or a model made of its rows.
+   */
+  keeper?: 'resampler' | 'imputer' | 'model';
+  /** `fitted-rows` of a resampler: its class (SMOTE), whose fitted `estimator` keeps the rows. */
+  owner?: string;
 }
 
 /** A global a pickle names that is neither allowed nor dangerous (formats/pickle/tiers.ts). */

@@ -65,23 +65,50 @@ export function unknownGlobalFindings(read: ModelRead | NoTreeModelRead, overrid
  * `X_train.pkl` is the training set itself; one beside a model (a Pipeline saved with a sample of
  * its data) is rows too. Named by where it sits and its size; its values are never read.
  */
+/** How to stop a fitted estimator keeping training rows, by what it is (SavedData.keeper). */
+const STORED_ROWS_FIX: Record<NonNullable<SavedData['keeper']>, { short: string; long: string }> = {
+  resampler: { short: 'save the model without it', long: 'A resampler is needed only while fitting: save the fitted model without it (the Pipeline of the steps after it).' },
+  imputer: { short: 'impute with a method that keeps no rows', long: 'Impute with a method that keeps no rows (SimpleImputer, IterativeImputer).' },
+  model: { short: 'keep this model private', long: 'A nearest-neighbour, kernel or support-vector model is made of its training rows: keep it private, or replace it with one that keeps none.' },
+};
+
+/** "SMOTE's fitted NearestNeighbors", "a fitted KNNImputer". */
+function keeperName(d: SavedData): string {
+  return d.owner ? `${d.owner}'s fitted ${d.estimator}` : `a fitted ${d.estimator}`;
+}
+
+function capitalised(s: string): string {
+  return s.charAt(0).toUpperCase() + s.slice(1);
+}
+
 export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: SeverityOverrides): Finding[] {
   const data = read.savedData ?? [];
   if (data.length === 0) return [];
   const size = (d: SavedData) => (d.rows !== undefined ? `${plural(d.rows, 'row')}${d.columns !== undefined ? ` x ${plural(d.columns, 'column')}` : ''}` : 'size not read');
   const what = (d: SavedData) => (d.kind === 'array' ? 'a numpy array' : d.kind === 'Series' ? 'a pandas Series' : 'a pandas DataFrame');
+  const described = (d: SavedData) =>
+    d.kind === 'fitted-rows' ? `${keeperName(d)}, which keeps ${d.what}: ${size(d)} at ${d.location}` : `${what(d)} of ${size(d)}${d.location === 'model' ? '' : ` at ${d.location}`}`;
   // The largest table (a DataFrame and its labels' Series hold the same rows: not a sum).
   const rows = Math.max(0, ...data.map((d) => d.rows ?? 0));
+  // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.
+  const fitted = data.every((d) => d.kind === 'fitted-rows');
   const finding = finish(
     'saved-data',
     {
       message: lead(
-        rows > 0 ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.` : 'The file holds data, not only a model: keep data out of shared files.',
-        `It holds ${data.map((d) => `${what(d)} of ${size(d)}${d.location === 'model' ? '' : ` at ${d.location}`}`).join(', ')}. ` +
-          'Whoever reads the file reads these rows as they are, no attack needed; saved as X_train or beside a model, they are often the training data itself. ' +
-          'Save the model alone, and keep data where its access is controlled.',
+        fitted
+          ? `${capitalised(keeperName(data[0]))} keeps ${plural(rows, 'training row')} as they are: ${STORED_ROWS_FIX[data[0].keeper ?? 'model'].short}.`
+          : rows > 0
+            ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.`
+            : 'The file holds data, not only a model: keep data out of shared files.',
+        `It holds ${data.map(described).join(', ')}. ` +
+          (fitted
+            ? 'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
+              [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' ')
+            : 'Whoever reads the file reads these rows as they are, no attack needed; saved as X_train or beside a model, they are often the training data itself. ' +
+              'Save the model alone, and keep data where its access is controlled.'),
       ),
-      data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null })) },
+      data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null, ...(d.estimator ? { estimator: d.estimator } : {}) })) },
     },
     overrides,
   );

@@ -6,7 +6,7 @@
  * the library whose module paths they accept, because class names alone are not unique
  * (`xgboost.sklearn.XGBClassifier` is not scikit-learn's).
  */
-import type { PyDict, PyGlobal, PyValue } from '../pickle';
+import { asString, classOf, type PyDict, type PyGlobal, type PyValue } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { TREE_CLASSIFIERS, decodeTreeClassifier } from './tree-classifier';
 import { XGBOOST_CLASSES, decodeXgboostPickle } from './xgboost-pickle';
@@ -47,6 +47,16 @@ export function decoderFor(cls: PyGlobal): EstimatorDecoder | undefined {
   return DECODERS.find((entry) => entry.library === library && entry.classes.includes(cls.name))?.decode;
 }
 
+const IMBLEARN_ENSEMBLES = new Set(['BalancedRandomForestClassifier', 'BalancedBaggingClassifier', 'EasyEnsembleClassifier', 'RUSBoostClassifier']);
+
+/** Whether an imbalanced-learn ensemble's base estimator is a tree model (its default; a BalancedBaggingClassifier may wrap anything). */
+function holdsTrees(state: PyDict | undefined): boolean {
+  const base = state?.get('estimator') ?? state?.get('base_estimator');
+  if (base === undefined || base === null || asString(base) === 'deprecated') return true;
+  const name = classOf(base)?.name ?? '';
+  return /Tree|Forest|Boost|Bagging/.test(name);
+}
+
 /**
  * Tree models this tool recognises but does not read yet, with why; undefined for anything else.
  * Checked after `decoderFor`, so a class that gains a decoder leaves this list by itself.
@@ -60,6 +70,12 @@ export function unreadTreeModel(cls: PyGlobal, state?: PyDict): string | undefin
     return 'LightGBM models are not read yet';
   }
   if (library === 'catboost' && /^CatBoost\w*$/.test(cls.name)) return 'CatBoost models are not read yet';
+  // imbalanced-learn's ensembles grow each tree on its own resampling of the rows (the samplers'
+  // indices are stored beside the trees), which this tool does not replay: read as plain trees they
+  // claimed "no bootstrap" and a wrong N (sweep 7), so they are named, not read.
+  if (library === 'imblearn' && IMBLEARN_ENSEMBLES.has(cls.name) && holdsTrees(state)) {
+    return `imbalanced-learn's ${cls.name} is not read yet: each of its trees grew on its own resampling of the rows (stored indices this tool does not replay)`;
+  }
   if (library === 'sklearn' && /(Forest|Tree|Trees|Boosting|Bagging)\w*(Classifier|Regressor)$|^AdaBoost(Classifier|Regressor)$|^IsolationForest$|^RandomTreesEmbedding$/.test(cls.name)) {
     // scikit-learn's check_is_fitted: a fitted estimator has an attribute ending in `_`.
     if (state && !state.keys.some((k) => typeof k === 'string' && k.endsWith('_') && !k.startsWith('_'))) return `${cls.name} was never fitted`;

@@ -76,7 +76,7 @@ function axisLength(v: PyValue | undefined): number | undefined {
 }
 
 /** A pickled array's shape (its bytes are not decoded), or undefined when it is not a readable array. */
-function shapeOfArray(v: PyValue): readonly number[] | undefined {
+export function shapeOfArray(v: PyValue): readonly number[] | undefined {
   try {
     return asNdArray(v).shape;
   } catch {
