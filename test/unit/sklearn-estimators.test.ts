@@ -247,6 +247,25 @@ describe('sklearn tree regressors: reconstruction', () => {
     assert.equal(assertSound(r.reconstruction, truth), anchor.n_node_samples[0]);
     assert.match(r.reason ?? '', /certified with their target/);
   });
+  it("rf_reg_mae (criterion='absolute_error', medians): one-row leaves state their row's target, leaf-reveals-target counts them, rows in them certified with it", async () => {
+    const { forest } = readFixture('rf_reg_mae');
+    const truthModel = truthOf('rf_reg_mae');
+    forest.trees.forEach((tree, t) => {
+      assert.equal(tree.targetMean, undefined);
+      assert.deepEqual(tree.targetMedian, truthModel.trees![t].value.map((v) => v[0]), `tree ${t}: value`);
+    });
+    let oneRowLeaves = 0;
+    for (const tt of truthModel.trees!) tt.children_left.forEach((l, i) => (oneRowLeaves += l === -1 && tt.n_node_samples[i] === 1 ? 1 : 0));
+    const reveal = findings('rf_reg_mae').find((f) => f.rule === 'leaf-reveals-target');
+    assert.equal(reveal?.data?.revealingLeaves, oneRowLeaves);
+    const truth = readTrainingRows(path.join(DIR, 'rf_reg_mae.train.csv')).rows;
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    const anchor = truthModel.trees![r.stats.anchorTree!];
+    const anchorOneRow = anchor.children_left.filter((l, i) => l === -1 && anchor.n_node_samples[i] === 1).length;
+    assert.equal(r.certifiedRows, anchorOneRow);
+    // Every certified row, with its target, is a distinct true row.
+    assert.equal(assertSound(r.reconstruction, truth), anchor.n_node_samples[0]);
+  });
   it('rf_reg_binary (a regressor on a 0/1 label, min_samples_leaf=3): rows in zero-variance leaves certified with their target', async () => {
     const { forest } = readFixture('rf_reg_binary');
     const truth = readTrainingRows(path.join(DIR, 'rf_reg_binary.train.csv')).rows;

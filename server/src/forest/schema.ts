@@ -48,6 +48,12 @@ export const TreeSchema = z
      */
     targetMean: z.array(z.number()).optional(),
     /**
+     * Regression trees fitted with `criterion='absolute_error'`: the median target of each node's
+     * rows (draws), what they store and predict instead of a mean. A leaf of one distinct row
+     * states that row's target either way.
+     */
+    targetMedian: z.array(z.number()).optional(),
+    /**
      * Regression forests fitted with `criterion='squared_error'` (or `friedman_mse`) only: the
      * variance of the target over each node's rows (draws), scikit-learn's `impurity`. Zero (up to
      * rounding) means every row in the node has the target `targetMean`.
@@ -77,6 +83,7 @@ export interface TreeColumns {
   classWeights: ArrayLike<number>;
   distinctRows?: ArrayLike<number>;
   targetMean?: ArrayLike<number>;
+  targetMedian?: ArrayLike<number>;
   targetVariance?: ArrayLike<number>;
   defaultLeft?: ArrayLike<boolean>;
   boosting?: Parameters<typeof boostedTreeProblem>[0];
@@ -90,7 +97,7 @@ export interface TreeColumns {
 export function treeShapeProblem(tree: TreeColumns): string | undefined {
   const n = tree.left.length;
   if (n === 0) return 'a tree needs at least one node';
-  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'targetVariance', 'defaultLeft'] as const) {
+  for (const key of ['right', 'feature', 'threshold', 'distinctRows', 'targetMean', 'targetMedian', 'targetVariance', 'defaultLeft'] as const) {
     const column = tree[key];
     if (column && column.length !== n) return `${key} has ${column.length} entries, left has ${n}`;
   }

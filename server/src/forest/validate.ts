@@ -21,7 +21,7 @@
  *      boosting.cover (hessian sums, float32 in XGBoost and printed to ~6 digits in dumps): within
  *        COVER_TOLERANCE relative.
  *    Exempt: classWeights of a model with `privacy` (a DP mechanism may noise each node's counts
- *    on their own, so parent and children need not add up), targetMean and targetVariance (a mean and a variance, not counts),
+ *    on their own, so parent and children need not add up), targetMean, targetMedian and targetVariance (a mean, a median and a variance, not counts),
  *    gain and baseWeight (not additive).
  *  - depth: at most MAX_TREE_DEPTH levels (reason too-large, not corrupt: see below).
  */

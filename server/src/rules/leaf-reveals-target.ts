@@ -26,7 +26,8 @@ export const leafRevealsTarget: ModelRule = {
     let revealing = 0;
     let worst: Revealing | undefined;
     forest.trees.forEach((tree, t) => {
-      const means = tree.targetMean;
+      // A leaf of one row: its mean, or median (criterion='absolute_error'), is that row's target.
+      const means = tree.targetMean ?? tree.targetMedian;
       if (!means) return;
       forEachLeaf(tree, (leaf, path) => {
         leaves++;

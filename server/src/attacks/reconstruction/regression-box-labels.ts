@@ -52,8 +52,11 @@ export function labellingMs(forest: Forest, rows: number): number {
 export function labelRegressionBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
   const anchor = result.stats.anchorTree;
   if (anchor === undefined || result.reconstruction.length === 0) return result;
-  const means = forest.trees.every((tree) => tree.targetMean !== undefined);
-  const fallback = forest.trees[0].targetMean?.[0] ?? 0;
+  // Leaf values: means, or medians (criterion='absolute_error'): what the trees predict, and a
+  // one-row leaf's target either way.
+  const valuesOf = (tree: Tree) => tree.targetMean ?? tree.targetMedian;
+  const means = forest.trees.every((tree) => valuesOf(tree) !== undefined);
+  const fallback = valuesOf(forest.trees[0])?.[0] ?? 0;
   return withTargets(
     result,
     (row) => {
@@ -61,12 +64,12 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
       // Points inside the forest's intervals; a null value is a feature no split tests.
       const point = row.values.map((v) => v ?? 0);
       let sum = 0;
-      for (const tree of forest.trees) sum += tree.targetMean![leafOf(tree, point, forest.splitRule)];
+      for (const tree of forest.trees) sum += valuesOf(tree)![leafOf(tree, point, forest.splitRule)];
       // The proven box, not the point, says which anchor leaf holds the row: a point is an estimate
       // and, compared as float32 at a threshold, may be routed past the box it stands for.
       const boxLeaf = row.certified && row.intervals ? leafOfBox(forest.trees[anchor], row.intervals) : -1;
       const proven = boxLeaf >= 0 && pureLeaf(forest.trees[anchor], boxLeaf, forest.training.weighted === true);
-      return proven ? { target: forest.trees[anchor].targetMean![boxLeaf] } : { estimate: sum / forest.trees.length };
+      return proven ? { target: valuesOf(forest.trees[anchor])![boxLeaf] } : { estimate: sum / forest.trees.length };
     },
     (certified, withoutLabel, rows) =>
       !means

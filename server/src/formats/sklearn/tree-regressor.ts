@@ -44,7 +44,8 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const hyperParameters = hyperParametersOf(st, TREE_HYPER_PARAMETERS);
   const criterion = hyperParameters.criterion;
   const means = typeof criterion !== 'string' || MEAN_CRITERIA.has(criterion);
-  if (!means) notes.push(`criterion='${criterion}': node values are not mean targets (absolute_error stores medians), so they are not read as such`);
+  const medians = criterion === 'absolute_error' || criterion === 'mae';
+  if (!means) notes.push(`criterion='${criterion}': node values are not mean targets${medians ? ' but medians, read as such (a leaf of one row states its target)' : ', so they are not read'}`);
 
   // Unset criterion: scikit-learn's default, squared_error. With several outputs the impurity is
   // the mean of their variances, not the first target's.
@@ -52,7 +53,7 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const trees: Tree[] = raws.map((t) => ({
     ...treeStructure(t),
     classWeights: Array.from(t.weighted),
-    ...(means ? { targetMean: Array.from(t.values) } : {}),
+    ...(means ? { targetMean: Array.from(t.values) } : medians ? { targetMedian: Array.from(t.values) } : {}),
     ...(variances && t.impurity ? { targetVariance: Array.from(t.impurity) } : {}),
   }));
   const training = trainingFacts(st, raws, isForest, weighted, notes);
