@@ -190,13 +190,13 @@ describe('row-boxes on scikit-learn forests too large to enumerate', () => {
       assert.deepEqual(featureWidths.map((w) => w.feature), numeric, `${name}: features with widths`);
       const all: number[] = [];
       for (const [i, f] of numeric.entries()) {
+        // The axis: the thresholds' span, widened at each end by their mean gap (1 each side of a single threshold).
         const cuts = axes.thresholds[f];
         const [first, last] = [cuts[0], cuts[cuts.length - 1]];
+        const gap = cuts.length > 1 ? (last - first) / (cuts.length - 1) : 1;
         const widths = result.reconstruction.map((row) => {
-          const interval = row.intervals![f];
-          if (last === first) return interval === null ? 1 : 0;
-          const [lower, upper] = interval ?? [-Infinity, Infinity];
-          return Math.max(0, Math.min(upper, last) - Math.max(lower, first)) / (last - first);
+          const [lower, upper] = row.intervals![f] ?? [-Infinity, Infinity];
+          return Math.max(0, Math.min(upper, last + gap) - Math.max(lower, first - gap)) / (last - first + 2 * gap);
         });
         all.push(...widths);
         assert.ok(featureWidths[i].medianWidth >= 0 && featureWidths[i].medianWidth <= 1, `${name}: feature ${f} median width ${featureWidths[i].medianWidth}`);

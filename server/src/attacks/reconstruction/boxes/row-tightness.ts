@@ -9,7 +9,7 @@ import type { Forest } from '../../../forest/schema';
 import { leafOfBox } from '../../../forest/structure';
 import { featureAxes } from '../feature-axes';
 import type { BoxTightness, ReconstructedRow } from '../types';
-import { widthSummary } from './tightness';
+import { widthOnAxis, widthSummary } from './tightness';
 
 export function certifiedBoxTightness(forest: Forest, rows: readonly ReconstructedRow[]): BoxTightness | undefined {
   const cut = featureAxes(forest);
@@ -28,14 +28,9 @@ export function certifiedBoxTightness(forest: Forest, rows: readonly Reconstruct
   return widthSummary(axes, boxes.length, (b, f) => relativeValueWidth(axes.thresholds[f], boxes[b][f]), pinnedRows, (b) => weights[b]);
 }
 
-/** The interval's share of the span of the feature's thresholds (an open end counts up to the outermost threshold; no interval: 1). */
+/** The interval's share of the feature's axis (tightness.ts widthOnAxis; no interval: 1). */
 function relativeValueWidth(cuts: ArrayLike<number>, interval: [number, number] | null): number {
-  if (!interval) return 1;
-  const first = cuts[0];
-  const last = cuts[cuts.length - 1];
-  const [lower, upper] = interval;
-  if (last === first) return lower < first && upper > first ? 1 : 0;
-  return Math.max(0, Math.min(upper, last) - Math.max(lower, first)) / (last - first);
+  return interval ? widthOnAxis(cuts, interval[0], interval[1]) : 1;
 }
 
 /**

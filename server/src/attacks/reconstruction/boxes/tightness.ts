@@ -1,8 +1,11 @@
 /**
- * How much a proven box says: per numeric feature, its width relative to the range the forest's
- * thresholds span (an open end counts up to the outermost threshold; a feature the box does not
- * constrain counts as the whole range, 1). A box over the whole range reveals little; 0.05 puts
- * the value within a twentieth of it.
+ * How much a proven box says: per numeric feature, its width relative to the feature's axis as the
+ * forest cuts it: the range its thresholds span, widened at each end by the mean gap between them
+ * (for a feature split at one threshold, each side is half the axis), so that a box open below the
+ * lowest threshold or above the highest counts as that much wide, not as 0. A feature the box does
+ * not constrain counts as the whole axis, 1. A box over the whole axis reveals little; 0.05 puts
+ * the value within a twentieth of it. (Before stop 33 an open end counted only up to the outermost
+ * threshold: a box `x22 <= 106.1` on a feature split once read "median 0%", as if pinned.)
  */
 import { intervalBounds, type FeatureAxes } from '../feature-axes';
 import type { BoxTightness } from '../types';
@@ -35,14 +38,22 @@ export function widthSummary(axes: FeatureAxes, count: number, widthOf: (box: nu
 }
 
 export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: number): number {
-  const cuts = axes.thresholds[f];
+  const [lower, upper] = intervalBounds(axes, f, low, high);
+  return widthOnAxis(axes.thresholds[f], lower, upper);
+}
+
+/**
+ * The share of the feature's axis (its sorted distinct thresholds `cuts`, widened at each end by
+ * their mean gap, or by 1 either side of a single threshold) that the interval (lower, upper] covers.
+ */
+export function widthOnAxis(cuts: ArrayLike<number>, lower: number, upper: number): number {
+  if (cuts.length === 0) return 1;
   const first = cuts[0];
   const last = cuts[cuts.length - 1];
-  if (last === first) return low === 0 && high === axes.intervals[f] - 1 ? 1 : 0;
-  const [lower, upper] = intervalBounds(axes, f, low, high);
-  const a = Math.max(lower, first);
-  const b = Math.min(upper, last);
-  return Math.max(0, b - a) / (last - first);
+  const gap = cuts.length > 1 && last > first ? (last - first) / (cuts.length - 1) : 1;
+  const a = Math.max(lower, first - gap);
+  const b = Math.min(upper, last + gap);
+  return Math.min(1, Math.max(0, b - a) / (last - first + 2 * gap));
 }
 
 /**
