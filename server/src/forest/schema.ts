@@ -222,6 +222,12 @@ export const ForestSchema = z.object({
   /** Boosted models only (XGBoost): objective, base score, output groups (forest/boosting.ts). */
   boosting: BoostingSchema.optional(),
   /**
+   * A classifier read as row counts only, whose classes no tree's counts give (scikit-learn's
+   * gradient boosting with another loss or sample weights): its class labels, for what the model
+   * is (the summary's task and classes); nothing is reconstructed from them.
+   */
+  countViewClasses: z.array(z.union([z.string(), z.number(), z.boolean()])).optional(),
+  /**
    * Classifiers whose trees are read as row counts only (scikit-learn's multi-class gradient
    * boosting: `task` regression, one count column per node, `classes` empty): the class labels,
    * and per class the tree whose stored values give that class's training rows at every node,

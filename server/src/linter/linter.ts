@@ -104,11 +104,12 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     libraryVersion: forest.library.version ?? null,
     estimator: forest.estimator,
     // Classifiers read as row counts (scikit-learn's gradient boosting) are classifiers to the user.
-    task: forest.countedClasses || forest.logLoss ? 'classification' : forest.task,
+    task: forest.countedClasses || forest.logLoss || forest.countViewClasses ? 'classification' : forest.task,
     // The file's trees: a binary GradientBoostingClassifier with subsample is analysed as its stage
     // 0, but holds every stage (logLoss.stages).
     trees: forest.logLoss?.stages?.length ?? forest.trees.length,
-    classes: forest.classes,
+    // Classifiers read as row counts keep their labels beside the count column.
+    classes: forest.classes.length > 0 ? forest.classes : forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.countViewClasses ?? [],
     features: forest.features.length,
     trainingRows: rows?.rows ?? null,
     trainingRowsSource: rows?.source ?? null,

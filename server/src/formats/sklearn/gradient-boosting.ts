@@ -131,7 +131,12 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     // nothing treats them as constraints on the same N rows. The draws are without replacement,
     // int(subsample x N) rows each, which often determines N (a bootstrap's estimate of N from
     // distinct counts would read 120 of 150 iris rows as thousands).
-    return { forest: { ...base, task: 'regression', classes: [], training: subsample < 1 ? drawnTraining(exactDrawRows(raws[0].nodeSamples[0], subsample)) : training, trees: countTrees() }, notes };
+    return { forest: { ...base, task: 'regression', classes: [], ...classifierClasses(), training: subsample < 1 ? drawnTraining(exactDrawRows(raws[0].nodeSamples[0], subsample)) : training, trees: countTrees() }, notes };
+  };
+  // A classifier read as counts is still a classifier: its labels, for the summary.
+  const classifierClasses = () => {
+    const stored = st.get('classes_');
+    return cls.name === 'GradientBoostingClassifier' && isArray(stored) ? { countViewClasses: asNdArray(stored).values().map(labelOf) } : {};
   };
   // A stage's draw: its root's distinct rows (n_node_samples, whatever the sample weights), and N
   // stated when one N alone fits it.

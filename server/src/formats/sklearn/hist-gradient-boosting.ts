@@ -23,7 +23,7 @@
  * Categorical splits (bitsets) are not thresholds: such a model is not read.
  */
 import type { ForestInput, Tree } from '../../forest/schema';
-import { NumpyError, PyGlobal, PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
+import { NumpyError, PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { heldOutSplit } from './validation-split';
@@ -162,7 +162,10 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
     const weights = st.get('class_weight');
     const weighted = weights !== undefined && weights !== null ? ` (the model was fitted with class_weight=${asString(weights) !== undefined ? `'${asString(weights)}'` : 'a dict'}, which weighs each row's gradient and hessian)` : '';
     notes.push(`${why}${weighted}; the trees are read as row counts only (no labels or targets)`);
-    return { forest: { ...base, task: 'regression', classes: [], training, trees: countTrees() }, notes };
+    // A classifier read as counts is still a classifier: its labels, for the summary.
+    const stored = st.get('classes_');
+    const labels = cls.name === 'HistGradientBoostingClassifier' && isArray(stored) ? { countViewClasses: asNdArray(stored).values().map(labelOf) } : {};
+    return { forest: { ...base, task: 'regression', classes: [], ...labels, training, trees: countTrees() }, notes };
   };
   if (learningRate === undefined || !(learningRate > 0)) return asCounts('the model states no positive learning_rate');
   const baseline = arrayOrThrow(st.get('_baseline_prediction'), '_baseline_prediction').numbers();
