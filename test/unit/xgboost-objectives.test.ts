@@ -16,6 +16,9 @@ import { baseMargin } from '../../server/src/forest/boosting';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
 import { FIXTURES } from '../support/paths';
+import { summarizeReconstruction } from '../../server/src/recoverability/summary';
+import { recoverabilityLine } from '../../server/src/report/text';
+import { DEFAULT_THRESHOLDS, reconstructionDraft } from '../../server/src/rules/reconstructable-training-set';
 import { readFixtureForest } from '../support/model-files';
 
 const DIR = path.join(FIXTURES, 'xgboost-objectives');
@@ -120,6 +123,16 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.equal(result.method, 'boosting-hessians');
     assert.equal(result.reconstructedRows, probe.rows);
     assert.ok(Math.abs(result.rows! - truth.length) <= 0.15 * truth.length, `N estimated ${result.rows}`);
+    // An estimated N is said to be one: "of about N", "(about x%)", in the text line and the finding.
+    assert.equal(result.rowsKind, 'estimate');
+    const summary = summarizeReconstruction(forest, result, { declared: 0, sources: [], problems: [] });
+    assert.equal(summary.rowsKind, 'estimate');
+    assert.match(recoverabilityLine(summary), new RegExp(`${result.certifiedRows} of about ${result.rows} training rows certified \\(about \\d+%\\)`));
+    const finding = reconstructionDraft(forest, summary, DEFAULT_THRESHOLDS);
+    assert.match(finding!.draft.message, new RegExp(`of about ${result.rows} training rows are proven`));
+    // A model whose N is stated says no "about".
+    const stated = await reconstruct(readFixtureForest(DIR, 'reg_logistic_pima.json'), { budgetMs: 5_000 });
+    assert.equal(stated.rowsKind, undefined);
     // Without subsample the trees of the round saw every row side by side: not matched tree by tree.
     const full = await reconstruct(readFixtureForest(DIR, 'xgbrf_full_pima.json'), { budgetMs: 5_000 });
     assert.equal(full.status, 'skipped');

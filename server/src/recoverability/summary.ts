@@ -4,7 +4,7 @@
  * leave the engine when asked for (`--emit-reconstruction`, the report's explicit reveal).
  */
 import type { Forest } from '../forest/schema';
-import type { BoxTightness, ReconstructionMethod, ReconstructionResult, ReconstructionStatus } from '../attacks/reconstruction/types';
+import type { BoxTightness, ReconstructionMethod, ReconstructionResult, ReconstructionStatus, RowsKind } from '../attacks/reconstruction/types';
 
 export interface Recoverability {
   status: ReconstructionStatus;
@@ -12,6 +12,8 @@ export interface Recoverability {
   method: ReconstructionMethod;
   /** Training rows N the model states; null when unknown. */
   rows: number | null;
+  /** When `rows` is an estimate (`estimate`: about N) or a lower bound (`at-least`); absent when stated or determined. */
+  rowsKind?: RowsKind;
   /** Rows proven, from the model alone, to be in the training data (with their label). */
   certifiedRows: number;
   /**
@@ -69,6 +71,7 @@ export function summarizeReconstruction(
     status: result.status,
     method: result.method,
     rows: result.rows,
+    ...(result.rowsKind ? { rowsKind: result.rowsKind } : {}),
     certifiedRows: result.certifiedRows,
     ...(result.certifiedWithoutLabel ? { certifiedWithoutLabel: result.certifiedWithoutLabel } : {}),
     reconstructedRows: result.reconstructedRows,
@@ -96,4 +99,15 @@ export function namedBoxes(forest: Pick<Forest, 'features'>, boxes: BoxTightness
     medianWidth: boxes.medianWidth,
     features: boxes.featureWidths.map(({ feature, medianWidth }) => ({ name: forest.features[feature]?.name ?? `x${feature}`, medianWidth })),
   };
+}
+
+/** N as a finding or report says it: "441", "about 441" (an estimate), "at least 300" (a lower bound). */
+export function rowsText(rows: number, kind: RowsKind | undefined): string {
+  const n = rows.toLocaleString('en-US');
+  return kind === 'estimate' ? `about ${n}` : kind === 'at-least' ? `at least ${n}` : n;
+}
+
+/** A share of N in parentheses' words: "70%", "about 70%", "at most 70%" (of at least N). */
+export function shareText(percentText: string, kind: RowsKind | undefined): string {
+  return kind === 'estimate' ? `about ${percentText}` : kind === 'at-least' ? `at most ${percentText}` : percentText;
 }

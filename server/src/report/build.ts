@@ -14,7 +14,7 @@ import { basename } from 'node:path';
 import type { FileReport } from '../linter/linter';
 import type { Forest } from '../forest/schema';
 import type { ReconstructionMethod, ReconstructionResult } from '../attacks/reconstruction/types';
-import { determined, type Recoverability } from '../recoverability/summary';
+import { determined, rowsText, type Recoverability } from '../recoverability/summary';
 import { RULES } from '../rules/catalog';
 import type { Finding } from '../rules/types';
 import { packageVersion, ruleDocUrl } from '../util/package-info';
@@ -221,12 +221,12 @@ const plural = (n: number, word: string) => `${n.toLocaleString('en-US')} ${word
  */
 export function summarySentence(
   claim: ReportHeadline['claim'],
-  r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason' | 'boxes'>,
+  r: Pick<Recoverability, 'status' | 'method' | 'certifiedRows' | 'certifiedWithoutLabel' | 'reconstructedRows' | 'reason' | 'boxes' | 'rowsKind'>,
   rows: number | null,
   /** The model's rows have no label (an outlier detector): none is claimed. */
   unlabelled = false,
 ): string {
-  const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${plural(rows, 'training row')}` : plural(n, 'training row'));
+  const outOf = (n: number) => (rows !== null ? `${n.toLocaleString('en-US')} of ${rowsText(rows, r.rowsKind)} training row${rows === 1 && !r.rowsKind ? '' : 's'}` : plural(n, 'training row'));
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
   if (claim === 'certified' && r.boxes && r.certifiedRows > 0) {
     // Boxes: what is proven is an interval per numeric feature, as narrow as `boxes` says; never "recoverable" values.

@@ -3,7 +3,7 @@ import type { FileReport, TrainingRowsSource } from '../linter/linter';
 import type { EmbeddedSummary, ModelSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
 import { formatCount, percent, plural } from '../rules/format';
-import type { Recoverability } from '../recoverability/summary';
+import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
 import { advisorLines } from '../advisor/text';
 import { membershipLines } from '../membership/summary';
@@ -21,8 +21,8 @@ export function recoverabilityLine(r: Recoverability): string {
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
   const unlabelled = '(feature intervals proven, label estimated)';
   // N unknown (an unrecorded draw): the rows certified, not a share of a number nobody knows.
-  const outOfN = (count: number) => (r.rows === null ? plural(count, 'training row') : `${formatCount(count)} of ${plural(n, 'training row')}`);
-  const share = r.rows === null ? '' : ` (${percent(r.certifiedRows, n)})`;
+  const outOfN = (count: number) => (r.rows === null ? plural(count, 'training row') : `${formatCount(count)} of ${rowsText(n, r.rowsKind)} training row${n === 1 && !r.rowsKind ? '' : 's'}`);
+  const share = r.rows === null ? '' : ` (${shareText(percent(r.certifiedRows, n), r.rowsKind)})`;
   const unknownN = r.rows === null ? ' (of a training set of unknown size)' : '';
   // "0 of N certified, M more certified without their label" read as a contradiction: say first what is certified.
   const certified =

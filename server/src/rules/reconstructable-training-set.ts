@@ -10,7 +10,7 @@
  * A skipped or failed reconstruction is not a finding (the report and notes say why).
  */
 import type { Forest } from '../forest/schema';
-import type { Recoverability } from '../recoverability/summary';
+import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
 import { formatCount, percent, plural } from './format';
 import { lead } from './message';
 import type { FindingDraft } from './types';
@@ -96,9 +96,10 @@ export function reconstructionDraft(
   const bounded = status === 'timeout' ? ', bounded by time: more may be recoverable' : '';
   // N unknown (a boosted model whose first tree grew on an unrecorded draw): no "of N", no share;
   // the detail says so (the first line stays within 80 characters).
-  const ofN = rows === null ? '' : ` of ${formatCount(n)}`;
+  // An estimated N (an XGBoost subsample's draw over its rate) says "about"; a lower bound "at least".
+  const ofN = rows === null ? '' : ` of ${rowsText(n, recoverability.rowsKind)}`;
   const unknownN = rows === null ? ' (of a training set of unknown size)' : '';
-  const share = (part: number) => (rows === null ? '' : ` (${percent(part, n)})`);
+  const share = (part: number) => (rows === null ? '' : ` (${shareText(percent(part, n), recoverability.rowsKind)})`);
   const noLabel =
     withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   let message: string;

@@ -23,7 +23,7 @@ import { reconstructByEstimate } from './boxes/estimate';
 import type { RunContext } from './context';
 import type { LeafTable } from './leaves';
 import { labellingMs } from './regression-box-labels';
-import type { ReconstructionResult } from './types';
+import type { ReconstructionResult, RowsKind } from './types';
 
 /** The subsample and the N it suggests. */
 export interface SubsampledRows {
@@ -33,6 +33,8 @@ export interface SubsampledRows {
   /** N estimated: the trees' mean root over the rate. */
   rows: number;
   rowsSource: string;
+  /** Absent when the draws determine N. */
+  rowsKind?: RowsKind;
 }
 
 /** Fewest trees for the rate to be estimated from the roots' spread. */
@@ -55,9 +57,9 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
       // (without replacement), which few N satisfy; often one.
       const fits = exactDrawRows(roots[0], rate);
       if (fits.length === 1) return { rate, stated: true, rows: fits[0], rowsSource: `determined: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for this N only` };
-      if (fits.length > 1) return { rate, stated: true, rows: fits[0], rowsSource: `at least: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for N from ${fits[0]} to ${fits[fits.length - 1]}` };
+      if (fits.length > 1) return { rate, stated: true, rows: fits[0], rowsKind: 'at-least', rowsSource: `at least: int(${rate} x N) = ${roots[0]}, the rows every stage drew, holds for N from ${fits[0]} to ${fits[fits.length - 1]}` };
     }
-    return { rate, stated: true, rows: Math.max(largest, Math.round(mean / rate)), rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
+    return { rate, stated: true, rows: Math.max(largest, Math.round(mean / rate)), rowsKind: 'estimate', rowsSource: `estimated: the trees' mean root ${mean.toFixed(1)} over subsample=${rate}` };
   }
   const variance = roots.reduce((a, r) => a + (r - mean) ** 2, 0) / (roots.length - 1);
   const inferred = 1 - variance / mean;
@@ -66,10 +68,11 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
       rate: Number(inferred.toFixed(2)),
       stated: false,
       rows: Math.max(largest, Math.round(mean / inferred)),
+      rowsKind: 'estimate',
       rowsSource: `a rough estimate: the file states no subsample; the ${roots.length} trees' roots (mean ${mean.toFixed(1)}, variance ${variance.toFixed(1)}) fit binomial draws at a rate of about ${inferred.toFixed(2)}`,
     };
   }
-  return { rate: Number((mean / largest).toFixed(2)), stated: false, rows: largest, rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
+  return { rate: Number((mean / largest).toFixed(2)), stated: false, rows: largest, rowsKind: 'at-least', rowsSource: `at least: the file states no subsample and the roots' spread does not estimate it, so N is the largest root` };
 }
 
 /**
@@ -82,6 +85,7 @@ export async function reconstructSubsampled(forest: Forest, view: Forest, table:
   const estimate = await reconstructByEstimate(view, table, ctx, {
     rows: subsample.rows,
     rowsSource: subsample.rowsSource,
+    ...(subsample.rowsKind ? { rowsKind: subsample.rowsKind } : {}),
     why: subsample.stated
       ? `each tree was grown on its own draw of the rows (subsample=${subsample.rate})`
       : `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,

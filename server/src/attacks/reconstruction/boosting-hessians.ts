@@ -484,6 +484,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
   };
   if (app.subsample !== undefined) {
     const estimated = Math.round(rows / app.subsample);
+    ctx.rowsKind = 'estimate';
     return firstTreeOnly(
       `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
         `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +

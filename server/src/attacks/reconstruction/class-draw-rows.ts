@@ -24,6 +24,7 @@ export function reconstructClassDraws(forest: Forest, probe: FirstTreeProbe, ctx
   const subsample = forest.hyperParameters.subsample;
   const stated = typeof subsample === 'number' && subsample > 0 && subsample < 1 ? subsample : undefined;
   const N = stated !== undefined ? Math.round(draws.reduce((s, r) => s + r, 0) / draws.length / stated) : null;
+  if (N !== null) ctx.rowsKind = 'estimate';
   const drew = `the first trees of the ${draws.length} classes each grew on their own draw of the rows (${formatCountList(draws)} rows${stated !== undefined ? `, subsample=${stated}; N about ${formatCount(N!)}` : '; subsample below 1, which the file does not record, so N is unknown'})`;
   const skip = (why: string) => ctx.answer({ status: 'skipped', reason: `${drew}; ${why}`, rows: N, certifiedRows: 0 });
   if (probe.status !== 'exact') return skip(`first-tree probing did not give every leaf's rows of its class (${probe.status})`);

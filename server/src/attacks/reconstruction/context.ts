@@ -11,6 +11,7 @@ import type {
   ReconstructionProgress,
   ReconstructionResult,
   ReconstructionStats,
+  RowsKind,
 } from './types';
 
 export const DEFAULT_BUDGET_MS = 30_000;
@@ -40,6 +41,8 @@ export class RunContext {
   };
   /** Which formulation produced the answer; set by the dispatcher before a method runs. */
   method: ReconstructionMethod = 'none';
+  /** Set by a method whose N is an estimate or a lower bound (ReconstructionResult.rowsKind). */
+  rowsKind: RowsKind | undefined;
 
   constructor(readonly options: ReconstructionOptions) {
     this.budgetEnd = this.started + (options.budgetMs ?? DEFAULT_BUDGET_MS);
@@ -82,6 +85,7 @@ export class RunContext {
     const reconstruction = fields.reconstruction ?? [];
     return {
       ...fields,
+      ...(this.rowsKind && fields.rows !== null ? { rowsKind: this.rowsKind } : {}),
       method: this.method,
       reconstruction,
       reconstructedRows: reconstruction.length,

@@ -48,6 +48,7 @@ export function firstTreeRows(forest: Forest, probe: FirstTreeProbe, ctx: RunCon
   const drawn = probe.rows!;
   // A draw the file does not record (later trees grew on other rows): N is larger, and unknown.
   const N = subsample !== undefined ? Math.round(drawn / subsample) : probe.ownDraw ? null : drawn;
+  if (subsample !== undefined) ctx.rowsKind = 'estimate';
   const claims = certifyFirstTreeLeaves(forest, probe, rows);
   const reason = [
     why,

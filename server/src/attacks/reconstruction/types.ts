@@ -173,6 +173,8 @@ export interface BoxTightness {
   featureWidths: { feature: number; medianWidth: number }[];
 }
 
+export type RowsKind = 'estimate' | 'at-least';
+
 export interface ReconstructionResult {
   status: ReconstructionStatus;
   method: ReconstructionMethod;
@@ -180,6 +182,12 @@ export interface ReconstructionResult {
   reason?: string;
   /** Training rows N stated by the model; null when unknown (skipped models). */
   rows: number | null;
+  /**
+   * How N is known when neither stated nor determined: `estimate` (about N: an XGBoost subsample's
+   * draw over its rate, a bootstrap's distinct in-bag counts), `at-least` (N or more: the rows a
+   * draw holds). Absent: stated or determined, or unknown (rows null).
+   */
+  rowsKind?: RowsKind;
   /** Rows proven to be in the real training data (sum of the certified lower bounds). */
   certifiedRows: number;
   /**

@@ -65,12 +65,13 @@ export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: st
     const rows = forest.training.rows ?? least ?? drawn;
     const stated = typeof rate === 'number' ? 'determined by the draw and the class prior' : 'stated by the model';
     const rowsSource = forest.training.rows !== undefined ? stated : least !== undefined ? `at least: the least N whose draw int(${rate} x N) is ${drawn}` : 'at least: the rows drawn';
-    return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+    return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(forest.training.rows === undefined ? { rowsKind: 'at-least' as const } : {}) });
   }
   const replay = replayDraws(forest, ctx.deadline);
   const replayed = replay.ok && replay.draws.otherRows === 0 ? replay.draws.rows : undefined;
   const drawn = forest.training.bootstrapSize ?? rootDraws(table.table);
   const rows = replayed ?? forest.training.rows ?? estimateRows(table.table, drawn);
   const rowsSource = replayed !== undefined ? 'replayed from the stored seeds' : forest.training.rows !== undefined ? 'stated by the model' : 'estimated from the distinct in-bag counts';
-  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+  const estimated = replayed === undefined && forest.training.rows === undefined;
+  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(estimated ? { rowsKind: 'estimate' as const } : {}) });
 }

@@ -16,7 +16,7 @@ import { classCount } from '../../../forest/structure';
 import type { RunContext } from '../context';
 import { buildLeafTable, type LeafTable } from '../leaves';
 import { boxToRow, hasIntervalFeature } from '../rows';
-import type { ReconstructedRow, ReconstructionResult } from '../types';
+import type { ReconstructedRow, ReconstructionResult, RowsKind } from '../types';
 import { boxForest, leafBoxReader } from './box-forest';
 import { classAnchors, classRowTargets, provenOfClass, scaleToClassRows } from './class-rows';
 import { completeRows } from './complete';
@@ -31,6 +31,8 @@ export interface EstimateInput {
   rowsSource: string;
   /** Why this model gets an estimate, first words of the reason. */
   why: string;
+  /** When N is an estimate or a lower bound (ReconstructionResult.rowsKind); absent when stated or determined. */
+  rowsKind?: RowsKind;
   /**
    * The tree whose leaves certify, when the caller needs one (boosted subsamples: tree 0, whose
    * one-row leaves prove targets); by default the tree whose leaves prove the most rows.
@@ -40,6 +42,7 @@ export interface EstimateInput {
 
 export async function reconstructByEstimate(forest: Forest, table: LeafTable, ctx: RunContext, input: EstimateInput): Promise<ReconstructionResult> {
   ctx.method = 'box-estimate';
+  ctx.rowsKind = input.rowsKind;
   const classes = classCount(forest);
   const N = input.rows;
   const noised = forest.privacy !== undefined;
@@ -180,7 +183,9 @@ export function estimateFromCounts(forest: Forest, ctx: RunContext, why: string)
   const rootDistinct = forest.trees[0].distinctRows?.[0];
   const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanReleasedTotal(forest)));
   const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
-  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why });
+  // A root's distinct rows are N without bootstrap, the rows drawn with it; noised totals estimate N.
+  const rowsKind = forest.training.rows !== undefined ? undefined : rootDistinct !== undefined ? (forest.training.bootstrap ? 'at-least' : undefined) : 'estimate';
+  return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(rowsKind ? { rowsKind } : {}) });
 }
 
 /** The trees' mean total of (non-negative) leaf counts: N's estimate from noised counts. */
