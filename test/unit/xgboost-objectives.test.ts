@@ -139,6 +139,15 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.match(full.reason ?? '', /num_parallel_tree=10/);
   });
 
+  it('multi_target_pima (num_target 2, one output per tree): 2 outputs stated, the first target read', async () => {
+    const forest = readFixtureForest(DIR, 'multi_target_pima.json');
+    assert.equal(forest.outputs, 2);
+    assert.deepEqual(forest.trees.map((t) => t.boosting!.group), [0, 1, 0, 1, 0, 1]);
+    const report = await lintFile(path.join(DIR, 'multi_target_pima.json'));
+    assert.equal(report.model?.outputs, 2);
+    assert.equal(report.model?.trainingRows, truth.length);
+  });
+
   it('rows_only_hist: the probe finds the rows but no learning rate; tree 0 alone gives each leaf\'s true number of rows in its region, an estimate', async () => {
     const forest = readFixtureForest(DIR, 'rows_only_hist.json');
     const probe = probeFirstTrees(forest);

@@ -114,7 +114,8 @@ function build(root: unknown): ModelBuild {
   // One tree per class and round: a trained model has at least as many trees as classes. A damaged
   // num_class (2e8) would otherwise size the class list: 7 s, then a failed allocation.
   if (numClass > rawTrees.length) throw corrupt(`num_class is ${numClass}, more than the model's ${rawTrees.length} trees`);
-  const outputGroups = Math.max(1, numClass, intParam(param.num_target) ?? 1);
+  const numTarget = intParam(param.num_target) ?? 1;
+  const outputGroups = Math.max(1, numClass, numTarget);
 
   const meta = wrapperMeta(learner);
   const hyperParameters: Record<string, string | number | boolean | null> = {};
@@ -231,6 +232,9 @@ function build(root: unknown): ModelBuild {
     hyperParameters,
     training: { bootstrap: false },
     trees,
+    // Several targets (num_target, XGBoost 2's multi-output regression): each tree fits one, by its
+    // group; the analyses read the first target's trees, and the summary says how many there are.
+    ...(numTarget > 1 ? { outputs: numTarget } : {}),
     boosting: {
       objective,
       baseScore,
