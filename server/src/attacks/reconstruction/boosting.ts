@@ -7,6 +7,7 @@
  *  - anything else: skipped, with the reason of the method closest to applying.
  */
 import type { Forest } from '../../forest/schema';
+import { isLogistic } from '../../forest/boosting';
 import { isSquaredError } from '../boosted-covers';
 import { probeFirstTrees } from '../first-tree-probe';
 import type { ReconstructionDetails } from './aggregated';
@@ -19,6 +20,10 @@ export async function reconstructBoosting(forest: Forest, ctx: RunContext, expos
   const read = withProbedObjective(forest);
   if ('skip' in read) return ctx.answer({ status: 'skipped', reason: read.skip, rows: forest.training.rows ?? null, certifiedRows: 0 });
   const model = read.forest;
+  const objective = model.boosting!.objective;
+  if (!isSquaredError(model) && !isMultiClass(model) && !isLogistic(objective)) {
+    return ctx.answer({ status: 'skipped', reason: unreconstructedObjective(objective), rows: model.training.rows ?? null, certifiedRows: 0 });
+  }
   const result = isSquaredError(model) || isMultiClass(model) ? await reconstructBoostedCounts(model, ctx, expose, limits) : await reconstructBoostedHessians(model, ctx);
   return read.assumption ? { ...result, reason: `${result.reason}; ${read.assumption}` } : result;
 }
@@ -41,4 +46,22 @@ function withProbedObjective(forest: Forest): { forest: Forest; assumption?: str
     forest: { ...forest, boosting: { ...b, objective: probe.objective } },
     assumption: `the dump states no objective: ${probe.objective} with base score ${b.baseScore[0]} assumed, since under it every first-tree leaf holds a whole number of rows`,
   };
+}
+
+/**
+ * Why an objective neither boosted method reads is skipped, in the user's terms (it read "the
+ * hessian reconstruction handles the logistic objectives", as if only those were reconstructed).
+ */
+export function unreconstructedObjective(objective: string): string {
+  if (objective === 'reg:absoluteerror' || objective === 'reg:quantileerror') {
+    return `${objective} is not reconstructed yet: every tree's covers count its rows (first-tree-exposes-counts states them), but its leaves hold quantiles of the residuals, not the gradient sums the reconstruction reads`;
+  }
+  if (objective === 'count:poisson' || objective === 'binary:hinge') {
+    return `${objective} is not reconstructed yet: a row's hessian depends on its prediction, so only the first tree's covers count rows (first-tree-exposes-counts states them)`;
+  }
+  if (objective.startsWith('rank:')) return `${objective} is not reconstructed: a ranking objective weighs each row's hessian by the pairs of its query group, so the covers count no rows`;
+  if (/^(reg:(tweedie|gamma|pseudohubererror|squaredlogerror)|survival:)/.test(objective)) {
+    return `${objective} is not reconstructed: it weighs each row's hessian by its label or residual, so the covers count no rows`;
+  }
+  return `XGBoost's ${objective} is not reconstructed yet (reg:squarederror, the logistic and the multi-class objectives are)`;
 }

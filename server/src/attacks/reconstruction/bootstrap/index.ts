@@ -35,10 +35,11 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   // Weighted draws (class or sample weights) or numeric features: the estimate, which certifies
   // what single-class leaves prove (the formulations here are written over whole draws of binary rows).
   if (!prepared.ok) return estimateBootstrap(forest, ctx, prepared.reason);
-  const numeric = prepared.table.axes.binary.findIndex((binary) => binary === 0);
-  if (numeric >= 0) {
-    const name = forest.features[numeric]?.name ?? `x${numeric}`;
-    return estimateBootstrap(forest, ctx, `forest trained with bootstrap, feature ${name} split as a numeric feature`);
+  const numeric = Array.from(prepared.table.axes.binary).flatMap((binary, f) => (binary === 0 ? [forest.features[f]?.name ?? `x${f}`] : []));
+  if (numeric.length > 0) {
+    // The replayed formulations are written over 0/1 features; numeric ones get boxes.
+    const named = numeric.length <= 3 ? numeric.join(', ') : `${numeric.slice(0, 3).join(', ')} and ${numeric.length - 3} more`;
+    return estimateBootstrap(forest, ctx, `forest trained with bootstrap on numeric features (${named})`);
   }
   const replay = replayDraws(forest, ctx.deadline);
   if (replay.ok) {
