@@ -228,6 +228,16 @@ export const ForestSchema = z.object({
    */
   countViewClasses: z.array(z.union([z.string(), z.number(), z.boolean()])).optional(),
   /**
+   * A member of scikit-learn's OneVsRestClassifier: a binary model of "this class or not", whose
+   * classes 0 and 1 are "not `positive`" and `positive` (formats/sklearn/member-roles.ts).
+   */
+  oneVsRest: z.object({ positive: z.union([z.string(), z.number(), z.boolean()]) }).optional(),
+  /**
+   * A regressor inside a TransformedTargetRegressor: it was fitted on the transformed target (its
+   * leaves' values are in that scale): how (`numpy.log1p`, `StandardScaler`).
+   */
+  targetTransform: z.string().optional(),
+  /**
    * Classifiers whose trees are read as row counts only (scikit-learn's multi-class gradient
    * boosting: `task` regression, one count column per node, `classes` empty): the class labels,
    * and per class the tree whose stored values give that class's training rows at every node,

@@ -50,6 +50,8 @@ export function featureName(forest: Forest, feature: number): string {
 }
 
 export function formatClass(forest: Forest, index: number): string {
-  const label = forest.classes[index];
-  return typeof label === 'string' ? `'${label}'` : String(label);
+  const quoted = (label: string | number | boolean | undefined) => (typeof label === 'string' ? `'${label}'` : String(label));
+  // A OneVsRestClassifier's member: its 0 and 1 are "not c" and c.
+  if (forest.oneVsRest) return index === 1 ? quoted(forest.oneVsRest.positive) : `not ${quoted(forest.oneVsRest.positive)}`;
+  return quoted(forest.classes[index]);
 }

@@ -4,6 +4,7 @@
  * (./estimators.ts). What is not a tree model is described, so the file gets a note rather than
  * a warning.
  */
+import type { ForestInput } from '../../forest/schema';
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
@@ -11,6 +12,7 @@ import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps } from './pipeline-model';
 import { isNeverFitted } from '../types';
 import { foldOf } from './calibration-folds';
+import type { MemberRole } from './member-roles';
 
 export { DecodeError } from './decode-helpers';
 export type { Decoded } from './decode-helpers';
@@ -45,7 +47,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       const named = preceding ? withPrecedingSteps(decoded, preceding, beside) : decoded;
       const fold = foldOf(found.location, walk.calibrationFolds);
       const placed = fold ? { ...named, forest: { ...named.forest, training: { ...named.forest.training, crossValidationFold: { group: fold.prefix, folds: fold.folds, partition: fold.partition } } } } : named;
-      models.push({ ...placed, location: found.location, estimator: found.cls.name });
+      models.push({ ...withRole(placed, walk.memberRoles.get(found.location)), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -59,6 +61,18 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
   const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
   return { models: primaryFirst(models), unread: kept, holds: describeHolding(root) };
+}
+
+/** A member whose wrapper changes what its numbers mean (member-roles.ts): on its IR, with a note. */
+function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T, role: MemberRole | undefined): T {
+  if (!role) return decoded;
+  const notes = [...decoded.notes];
+  if (role.oneVsRest) {
+    const c = String(role.oneVsRest.positive);
+    notes.push(`a OneVsRestClassifier's model of class ${c} against the rest: its classes 0 and 1 are "not ${c}" and "${c}" (its reconstructed labels and --training-data use 0 and 1)`);
+  }
+  if (role.targetTransform) notes.push(`fitted by a TransformedTargetRegressor on the target transformed by ${role.targetTransform}: its targets are in that scale`);
+  return { ...decoded, notes, forest: { ...decoded.forest, ...role } };
 }
 
 /**

@@ -28,6 +28,7 @@ import {
 } from '../pickle';
 import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
 import { calibrationFolds, type CalibrationFolds } from './calibration-folds';
+import { memberRoles, type MemberRole } from './member-roles';
 
 /** The name the loaded object goes by in locations. */
 export const ROOT = 'model';
@@ -61,6 +62,8 @@ export interface Walk {
   besideSteps: Set<object>;
   /** CalibratedClassifierCV's fold models, by where they sit (./calibration-folds.ts). */
   calibrationFolds: CalibrationFolds[];
+  /** What a wrapper makes of the members it holds (OneVsRest, TransformedTargetRegressor), by their locations (./member-roles.ts). */
+  memberRoles: Map<string, MemberRole>;
 }
 
 /**
@@ -96,7 +99,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [] };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map() };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -134,6 +137,7 @@ export function findModels(root: PyValue): Walk {
     if (!state) return;
     const folds = calibrationFolds(v, location, seqItems(state.get('calibrated_classifiers_'))?.length ?? 0);
     if (folds) walk.calibrationFolds.push(folds);
+    for (const [at, role] of memberRoles(v, location)) walk.memberRoles.set(at, role);
     // scikit-learn's convention (fitted attributes end in `_`) holds for its own estimators and
     // those built on its base classes (they carry `_sklearn_version`); a project's own wrapper
     // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
