@@ -21,6 +21,7 @@ import { readModel } from '../../server/src/formats';
 import type { ReadResult } from '../../server/src/formats/types';
 import { lintBytes } from '../../server/src/linter/linter';
 import { firstTreeExposesCounts } from '../../server/src/rules/first-tree-exposes-counts';
+import { maximumMatching } from '../support/bipartite-matching';
 import { FIXTURES } from '../support/paths';
 
 const DIR = path.join(FIXTURES, 'xgboost-counts');
@@ -172,12 +173,23 @@ describe('boosting-counts: multi-class, the first K trees', () => {
 });
 
 describe('missing values, categorical splits, vector leaves', () => {
-  it('mixed default directions (the model saw missing values): skipped, naming the feature; the probe says so too', async () => {
+  it('mixed default directions (the model saw missing values): tree 0 proves its rows as boxes that leave Glucose open where a missing Glucose reaches the leaf, each holding a distinct true row', async () => {
     const forest = forestOf('reg_missing.json');
+    const truth = truthOf('reg_missing');
     const result = await reconstruct(forest);
-    assert.equal(result.status, 'skipped');
+    // Before stop 33: skipped.
+    assert.equal(result.method, 'leaf-regions', result.reason);
+    assert.equal(result.status, 'bounded');
     assert.match(result.reason ?? '', /missing values of Glucose/);
     assert.ok(probeFirstTrees(forest).caveats.some((c) => /missing values of Glucose/.test(c)));
+    assert.equal(result.certifiedWithoutLabel, truth.length);
+    // A row missing Glucose lies only in a box that leaves Glucose open; each box holds its own true row.
+    const strictlyInside = (row: ReconstructedRow, x: number[]) =>
+      (row.intervals ?? []).every((interval, f) => interval === null || (!Number.isNaN(x[f]) && Math.fround(x[f]) >= interval[0] && Math.fround(x[f]) < interval[1]));
+    const adjacency = result.reconstruction.map((row) => truth.flatMap((t, i) => (strictlyInside(row, t.x) ? [i] : [])));
+    assert.equal(maximumMatching(adjacency, truth.length).size, result.reconstruction.length);
+    const GLUCOSE = 1;
+    assert.ok(result.reconstruction.some((row) => row.intervals![GLUCOSE] === null) && result.reconstruction.some((row) => row.intervals![GLUCOSE] !== null));
   });
 
   it('missing values always sent right: read as the highest interval, and the certificate stays sound with them', async () => {

@@ -42,6 +42,17 @@ export function missingValueRouting(forest: Forest): MissingValueRouting {
   return { routes, stated };
 }
 
+/**
+ * "the model was trained with missing values of x, y" for mixed directions, which prove it for
+ * XGBoost; scikit-learn's histogram boosting sends a missing value to the larger child both when it
+ * saw none and, often, when it saw some, so there they only say that it may have.
+ */
+export function mixedMissingWords(forest: Forest, names: readonly string[]): string {
+  return /^HistGradientBoosting/.test(forest.estimator)
+    ? `the training data may have had missing values of ${names.join(', ')} (scikit-learn's histogram boosting sends them to the larger child of a split whether it saw some or not)`
+    : `the model was trained with missing values of ${names.join(', ')}`;
+}
+
 /** Names of the features whose missing values follow mixed directions (the model saw them missing). */
 export function mixedMissingFeatures(forest: Forest): string[] {
   return missingValueRouting(forest).routes.flatMap((r, f) => (r === 'mixed' ? [forest.features[f].name] : []));
@@ -57,7 +68,7 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
     return {
       ok: false,
       reason:
-        `the model was trained with missing values of ${mixed.join(', ')}: its splits send a missing value left at some nodes and right at others, ` +
+        `${mixedMissingWords(forest, mixed)}: its splits send a missing value left at some nodes and right at others, ` +
         'so a missing value is not one of the intervals the reconstruction counts with, and its rows could be certified in cells they do not lie in',
     };
   }
@@ -82,4 +93,46 @@ export function uniformMissingNote(forest: Forest): string | undefined {
   if (lowest.length === 0 && !mixed) return 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value';
   const parts = [...(lowest.length ? [`the lowest interval of ${lowest.join(', ')}`] : []), ...(highest.length ? [`the highest interval of ${highest.join(', ')}`] : [])];
   return `the model sends a missing value along each split's stated direction, so ${parts.join(' and ')} also stand for a missing value`;
+}
+
+/** Per tree: each node's parent (-1 at the root), built once (a million rows, a few hundred leaves). */
+const parents = new WeakMap<object, Int32Array>();
+
+function parentsOf(tree: Forest['trees'][number]): Int32Array {
+  let p = parents.get(tree);
+  if (!p) {
+    p = new Int32Array(tree.left.length).fill(-1);
+    for (let n = 0; n < tree.left.length; n++) {
+      if (tree.left[n] === -1) continue;
+      p[tree.left[n]] = n;
+      p[tree.right[n]] = n;
+    }
+    parents.set(tree, p);
+  }
+  return p;
+}
+
+/**
+ * The features a row missing its value could reach `leaf` through, among those whose splits send a
+ * missing value both ways ('mixed'): every split on the feature along the leaf's path sends a
+ * missing value the path's way. Such a leaf holds rows of its region or missing that feature, so
+ * what it proves about their values leaves the feature unbounded; a path with one split the other
+ * way keeps a missing row out, and the leaf's interval stands. (Features whose splits all send it
+ * one way are read as their end interval, uniformMissingNote.)
+ */
+export function missingReachable(forest: Forest, treeIndex: number, leaf: number): number[] {
+  const tree = forest.trees[treeIndex];
+  if (!tree.defaultLeft) return [];
+  const { routes } = missingValueRouting(forest);
+  if (!routes.includes('mixed')) return [];
+  const up = parentsOf(tree);
+  const seen = new Map<number, boolean>();
+  for (let child = leaf, node = up[leaf]; node >= 0; child = node, node = up[node]) {
+    const f = tree.feature[node];
+    if (routes[f] !== 'mixed') continue;
+    const wentLeft = tree.left[node] === child;
+    const reachable = tree.defaultLeft[node] === wentLeft;
+    seen.set(f, (seen.get(f) ?? true) && reachable);
+  }
+  return [...seen].flatMap(([f, reachable]) => (reachable ? [f] : []));
 }

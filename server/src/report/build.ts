@@ -41,7 +41,7 @@ import { hasNoLabels } from '../forest/task';
  * certified rows count as proven, and the report says "as boxes" with their width (`boxes`);
  * `box-estimate` proves the boxes of single-class leaves the same way (its other rows are estimates).
  */
-export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts', 'row-boxes', 'box-estimate'];
+export const CERTIFYING_METHODS: readonly ReconstructionMethod[] = ['aggregated', 'replayed-bootstrap', 'boosting-counts', 'row-boxes', 'box-estimate', 'leaf-regions'];
 
 /** A feature of the model and whether any tree splits on it. */
 export interface FeatureUse {

@@ -39,6 +39,7 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   'bounded-search': 'bounded search over numeric features',
   'boosting-hessians': 'boosted model: the first tree\'s exact counts prove each row in its leaf\'s region with its label; the later trees, matched through their hessians when every tree saw every row, narrow the points (an estimate)',
   'boosting-counts': 'boosted model whose covers count rows (squared error: every tree; K classes: the first K trees)',
+  'leaf-regions': "missing values sent both ways: one tree's leaves prove their rows as boxes",
   none: 'no formulation',
 };
 

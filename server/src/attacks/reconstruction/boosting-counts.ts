@@ -32,6 +32,7 @@ import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow, fillUnbounded } from './rows';
 import { reconstructClassDraws } from './class-draw-rows';
+import { reconstructFromLeafRegions, type LeafRows } from './first-tree-regions';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 import { pluralPossessive } from '../../rules/format';
 
@@ -112,6 +113,32 @@ function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false
   return { ok: true, view, table: built.table, classOfTree, classTrees: probe.trees, lambda, gradients: false, meanLabel: 0, ...(missing.note ? { note: missing.note } : {}) };
 }
 
+/**
+ * What the probed first trees prove per leaf, for first-tree-regions.ts: a multi-class model's K
+ * trees, each its class's rows (when every leaf's are determined); else tree 0's rows, labels
+ * unknown. Undefined when the probe found no row counts or rests on assumptions (a dump).
+ */
+function probedLeafRows(forest: Forest, probe: FirstTreeProbe): LeafRows[] | undefined {
+  if (probe.rows === undefined || probe.status === 'not-applicable' || probe.weightedCounts || probe.classDraws) return undefined;
+  if (probe.objectiveAssumed || forest.boosting?.source === 'dump' || forest.boosting?.baseScoreStated === false) return undefined;
+  const perNode = (tree: number, value: (leaf: ProbedTree['leaves'][number]) => number) => {
+    const rows = new Array<number>(forest.trees[tree].left.length).fill(0);
+    return { rows, fill: (leaves: ProbedTree['leaves']) => leaves.forEach((leaf) => (rows[leaf.node] = value(leaf))) };
+  };
+  if (isMultiClass(forest)) {
+    if (probe.status !== 'exact' || probe.trees.some((pt) => pt.leaves.some((l) => l.positives === undefined))) return undefined;
+    return probe.trees.map((pt) => {
+      const { rows, fill } = perNode(pt.tree, (leaf) => leaf.positives!);
+      fill(pt.leaves);
+      return { tree: pt.tree, rows, label: forest.classes[pt.group] ?? pt.group };
+    });
+  }
+  const first = probe.trees[0];
+  const { rows, fill } = perNode(first.tree, (leaf) => leaf.rows);
+  fill(first.leaves);
+  return [{ tree: first.tree, rows }];
+}
+
 /** The first round's trees (`view`, K classes) as count trees of one class: each leaf's rows. */
 function asRowCounts(view: Forest, classTrees: readonly ProbedTree[]): Forest {
   return {
@@ -143,7 +170,13 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
   // Class trees that each drew their own rows (subsample): each proves its own class's rows.
   if (probe && isMultiClass(forest) && probe.classDraws && !probe.weightedCounts) return reconstructClassDraws(forest, probe, ctx);
   const prepared = prepare(forest, probe);
-  if (!prepared.ok) return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  if (!prepared.ok) {
+    // Missing values sent both ways: the first trees' probed leaves still prove their rows as boxes.
+    const missing = missingValueReading(forest);
+    const sources = !missing.ok && probe ? probedLeafRows(forest, probe) : undefined;
+    if (sources) return reconstructFromLeafRegions(forest, ctx, missing.ok ? prepared.reason : missing.reason, sources, probe!.rows ?? null);
+    return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+  }
   if (prepared.subsample) {
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: 1, treesWhy: 'subsample' } : undefined;
     const labelled = await reconstructSubsampled(forest, prepared.view, prepared.table, ctx, prepared.subsample, weights);

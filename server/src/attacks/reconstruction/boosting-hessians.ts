@@ -41,7 +41,7 @@ import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
 import { forEachLeaf, pathBox } from '../../forest/structure';
 import { probeFirstTrees, weightedReason } from '../first-tree-probe';
-import { missingValueRouting, uniformMissingNote } from '../missing-values';
+import { missingValueRouting, mixedMissingWords, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
 import { HESSIAN_MATCH_CELL_CAP, millions } from './memory';
 import { certifyFirstTreeLeaves } from './first-tree-claims';
@@ -101,7 +101,7 @@ function applicability(
   const notes = [
     ...(mixedNames.length
       ? [
-          `the model was trained with missing values of ${mixedNames.join(', ')} (its splits send them left at some nodes and right at others): modelled with a missing value of their own, ` +
+          `${mixedMissingWords(forest, mixedNames)} (its splits send them left at some nodes and right at others): modelled with a missing value of their own, ` +
             'which a row has when no interval of the feature fits it; rows that could be missing or not are given a value',
         ]
       : []),

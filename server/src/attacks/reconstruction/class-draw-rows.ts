@@ -12,6 +12,7 @@
 import type { Forest } from '../../forest/schema';
 import { formatCount, formatCountList } from '../../rules/format';
 import type { FirstTreeProbe } from '../first-tree-probe';
+import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { RunContext } from './context';
 import { firstTreeUnproven } from './first-tree-claims';
@@ -42,7 +43,7 @@ export function reconstructClassDraws(forest: Forest, probe: FirstTreeProbe, ctx
   for (const pt of probe.trees) {
     let ofClass = 0;
     for (const leaf of pt.leaves) {
-      const region = regionIntervals(leaf.box, features);
+      const region = regionIntervals(leaf.box, features, missingReachable(forest, pt.tree, leaf.node));
       const values = intoRegion(new Array<number | null>(features).fill(null), region, lowerInclusive);
       for (let i = 0; i < leaf.positives!; i++) {
         reconstruction.push({ values: [...values], intervals: region.map((b) => (b ? [b[0], b[1]] : null)), label: forest.classes[pt.group] ?? pt.group, certified: true });

@@ -14,15 +14,18 @@
  * counts rest on assumed ones, however well they fit), and no label when lambda or alpha is
  * assumed (the positives rest on them).
  *
- * Not when the training data had missing values of a feature that its splits send left at some
- * nodes and right at others ('mixed'): a row missing it reaches a leaf by the default directions
- * without lying in its region. Where every split of a feature sends a missing value the same way,
- * the end interval it goes to stands for "missing" too (the reason says so, as boosting-counts).
+ * When the training data had missing values of a feature that its splits send left at some nodes
+ * and right at others ('mixed'), a row missing it reaches a leaf by the default directions without
+ * lying in its region: a leaf that such a row could reach (every split on the feature along its
+ * path sends a missing value its way) proves nothing about that feature, which its certified box
+ * leaves unbounded (missing-values.ts missingReachable; before stop 33 nothing was certified).
+ * Where every split of a feature sends a missing value the same way, the end interval it goes to
+ * stands for "missing" too (the reason says so, as boosting-counts).
  */
 import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox } from '../../forest/structure';
 import type { FirstTreeProbe } from '../first-tree-probe';
-import { missingValueRouting } from '../missing-values';
+import { missingReachable } from '../missing-values';
 import { regionIntervals } from './region-points';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { BoxTightness, ReconstructedRow } from './types';
@@ -44,7 +47,6 @@ export interface FirstTreeClaims {
  * with class-draw-rows.ts.
  */
 export function firstTreeUnproven(forest: Forest, probe: FirstTreeProbe): string | undefined {
-  if (missingValueRouting(forest).routes.some((r) => r === 'mixed')) return 'the training data had missing values its splits send both ways, so a leaf may hold rows outside its region';
   if (probe.objectiveAssumed || forest.boosting?.source === 'dump' || forest.boosting?.baseScoreStated === false) {
     return "the file does not state the objective and base score, so the first trees' counts rest on assumed ones";
   }
@@ -66,7 +68,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
   // are read, never changed, once answered: a million rows, a few hundred regions).
   const leaves = new Map(
     first.leaves.map((leaf) => {
-      const region = regionIntervals(leaf.box, features);
+      const region = regionIntervals(leaf.box, features, missingReachable(forest, first.tree, leaf.node));
       return [leaf.node, { region, bounded: region.map((b) => b !== null), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }];
     }),
   );

@@ -53,6 +53,7 @@ import { reconstructAggregated, type ReconstructionDetails } from './aggregated'
 import { reconstructByBoxes } from './boxes';
 import { estimateFromCounts } from './boxes/estimate';
 import { reconstructBoosting } from './boosting';
+import { countTreeLeafRows, reconstructFromLeafRegions } from './first-tree-regions';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
@@ -125,7 +126,12 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   // count with: a row missing it could be certified in a cell it does not lie in.
   if (!forest.boosting && forest.trees.some((tree) => tree.defaultLeft)) {
     const missing = missingValueReading(forest);
-    if (!missing.ok) return ctx.answer({ status: 'skipped', reason: missing.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+    if (!missing.ok) {
+      // One tree's leaves still prove their rows, as boxes that leave such a feature open where a missing value reaches them.
+      const sources = countTreeLeafRows(forest);
+      if (!sources) return ctx.answer({ status: 'skipped', reason: missing.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
+      return reconstructFromLeafRegions(forest, ctx, missing.reason, sources, forest.training.rows ?? null);
+    }
   }
   // Bootstrap: the module says which of its cases applied (replayed seeds, or the likelihood estimate).
   if (forest.training.bootstrap) return forest.task !== 'classification' ? reconstructRegressionWithBootstrap(forest, ctx) : reconstructBootstrap(forest, ctx);

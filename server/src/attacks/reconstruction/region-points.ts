@@ -4,10 +4,15 @@
  */
 import type { FeatureInterval } from '../../forest/structure';
 
-/** A leaf's region as ReconstructedRow intervals: null where its path does not test the feature. */
-export function regionIntervals(box: readonly FeatureInterval[], features: number): ([number, number] | null)[] {
+/**
+ * A leaf's region as ReconstructedRow intervals: null where its path does not test the feature, or
+ * where a row missing the feature could reach the leaf anyway (`unbounded`, missing-values.ts
+ * missingReachable), since the leaf proves nothing about that value then.
+ */
+export function regionIntervals(box: readonly FeatureInterval[], features: number, unbounded: readonly number[] = []): ([number, number] | null)[] {
   const intervals: ([number, number] | null)[] = new Array(features).fill(null);
   for (const b of box) intervals[b.feature] = [b.lower ?? -Infinity, b.upper ?? Infinity];
+  for (const f of unbounded) intervals[f] = null;
   return intervals;
 }
 

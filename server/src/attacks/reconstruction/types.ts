@@ -37,9 +37,11 @@ export type ReconstructionPhase = 'cells' | 'formulation' | 'propagation' | 'mil
  *   features, class or sample weights, noised counts): single-class leaves of one tree certify
  *   their distinct rows as boxes; the rest is an estimate (boxes/estimate.ts).
  * - `bounded-search`: too many cells to enumerate; the best reconstruction a bounded search found.
+ * - `leaf-regions`: count trees whose training data had missing values their splits send both ways:
+ *   one tree's leaves certify their rows as boxes (first-tree-regions.ts).
  * - `none`: the engine did not run a formulation (skipped or failed before one was chosen).
  */
-export type ReconstructionMethod = 'aggregated' | 'row-boxes' | 'box-estimate' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'none';
+export type ReconstructionMethod = 'aggregated' | 'row-boxes' | 'box-estimate' | 'replayed-bootstrap' | 'bootstrap-likelihood' | 'dp-likelihood' | 'boosting-hessians' | 'boosting-counts' | 'bounded-search' | 'leaf-regions' | 'none';
 
 export interface ReconstructionProgress {
   phase: ReconstructionPhase;

@@ -40,6 +40,7 @@ export const METHOD_WORDS: Record<string, string> = {
   'bounded-search': 'bounded search (estimate)',
   'row-boxes': 'rows proven as boxes',
   'box-estimate': 'leaf boxes, the rest an estimate',
+  'leaf-regions': "one tree's leaves as boxes",
   none: 'none',
 };
 

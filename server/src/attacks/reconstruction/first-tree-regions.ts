@@ -1,0 +1,80 @@
+/**
+ * Count trees (scikit-learn's histogram boosting, trees fitted with missing values) and XGBoost
+ * count views whose training data had missing values some splits send left and others right: the
+ * cell methods cannot count with such a value (a row missing it reaches leaves by the default
+ * directions, not by its interval), so these models used to be skipped. What one tree still proves:
+ * each leaf holds its stated rows (of each class, where the tree counts classes), in its region or
+ * missing a feature that a missing value reaches the leaf through; leaves of one tree are disjoint,
+ * and rows of different classes are different rows. So every row a tree counts is **certified** as
+ * a box: the leaf's region, with the features a missing value could bypass left unbounded
+ * (missing-values.ts missingReachable), and its class where the tree counts classes. The point in
+ * the box is an estimate; the later trees are not used (the answer is `bounded`).
+ */
+import type { Forest } from '../../forest/schema';
+import { classCount, forEachLeaf, pathBox } from '../../forest/structure';
+import { formatCount } from '../../rules/format';
+import { missingReachable } from '../missing-values';
+import { certifiedBoxTightness } from './boxes/row-tightness';
+import type { RunContext } from './context';
+import { featureAxes } from './feature-axes';
+import { intoRegion, regionIntervals } from './region-points';
+import { fillUnbounded } from './rows';
+import type { ReconstructedRow, ReconstructionResult } from './types';
+
+/** Rows of one class (or of any label, `label` undefined) per node of one tree. */
+export interface LeafRows {
+  tree: number;
+  rows: ArrayLike<number>;
+  label?: string | number | boolean;
+}
+
+/**
+ * Which counts a model's trees give: a count-tree classifier's per-class trees (`countedClasses`),
+ * else tree 0's per-class counts (a classifier without bootstrap), else tree 0's rows (labels
+ * unknown). Undefined when tree 0's counts are not whole rows (weights, bootstrap draws).
+ */
+export function countTreeLeafRows(forest: Forest): LeafRows[] | undefined {
+  if (forest.countedClasses) return forest.countedClasses.trees.map((t, k) => ({ tree: t.tree, rows: t.rows, label: forest.countedClasses!.classes[k] }));
+  if (forest.training.bootstrap || forest.training.weighted || forest.privacy) return undefined;
+  const tree = forest.trees[0];
+  const k = classCount(forest);
+  const whole = (x: number) => Math.abs(x - Math.round(x)) < 1e-9;
+  if (!Array.from(tree.classWeights).every(whole)) return undefined;
+  if (forest.task === 'classification' && forest.classes.length >= 2) {
+    return forest.classes.map((label, c) => ({ tree: 0, rows: Array.from({ length: tree.left.length }, (_, n) => Math.round(tree.classWeights[n * k + c])), label }));
+  }
+  return [{ tree: 0, rows: Array.from({ length: tree.left.length }, (_, n) => Math.round(tree.classWeights[n * k])) }];
+}
+
+export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why: string, sources: readonly LeafRows[], rows: number | null): ReconstructionResult {
+  ctx.method = 'leaf-regions';
+  const features = forest.features.length;
+  const lowerInclusive = forest.splitRule === 'less';
+  const reconstruction: ReconstructedRow[] = [];
+  let withLabel = 0;
+  for (const source of sources) {
+    const tree = forest.trees[source.tree];
+    forEachLeaf(tree, (leaf, path) => {
+      const count = source.rows[leaf];
+      if (!(count > 0)) return;
+      const region = regionIntervals(pathBox(path), features, missingReachable(forest, source.tree, leaf));
+      const values = intoRegion(new Array<number | null>(features).fill(null), region, lowerInclusive);
+      // A leaf's rows share its point and region (rows are read, never changed, once answered).
+      const row: ReconstructedRow =
+        source.label !== undefined ? { values, intervals: region, label: source.label, certified: true } : { values, intervals: region, label: '', certified: false, certifiedValues: region.map((b) => b !== null) };
+      for (let i = 0; i < count; i++) reconstruction.push(row);
+      if (source.label !== undefined) withLabel += count;
+    });
+  }
+  const axes = featureAxes(forest);
+  const filled = axes.ok ? fillUnbounded(reconstruction, axes.axes) : reconstruction;
+  const withoutLabel = filled.length - withLabel;
+  const boxes = withLabel > 0 ? certifiedBoxTightness(forest, filled) : undefined;
+  const trees = [...new Set(sources.map((s) => s.tree))];
+  const reason = [
+    why,
+    `so one tree is read instead: ${trees.length === 1 ? `tree ${trees[0]}'s leaves hold` : `the leaves of trees ${trees.join(', ')}, one per class, hold`} ${formatCount(filled.length)} rows, each certified as a box (its leaf's region, leaving a feature unbounded where a row missing it reaches the leaf)${withLabel > 0 ? ' with its class' : ', its label not known'}, at a point of it (an estimate); the other trees are not used`,
+  ].join('; ');
+  ctx.stats.treesMatched = trees.length;
+  return ctx.answer({ status: 'bounded', reason, rows, certifiedRows: withLabel, ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}), ...(boxes ? { boxes } : {}), reconstruction: filled });
+}
