@@ -198,6 +198,11 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
       // Not worded as if only logistic objectives were reconstructed (sweep 7): what keeps this one out.
       assert.match(result.reason ?? '', /is not reconstructed yet: a row's hessian depends on its prediction, so only the first tree's covers count rows/);
     }
+    // A ranker is named as the wrapper that saved it, and its objective's reason is its own.
+    const ranker = readFixtureForest(DIR, 'ranker_pima.json');
+    assert.equal(ranker.estimator, 'XGBRanker');
+    const ranked = await reconstruct(ranker, { budgetMs: 5_000 });
+    assert.match(ranked.reason ?? '', /rank:pairwise is not reconstructed: a ranking objective weighs each row's hessian by the pairs of its query group/);
     const tweedie = await reconstruct(readFixtureForest(DIR, 'tweedie_pima.json'), { budgetMs: 5_000 });
     assert.match(tweedie.reason ?? '', /reg:tweedie is not reconstructed: it weighs each row's hessian by its label or residual/);
   });

@@ -221,7 +221,7 @@ function build(root: unknown): ModelBuild {
   // XGBClassifier with num_parallel_tree set grows several rounds of them, so keeps its name.
   const randomForestMode = parallel > 1 && trees.length === parallel * outputGroups;
   const wrapper = randomForestMode ? 'XGBRF' : 'XGB';
-  const estimator = meta?._estimator_type === 'classifier' ? `${wrapper}Classifier` : meta?._estimator_type === 'regressor' ? `${wrapper}Regressor` : 'Booster';
+  const estimator = meta?._estimator_type === 'classifier' ? `${wrapper}Classifier` : meta?._estimator_type === 'regressor' ? `${wrapper}Regressor` : meta?._estimator_type === 'ranker' ? 'XGBRanker' : 'Booster';
   const forest: ForestInput = {
     library: { name: 'xgboost', ...(version ? { version: version.join('.') } : {}) },
     estimator,
