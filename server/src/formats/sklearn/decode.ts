@@ -47,7 +47,8 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       const named = preceding ? withPrecedingSteps(decoded, preceding, beside) : decoded;
       const fold = foldOf(found.location, walk.calibrationFolds);
       const placed = fold ? { ...named, forest: { ...named.forest, training: { ...named.forest.training, crossValidationFold: { group: fold.prefix, folds: fold.folds, partition: fold.partition } } } } : named;
-      models.push({ ...withRole(placed, walk.memberRoles.get(found.location)), location: found.location, estimator: found.cls.name });
+      const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
+      models.push({ ...withBesideNames(withRole(placed, walk.memberRoles.get(found.location)), names), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -61,6 +62,27 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
   const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
   return { models: primaryFirst(models), unread: kept, holds: describeHolding(root) };
+}
+
+/**
+ * Names saved beside a model fitted on a bare array (`{"model": m, "features": [...]}`): its
+ * features are x0, x1, ... (or XGBoost's f0, ...), so the list, when it names as many, names them.
+ */
+function withBesideNames<T extends { forest: ForestInput; notes: string[] }>(decoded: T, beside: { key: string; names: string[] } | undefined): T {
+  const features = decoded.forest.features;
+  if (!beside || beside.names.length !== features.length || !features.every((f, i) => f.name === `x${i}` || f.name === `f${i}`)) return decoded;
+  // A preprocessor saved beside it (a scaler) keeps the columns one for one: its input is named too.
+  const input = decoded.forest.pipelineInput;
+  const columns = input && input.columns.length === beside.names.length && input.columns.every((c, i) => c === `x${i}`) ? { pipelineInput: { ...input, columns: [...beside.names] } } : {};
+  return {
+    ...decoded,
+    forest: { ...decoded.forest, features: features.map((f, i) => ({ ...f, name: beside.names[i] })), ...columns },
+    // The note that shows the input's first columns (pipeline-model.ts inputNote) shows the names.
+    notes: [
+      ...decoded.notes.map((note) => (input && 'pipelineInput' in columns && note.startsWith('a CSV of') ? note.replace(`(${input.columns.slice(0, 4).join(', ')}`, `(${beside.names.slice(0, 4).join(', ')}`) : note)),
+      `feature names from the list saved beside the model under "${beside.key}" (the model itself, fitted on a bare array, names none)`,
+    ],
+  };
 }
 
 /** A member whose wrapper changes what its numbers mean (member-roles.ts): on its IR, with a note. */

@@ -20,6 +20,7 @@ import {
   PyGlobal,
   PyValue,
   asNdArray,
+  asNumpyScalar,
   asString,
   classOf,
   isArray,
@@ -64,6 +65,11 @@ export interface Walk {
   calibrationFolds: CalibrationFolds[];
   /** What a wrapper makes of the members it holds (OneVsRest, TransformedTargetRegressor), by their locations (./member-roles.ts). */
   memberRoles: Map<string, MemberRole>;
+  /**
+   * Feature names saved beside a model in the same dict (`{"model": m, "features": [...]}`), by the
+   * dict's other values, with the key they sit under: names for a model fitted on a bare array.
+   */
+  besideNames: Map<object, { key: string; names: string[] }>;
 }
 
 /**
@@ -99,7 +105,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map() };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map(), besideNames: new Map() };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -109,6 +115,8 @@ export function findModels(root: PyValue): Walk {
     seen.add(v);
 
     if (v instanceof PyDict) {
+      const named = namesEntry(v);
+      if (named) for (const value of v.values) if (value !== null && typeof value === 'object') walk.besideNames.set(value, named);
       v.keys.forEach((key, i) => visit(v.values[i], `${location}[${pyKey(key)}]`, depth + 1));
       pairBeside(v.values);
       return;
@@ -138,6 +146,9 @@ export function findModels(root: PyValue): Walk {
     const folds = calibrationFolds(v, location, seqItems(state.get('calibrated_classifiers_'))?.length ?? 0);
     if (folds) walk.calibrationFolds.push(folds);
     for (const [at, role] of memberRoles(v, location)) walk.memberRoles.set(at, role);
+    // Names saved beside a Pipeline name its input: its steps inherit them (the model's, when no step renames).
+    const inherited = walk.besideNames.get(v);
+    if (inherited) for (const step of namedEntries(state.get('steps')) ?? []) if (step[1] !== null && typeof step[1] === 'object') walk.besideNames.set(step[1], inherited);
     // scikit-learn's convention (fitted attributes end in `_`) holds for its own estimators and
     // those built on its base classes (they carry `_sklearn_version`); a project's own wrapper
     // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
@@ -218,6 +229,27 @@ export function namedEntries(list: PyValue | undefined): PyValue[][] | undefined
     out.push(parts);
   }
   return out;
+}
+
+/** A dict entry that lists feature names (`"features"`, `"feature_names"`, `"columns"`): a list, tuple or array of strings. */
+function namesEntry(d: PyDict): { key: string; names: string[] } | undefined {
+  for (let i = 0; i < d.keys.length; i++) {
+    const key = asString(d.keys[i]);
+    if (key === undefined || !/^(feature|column|col|input)(s|_names?|_list|_cols|_columns)?$|^(x_?)?(columns|cols|features)$|^feature_?names?$/i.test(key)) continue;
+    const value = d.values[i];
+    // A list of numpy strings (`list(df.columns)` of a NumPy-backed Index) pickles each as a numpy scalar.
+    const items = (seqItems(value) ?? (isArray(value) ? tryValues(value) : undefined))?.map((x) => (typeof x === 'string' ? x : asNumpyScalar(x)));
+    if (items && items.length > 0 && items.every((x) => typeof x === 'string')) return { key, names: items as string[] };
+  }
+  return undefined;
+}
+
+function tryValues(v: PyValue): PyValue[] | undefined {
+  try {
+    return asNdArray(v).values() as PyValue[];
+  } catch {
+    return undefined;
+  }
 }
 
 /** Elements of a numpy object array (gradient boosting keeps its stages in one), else undefined. */
