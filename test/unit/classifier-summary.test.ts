@@ -23,6 +23,13 @@ describe('classifiers read as row counts: task and classes in the summary', () =
       assert.deepEqual(report.model?.classes, truth.classes);
     });
   }
+  it('gb_clf_sub (subsample 0.7): a draw without replacement says so (model.withoutReplacement); gb_clf has no draw', async () => {
+    const sub = await lintFile(path.join(DIR, 'gb_clf_sub.joblib'));
+    assert.equal(sub.model?.bootstrap, true);
+    assert.equal(sub.model?.withoutReplacement, true);
+    const whole = await lintFile(path.join(DIR, 'gb_clf.joblib'));
+    assert.equal(whole.model?.withoutReplacement, undefined);
+  });
   it('ada_clf: classification with its two classes', async () => {
     const report = await lintFile(path.join(DIR, 'ada_clf.joblib'));
     assert.equal(report.model?.task, 'classification');

@@ -114,6 +114,7 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     trainingRows: rows?.rows ?? null,
     trainingRowsSource: rows?.source ?? null,
     bootstrap: forest.training.bootstrap,
+    ...(forest.training.bootstrap && forest.training.withoutReplacement ? { withoutReplacement: true as const } : {}),
     maxDepth: forest.trees.reduce((deepest, tree) => Math.max(deepest, treeDepth(tree)), 0),
     location: location ?? null,
     outputs: forest.outputs ?? 1,

@@ -23,6 +23,11 @@ export interface ModelSummary {
    */
   trainingRowsSource: TrainingRowsSource | null;
   bootstrap: boolean;
+  /**
+   * With `bootstrap`: each tree drew its rows without replacement (gradient boosting's `subsample`,
+   * bagging's `max_samples` without bootstrap), so each drawn row counts once. Absent otherwise.
+   */
+  withoutReplacement?: true;
   maxDepth: number;
   /**
    * Where the model sits in the saved object (`model.named_steps["rf"]`), when the file holds it

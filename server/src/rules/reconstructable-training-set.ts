@@ -43,6 +43,14 @@ const METHOD_WORDS: Record<Recoverability['method'], string> = {
   none: 'no formulation',
 };
 
+/** The method in words, for this model: a model without classes is not told about single-class leaves, a regressor about K classes. */
+function methodWords(method: Recoverability['method'], forest: Partial<Pick<Forest, 'task'>>): string {
+  const classes = forest.task === 'classification';
+  if (method === 'box-estimate' && !classes) return "counts that are not shared row counts: one tree's leaves certify their distinct rows as boxes, the rest an estimate";
+  if (method === 'boosting-counts') return classes ? "boosted model with K classes: the first K trees' covers count rows of each class" : "boosted model with squared error: every tree's covers count rows";
+  return METHOD_WORDS[method];
+}
+
 /** Share 0-1 as a percentage a person reads: whole numbers, one decimal below 10%. */
 function widthPercent(share: number): string {
   const p = 100 * share;
@@ -82,7 +90,7 @@ export function reconstructionDraft(
   // An outlier detector's rows have no label: nothing about one is claimed or estimated.
   const labelled = !hasNoLabels(forest);
   const time = `${seconds < 10 ? seconds.toFixed(2) : seconds.toFixed(0)} s`;
-  const how = `${METHOD_WORDS[method]}; ${time}`;
+  const how = `${methodWords(method, forest)}; ${time}`;
   const determined = Object.entries(recoverability.determinedFeatures).filter(([, count]) => count > 0);
   // Certified rows can still have values the trees never test (null): say how much of each row is pinned.
   const values = Object.values(recoverability.determinedFeatures).reduce((total, count) => total + count, 0);
