@@ -51,20 +51,20 @@ describe('saved-data', () => {
   it('a KNNImputer in front of a forest keeps all 200 rows: found by its Pipeline step, the forest still analysed', async () => {
     const { report, finding, tables } = await tablesOf('knn_imputer_forest.joblib');
     assert.deepEqual(tables, [{ location: 'model.named_steps["imp"]._fit_X', kind: 'fitted-rows', rows: 200, columns: 8, estimator: 'KNNImputer' }]);
-    assert.match(finding!.message, /^A fitted KNNImputer keeps 200 training rows as they are: impute with a method that keeps no rows\./);
+    assert.match(finding!.message, /^A KNNImputer stores 200 training rows verbatim: use an imputer that keeps none\./);
     assert.equal(report.model?.estimator, 'RandomForestClassifier');
   });
 
   it("SMOTE's fitted neighbours keep the minority class's 75 rows", async () => {
     const { finding, tables } = await tablesOf('smote_forest.joblib');
     assert.deepEqual(tables, [{ location: 'model.named_steps["smote"].nn_k_._fit_X', kind: 'fitted-rows', rows: 75, columns: 8, estimator: 'NearestNeighbors' }]);
-    assert.match(finding!.message, /^SMOTE's fitted NearestNeighbors keeps 75 training rows as they are: save the model without it\./);
+    assert.match(finding!.message, /^SMOTE's neighbours store 75 training rows verbatim: save the model without it\./);
   });
 
   it('a KNeighborsClassifier alone is its 200 rows: saved-data, and still "no tree model"', async () => {
     const { report, finding, tables } = await tablesOf('knn_classifier.joblib');
     assert.deepEqual(tables, [{ location: 'model._fit_X', kind: 'fitted-rows', rows: 200, columns: 8, estimator: 'KNeighborsClassifier' }]);
-    assert.match(finding!.message, /keep this model private/);
+    assert.match(finding!.message, /keep it private/);
     assert.ok(report.findings.some((f) => f.rule === 'no-tree-model'));
   });
 });

@@ -68,17 +68,25 @@ export function unknownGlobalFindings(read: ModelRead | NoTreeModelRead, overrid
 /** How to stop a fitted estimator keeping training rows, by what it is (SavedData.keeper). */
 const STORED_ROWS_FIX: Record<NonNullable<SavedData['keeper']>, { short: string; long: string }> = {
   resampler: { short: 'save the model without it', long: 'A resampler is needed only while fitting: save the fitted model without it (the Pipeline of the steps after it).' },
-  imputer: { short: 'impute with a method that keeps no rows', long: 'Impute with a method that keeps no rows (SimpleImputer, IterativeImputer).' },
-  model: { short: 'keep this model private', long: 'A nearest-neighbour, kernel or support-vector model is made of its training rows: keep it private, or replace it with one that keeps none.' },
+  imputer: { short: 'use an imputer that keeps none', long: 'Impute with a method that keeps no rows (SimpleImputer, IterativeImputer).' },
+  model: { short: 'keep it private', long: 'A nearest-neighbour, kernel or support-vector model is made of its training rows: keep it private, or replace it with one that keeps none.' },
 };
+
+/**
+ * The finding's first line, within the 80 characters the Problems panel shows: "SMOTE's neighbours
+ * store 75 training rows verbatim: save the model without it." (the estimator's name gives way to a
+ * shorter subject when the line would be longer).
+ */
+function storedRowsLead(d: SavedData, rows: number): string {
+  const fix = STORED_ROWS_FIX[d.keeper ?? 'model'].short;
+  const subject = d.owner ? `${d.owner}'s neighbours store` : `A ${d.estimator} stores`;
+  const line = `${subject} ${plural(rows, 'training row')} verbatim: ${fix}.`;
+  return line.length <= 80 ? line : `A fitted estimator stores ${plural(rows, 'training row')} verbatim: ${fix}.`;
+}
 
 /** "SMOTE's fitted NearestNeighbors", "a fitted KNNImputer". */
 function keeperName(d: SavedData): string {
   return d.owner ? `${d.owner}'s fitted ${d.estimator}` : `a fitted ${d.estimator}`;
-}
-
-function capitalised(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
 export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: SeverityOverrides): Finding[] {
@@ -97,7 +105,7 @@ export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: 
     {
       message: lead(
         fitted
-          ? `${capitalised(keeperName(data[0]))} keeps ${plural(rows, 'training row')} as they are: ${STORED_ROWS_FIX[data[0].keeper ?? 'model'].short}.`
+          ? storedRowsLead(data[0], rows)
           : rows > 0
             ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.`
             : 'The file holds data, not only a model: keep data out of shared files.',
