@@ -129,4 +129,18 @@ describe('HistGradientBoosting trained with missing values', () => {
     const adjacency = certified.map((row) => rows.flatMap((_, i) => (holds(row, i) ? [i] : [])));
     assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
   });
+
+  it('hgb_clf_multi (no missing values; every split to its larger child): reconstructed over every tree as if without missing values, every row certified by tree 0\'s leaf regions, each holding a distinct true row', async () => {
+    const { forest } = forestOf('hgb_clf_multi');
+    const rows = readFloat32Rows(path.join(DIR, 'hgb_clf_multi.train.csv'));
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'leaf-regions', r.reason);
+    assert.match(r.reason ?? '', /reconstructed as if there were none \((aggregated|row-boxes)/);
+    assert.equal(r.certifiedRows, rows.length);
+    const certified = r.reconstruction.filter((row) => row.certified);
+    const adjacency = certified.map((row) => rows.flatMap((t, i) => (containsRow(row, t) ? [i] : [])));
+    assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
+    // The points stay the estimate's: each lies in its certified box.
+    for (const row of certified) row.intervals!.forEach((b, f) => b && assert.ok(row.values[f]! > b[0] && row.values[f]! <= b[1]));
+  });
 });

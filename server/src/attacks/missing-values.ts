@@ -136,3 +136,24 @@ export function missingReachable(forest: Forest, treeIndex: number, leaf: number
   }
   return [...seen].flatMap(([f, reachable]) => (reachable ? [f] : []));
 }
+
+/**
+ * Whether every split of every tree sends a missing value to its larger child (by distinct rows,
+ * ties to the right): what scikit-learn does for a feature it saw no missing value of, and what its
+ * histogram boosting often does for one it saw missing at random. Such a model may or may not have
+ * had missing values: its counts over every tree still make a good estimate of the rows, which one
+ * tree's leaf regions then certify (first-tree-regions.ts).
+ */
+export function largerChildDirections(forest: Forest): boolean {
+  let any = false;
+  for (const tree of forest.trees) {
+    if (!tree.defaultLeft) continue;
+    if (!tree.distinctRows) return false;
+    for (let n = 0; n < tree.left.length; n++) {
+      if (tree.left[n] === -1) continue;
+      any = true;
+      if (tree.defaultLeft[n] !== tree.distinctRows[tree.left[n]] > tree.distinctRows[tree.right[n]]) return false;
+    }
+  }
+  return any;
+}

@@ -11,7 +11,7 @@
  * the box is an estimate; the later trees are not used (the answer is `bounded`).
  */
 import type { Forest } from '../../forest/schema';
-import { classCount, forEachLeaf, pathBox } from '../../forest/structure';
+import { classCount, forEachLeaf, leafOf, pathBox } from '../../forest/structure';
 import { formatCount } from '../../rules/format';
 import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
@@ -77,4 +77,76 @@ export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why:
   ].join('; ');
   ctx.stats.treesMatched = trees.length;
   return ctx.answer({ status: 'bounded', reason, rows, certifiedRows: withLabel, ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}), ...(boxes ? { boxes } : {}), reconstruction: filled });
+}
+
+/**
+ * An estimate's rows (a reconstruction run as if the model had no missing values), certified by
+ * one tree's leaf regions instead of the estimate's own proof: each (leaf, class) of the sources
+ * holds its stated rows, so that many of the estimate's rows whose point lies in the leaf, with that
+ * class, are certified with the leaf's region (open to a missing value where one reaches it) as
+ * their box; the points stay the estimate's. The rest are estimates.
+ */
+export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[], rows: readonly ReconstructedRow[]): { rows: ReconstructedRow[]; certified: number; withoutLabel: number } {
+  const features = forest.features.length;
+  const left = sources.map((s) => Array.from(s.rows));
+  const regions = new Map<string, ([number, number] | null)[]>();
+  const regionOf = (tree: number, leaf: number) => {
+    const key = `${tree}:${leaf}`;
+    let region = regions.get(key);
+    if (!region) {
+      let box: ReturnType<typeof pathBox> = [];
+      forEachLeaf(forest.trees[tree], (l, path) => {
+        if (l === leaf) box = pathBox(path);
+      });
+      region = regionIntervals(box, features, missingReachable(forest, tree, leaf));
+      regions.set(key, region);
+    }
+    return region;
+  };
+  let certified = 0;
+  let withoutLabel = 0;
+  const out = rows.map((row): ReconstructedRow => {
+    const point = row.values.map((v) => v ?? 0);
+    for (let s = 0; s < sources.length; s++) {
+      const source = sources[s];
+      if (source.label !== undefined && source.label !== row.label) continue;
+      const leaf = leafOf(forest.trees[source.tree], point, forest.splitRule);
+      if (!(left[s][leaf] > 0)) continue;
+      left[s][leaf]--;
+      const region = regionOf(source.tree, leaf);
+      const { certifiedValues: _, ...rest } = row;
+      if (source.label !== undefined) {
+        certified++;
+        return { ...rest, intervals: region, certified: true };
+      }
+      withoutLabel++;
+      return { ...rest, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+    }
+    const { certifiedValues: _, ...rest } = row;
+    return { ...rest, certified: false };
+  });
+  // Second pass: a row the estimate put where its class has no room left goes to a leaf that still
+  // has room for its class, its point moved into that leaf's region (the point is an estimate).
+  const lowerInclusive = forest.splitRule === 'less';
+  for (let r = 0; r < out.length; r++) {
+    const row = out[r];
+    if (row.certified || row.certifiedValues) continue;
+    for (let s = 0; s < sources.length && !(out[r].certified || out[r].certifiedValues); s++) {
+      const source = sources[s];
+      if (source.label !== undefined && source.label !== row.label) continue;
+      const leaf = left[s].findIndex((n) => n > 0);
+      if (leaf < 0) continue;
+      left[s][leaf]--;
+      const region = regionOf(source.tree, leaf);
+      const values = intoRegion(row.values, region, lowerInclusive);
+      if (source.label !== undefined) {
+        certified++;
+        out[r] = { ...row, values, intervals: region, certified: true };
+      } else {
+        withoutLabel++;
+        out[r] = { ...row, values, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+      }
+    }
+  }
+  return { rows: out, certified, withoutLabel };
 }
