@@ -32,7 +32,7 @@ import { labellingMs } from './regression-box-labels';
 import { regressionLabels, type CellLabels } from './regression-labels';
 import { boxToRow, fillUnbounded } from './rows';
 import { reconstructClassDraws } from './class-draw-rows';
-import { certifyByLeafRegions, reconstructFromLeafRegions, type LeafRows } from './first-tree-regions';
+import { certifiedEstimate, reconstructFromLeafRegions, withoutMissingDirections, type LeafRows } from './first-tree-regions';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 import { pluralPossessive } from '../../rules/format';
 
@@ -177,14 +177,8 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
     if (sources && !missing.ok && largerChildDirections(forest)) {
       // Every direction to the larger child (scikit-learn's histogram boosting): reconstructed as if
       // without missing values, an estimate whose rows tree 0's leaf regions certify.
-      const estimate = await reconstructFromCounts({ ...forest, trees: forest.trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) }, ctx, expose, limits);
-      if (estimate.reconstruction.length > 0) {
-        const { rows, certified, withoutLabel } = certifyByLeafRegions(forest, sources, estimate.reconstruction);
-        ctx.method = 'leaf-regions';
-        const reason = `${missing.reason}; so the rows are reconstructed as if there were none (${estimate.method}, an estimate), and certified by tree ${sources[0].tree}'s leaves instead: ${certified + withoutLabel} rows as boxes${withoutLabel > 0 ? ' without their label' : ''}, each its leaf's region, open to a missing value where one reaches the leaf`;
-        const { boxes: _boxes, certifiedWithoutLabel: _without, ...rest } = estimate;
-        return { ...rest, method: 'leaf-regions', status: estimate.status === 'exact' ? 'bounded' : estimate.status, reason, certifiedRows: certified, ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}), reconstruction: rows };
-      }
+      const estimate = await reconstructFromCounts(withoutMissingDirections(forest), ctx, expose, limits);
+      if (estimate.reconstruction.length > 0) return certifiedEstimate(forest, ctx, estimate, sources, missing.reason);
     }
     if (sources) return reconstructFromLeafRegions(forest, ctx, missing.ok ? prepared.reason : missing.reason, sources, probe!.rows ?? null);
     return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });

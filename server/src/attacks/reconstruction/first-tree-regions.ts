@@ -150,3 +150,35 @@ export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[
   }
   return { rows: out, certified, withoutLabel };
 }
+
+/** The model read as if its training data had no missing values (its directions left out). */
+export function withoutMissingDirections(forest: Forest): Forest {
+  return { ...forest, trees: forest.trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) };
+}
+
+/**
+ * An estimate of a model that may have had missing values (run on withoutMissingDirections), its
+ * own certificate set aside (it assumed none) and its rows certified by the sources' leaf regions
+ * instead (certifyByLeafRegions).
+ */
+export function certifiedEstimate(forest: Forest, ctx: RunContext, estimate: ReconstructionResult, sources: readonly LeafRows[], why: string): ReconstructionResult {
+  const { rows, certified, withoutLabel } = certifyByLeafRegions(forest, sources, estimate.reconstruction);
+  const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
+  ctx.method = 'leaf-regions';
+  const reason = [
+    why,
+    `so the rows are reconstructed as if there were none (${estimate.method}, an estimate), and certified by tree ${sources[0].tree}'s leaves instead: ` +
+      `${formatCount(certified + withoutLabel)} rows as boxes${withoutLabel > 0 ? ' without their label' : ' with their class'}, each its leaf's region, open to a missing value where one reaches the leaf`,
+  ].join('; ');
+  const { boxes: _boxes, certifiedWithoutLabel: _withoutLabel, ...rest } = estimate;
+  return {
+    ...rest,
+    method: 'leaf-regions',
+    status: estimate.status === 'exact' ? 'bounded' : estimate.status,
+    reason,
+    certifiedRows: certified,
+    ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
+    ...(boxes ? { boxes } : {}),
+    reconstruction: rows,
+  };
+}

@@ -48,12 +48,12 @@
  */
 import type { Forest } from '../../forest/schema';
 import { largerChildDirections, missingValueReading } from '../missing-values';
-import { certifiedBoxTightness, numericBoxTightness } from './boxes/row-tightness';
+import { numericBoxTightness } from './boxes/row-tightness';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { reconstructByBoxes } from './boxes';
 import { estimateFromCounts } from './boxes/estimate';
 import { reconstructBoosting } from './boosting';
-import { certifyByLeafRegions, countTreeLeafRows, reconstructFromLeafRegions, type LeafRows } from './first-tree-regions';
+import { certifiedEstimate, countTreeLeafRows, reconstructFromLeafRegions, withoutMissingDirections } from './first-tree-regions';
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
@@ -157,27 +157,6 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, enumerationLimits(ctx, prepared.table.axes));
   if (!('tooManyCells' in aggregated)) return aggregated;
   return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
-}
-
-/** The model read as if its training data had no missing values (its directions left out). */
-function withoutMissingDirections(forest: Forest): Forest {
-  return { ...forest, trees: forest.trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) };
-}
-
-/**
- * An estimate of a model that may have had missing values, certified by one tree's leaf regions
- * (first-tree-regions.ts certifyByLeafRegions): its own certificate assumed no missing values.
- */
-function certifiedEstimate(forest: Forest, ctx: RunContext, estimate: ReconstructionResult, sources: LeafRows[], why: string): ReconstructionResult {
-  const { rows, certified, withoutLabel } = certifyByLeafRegions(forest, sources, estimate.reconstruction);
-  const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
-  ctx.method = 'leaf-regions';
-  const reason = [
-    why,
-    `so the rows are reconstructed as if there were none (${estimate.method}, an estimate: ${estimate.reason ?? estimate.status}), and certified by tree ${sources[0].tree}'s leaves instead: ${certified} rows as boxes with their class${withoutLabel > 0 ? `, ${withoutLabel} without their label` : ''}, each its leaf's region, open to a missing value where one reaches the leaf`,
-  ].join('; ');
-  const { boxes: _ignored, ...rest } = estimate;
-  return { ...rest, method: 'leaf-regions', status: estimate.status === 'exact' ? 'bounded' : estimate.status, reason, certifiedRows: certified, ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : { certifiedWithoutLabel: undefined }), ...(boxes ? { boxes } : {}), reconstruction: rows };
 }
 
 /**
