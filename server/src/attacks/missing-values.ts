@@ -95,6 +95,8 @@ export function uniformMissingNote(forest: Forest): string | undefined {
   return `the model sends a missing value along each split's stated direction, so ${parts.join(' and ')} also stand for a missing value`;
 }
 
+const routings = new WeakMap<Forest, MissingValueRouting>();
+
 /** Per tree: each node's parent (-1 at the root), built once (a million rows, a few hundred leaves). */
 const parents = new WeakMap<object, Int32Array>();
 
@@ -123,7 +125,13 @@ function parentsOf(tree: Forest['trees'][number]): Int32Array {
 export function missingReachable(forest: Forest, treeIndex: number, leaf: number): number[] {
   const tree = forest.trees[treeIndex];
   if (!tree.defaultLeft) return [];
-  const { routes } = missingValueRouting(forest);
+  // Asked once per leaf: the routing (a pass over every node of every tree) once per forest.
+  let routing = routings.get(forest);
+  if (!routing) {
+    routing = missingValueRouting(forest);
+    routings.set(forest, routing);
+  }
+  const { routes } = routing;
   if (!routes.includes('mixed')) return [];
   const up = parentsOf(tree);
   const seen = new Map<number, boolean>();

@@ -89,20 +89,14 @@ export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why:
 export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[], rows: readonly ReconstructedRow[]): { rows: ReconstructedRow[]; certified: number; withoutLabel: number } {
   const features = forest.features.length;
   const left = sources.map((s) => Array.from(s.rows));
-  const regions = new Map<string, ([number, number] | null)[]>();
-  const regionOf = (tree: number, leaf: number) => {
-    const key = `${tree}:${leaf}`;
-    let region = regions.get(key);
-    if (!region) {
-      let box: ReturnType<typeof pathBox> = [];
-      forEachLeaf(forest.trees[tree], (l, path) => {
-        if (l === leaf) box = pathBox(path);
-      });
-      region = regionIntervals(box, features, missingReachable(forest, tree, leaf));
-      regions.set(key, region);
-    }
-    return region;
-  };
+  // Every source tree's leaf regions, in one walk per tree.
+  const regions = new Map<number, Map<number, ([number, number] | null)[]>>();
+  for (const tree of new Set(sources.map((source) => source.tree))) {
+    const byLeaf = new Map<number, ([number, number] | null)[]>();
+    forEachLeaf(forest.trees[tree], (leaf, path) => byLeaf.set(leaf, regionIntervals(pathBox(path), features, missingReachable(forest, tree, leaf))));
+    regions.set(tree, byLeaf);
+  }
+  const regionOf = (tree: number, leaf: number) => regions.get(tree)!.get(leaf)!;
   let certified = 0;
   let withoutLabel = 0;
   const out = rows.map((row): ReconstructedRow => {
