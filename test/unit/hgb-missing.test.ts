@@ -143,4 +143,17 @@ describe('HistGradientBoosting trained with missing values', () => {
     // The points stay the estimate's: each lies in its certified box.
     for (const row of certified) row.intervals!.forEach((b, f) => b && assert.ok(row.values[f]! > b[0] && row.values[f]! <= b[1]));
   });
+
+  it('hgb_clf_wine (3 classes, 20 iterations): rows the estimate put where tree 0 has no room for their class move to a leaf that has; every certified box holds a distinct true row', async () => {
+    const { forest } = forestOf('hgb_clf_wine');
+    const rows = readFloat32Rows(path.join(DIR, 'hgb_clf_wine.train.csv'));
+    // Before stop 33's fix the second pass took an internal node for a leaf and the reconstruction failed.
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.method, 'leaf-regions', r.reason);
+    assert.ok(r.certifiedRows > 0.9 * rows.length, `${r.certifiedRows} of ${rows.length}`);
+    const certified = r.reconstruction.filter((row) => row.certified);
+    const adjacency = certified.map((row) => rows.flatMap((t, i) => (containsRow(row, t) ? [i] : [])));
+    assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
+    for (const row of certified) row.intervals!.forEach((b, f) => b && assert.ok(row.values[f]! > b[0] && row.values[f]! <= b[1], 'a point outside its box'));
+  });
 });

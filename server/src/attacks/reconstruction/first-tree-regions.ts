@@ -128,8 +128,9 @@ export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[
     for (let s = 0; s < sources.length && !(out[r].certified || out[r].certifiedValues); s++) {
       const source = sources[s];
       if (source.label !== undefined && source.label !== row.label) continue;
-      const leaf = left[s].findIndex((n) => n > 0);
-      if (leaf < 0) continue;
+      // Leaves only: the sources count rows at every node (countedClasses), internal ones too.
+      const leaf = [...regions.get(source.tree)!.keys()].find((l) => left[s][l] > 0);
+      if (leaf === undefined) continue;
       left[s][leaf]--;
       const region = regionOf(source.tree, leaf);
       const values = intoRegion(row.values, region, lowerInclusive);
