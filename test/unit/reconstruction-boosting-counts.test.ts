@@ -190,6 +190,9 @@ describe('missing values, categorical splits, vector leaves', () => {
     assert.equal(maximumMatching(adjacency, truth.length).size, result.reconstruction.length);
     const GLUCOSE = 1;
     assert.ok(result.reconstruction.some((row) => row.intervals![GLUCOSE] === null) && result.reconstruction.some((row) => row.intervals![GLUCOSE] !== null));
+    // Each row's target is the model's prediction at its point (an estimate), not left empty.
+    assert.ok(result.reconstruction.every((row) => typeof row.label === 'number' && Number.isFinite(row.label)));
+    assert.match(result.reason ?? '', /its target the model's prediction there \(an estimate\)/);
   });
 
   it('missing values always sent right: read as the highest interval, and the certificate stays sound with them', async () => {

@@ -11,7 +11,9 @@
  * the box is an estimate; the later trees are not used (the answer is `bounded`).
  */
 import type { Forest } from '../../forest/schema';
-import { classCount, forEachLeaf, leafOf, pathBox } from '../../forest/structure';
+import { baseMargin } from '../../forest/boosting';
+import { boostedMargins, classCount, forEachLeaf, leafOf, pathBox } from '../../forest/structure';
+import { isSquaredError } from '../boosted-covers';
 import { formatCount } from '../../rules/format';
 import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
@@ -20,6 +22,20 @@ import { featureAxes } from './feature-axes';
 import { intoRegion, regionIntervals } from './region-points';
 import { fillUnbounded } from './rows';
 import type { ReconstructedRow, ReconstructionResult } from './types';
+
+/**
+ * A regressor's target at a point, as the model predicts it (an estimate): a squared-error boosted
+ * model's margin, or the mean over trees of their leaves' means or medians; '' for a model without
+ * targets (an outlier detector).
+ */
+function predictedTarget(forest: Forest, values: readonly (number | null)[]): string | number {
+  const point = values.map((v) => v ?? 0);
+  if (forest.boosting) return isSquaredError(forest) ? boostedMargins(forest, point, baseMargin(forest.boosting))[0] : '';
+  if (!forest.trees.every((tree) => tree.targetMean ?? tree.targetMedian)) return '';
+  let sum = 0;
+  for (const tree of forest.trees) sum += (tree.targetMean ?? tree.targetMedian)![leafOf(tree, point, forest.splitRule)];
+  return sum / forest.trees.length;
+}
 
 /** Rows of one class (or of any label, `label` undefined) per node of one tree. */
 export interface LeafRows {
@@ -61,7 +77,9 @@ export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why:
       const values = intoRegion(new Array<number | null>(features).fill(null), region, lowerInclusive);
       // A leaf's rows share its point and region (rows are read, never changed, once answered).
       const row: ReconstructedRow =
-        source.label !== undefined ? { values, intervals: region, label: source.label, certified: true } : { values, intervals: region, label: '', certified: false, certifiedValues: region.map((b) => b !== null) };
+        source.label !== undefined
+          ? { values, intervals: region, label: source.label, certified: true }
+          : { values, intervals: region, label: predictedTarget(forest, values), certified: false, certifiedValues: region.map((b) => b !== null) };
       for (let i = 0; i < count; i++) reconstruction.push(row);
       if (source.label !== undefined) withLabel += count;
     });
@@ -73,7 +91,7 @@ export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why:
   const trees = [...new Set(sources.map((s) => s.tree))];
   const reason = [
     why,
-    `so one tree is read instead: ${trees.length === 1 ? `tree ${trees[0]}'s leaves hold` : `the leaves of trees ${trees.join(', ')}, one per class, hold`} ${formatCount(filled.length)} rows, each certified as a box (its leaf's region, leaving a feature unbounded where a row missing it reaches the leaf)${withLabel > 0 ? ' with its class' : ', its label not known'}, at a point of it (an estimate); the other trees are not used`,
+    `so one tree is read instead: ${trees.length === 1 ? `tree ${trees[0]}'s leaves hold` : `the leaves of trees ${trees.join(', ')}, one per class, hold`} ${formatCount(filled.length)} rows, each certified as a box (its leaf's region, leaving a feature unbounded where a row missing it reaches the leaf)${withLabel > 0 ? ' with its class' : ", its target the model's prediction there (an estimate)"}, at a point of it (an estimate); the other trees are not used`,
   ].join('; ');
   ctx.stats.treesMatched = trees.length;
   return ctx.answer({ status: 'bounded', reason, rows, certifiedRows: withLabel, ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}), ...(boxes ? { boxes } : {}), reconstruction: filled });
