@@ -20,6 +20,7 @@ import {
   unpickleStream,
 } from '../../server/src/formats/pickle';
 import { readSklearn } from '../../server/src/formats/sklearn';
+import { BUILD, EMPTY_DICT, EMPTY_TUPLE, MARK, MEMOIZE, NEWOBJ, OBJ, PROTO, REDUCE, STOP, TUPLE1, global, pk, sbu, stackGlobal, unicode } from '../support/pickle-bytes';
 import type { ModelRead } from '../../server/src/formats/types';
 import { lintBytes } from '../../server/src/linter/linter';
 import { unknownPickleGlobalDraft } from '../../server/src/rules/unknown-pickle-global';
@@ -39,6 +40,8 @@ interface Fixture {
   /** Made by a library that writes functions as bytecode (dill's lambda): dangerous, not crafted. */
   carriesCode?: boolean;
   expect?: 'model';
+  /** Of the `__main__` names, those used as functions (held for the model to call), not built as classes. */
+  scriptFunctions?: string[];
   trees?: number;
   nodes?: number[];
   further?: number;
@@ -75,8 +78,6 @@ function bytes(...parts: Part[]): Uint8Array {
   }
   return Uint8Array.from(out);
 }
-const sbu = (s: string) => [0x8c, Buffer.byteLength(s), ...Buffer.from(s, 'utf8')];
-const stackGlobal = (m: string, n: string) => [...sbu(m), ...sbu(n), 0x93];
 const P4 = [0x80, 4];
 
 describe('pickle tiers: classification', () => {
@@ -333,6 +334,7 @@ describe('pickle tiers: fixtures made by the libraries and by pickle', () => {
           if (r.kind === 'model' || r.kind === 'no-model') {
             if (rebuiltOnly) assert.deepEqual(r.bytecodeFunctions?.names, fx.dangerous);
             else assert.deepEqual(r.scriptGlobals, fx.dangerous);
+            if (fx.scriptFunctions) assert.deepEqual(r.scriptFunctions, fx.scriptFunctions, 'classes built bare vs names used as functions');
           }
           if (fx.expect === 'model') {
             assert.equal(r.kind, 'model');
@@ -420,16 +422,44 @@ describe('pickle tiers: the unknown-pickle-global finding', () => {
 });
 
 describe('pickle tiers: a notebook\'s own class (__main__)', () => {
-  it('is unsafe-pickle (an error), and the forest beside it is analysed all the same', () => {
+  it('is an unsafe-pickle warning when loading only builds the class, and the forest beside it is analysed all the same', () => {
     const file = 'pipeline_main_transformer.joblib';
     const report = lintBytes(fs.readFileSync(path.join(DIR, file)), file);
     const unsafe = report.findings.find((f) => f.rule === 'unsafe-pickle');
-    assert.equal(unsafe?.severity, 'error');
+    // Until stop 34: an error, "do not load it", for the commonest notebook pattern; the file only builds
+    // a bare Renamer (NEWOBJ, then its state as data), so nothing it chooses runs.
+    assert.equal(unsafe?.severity, 'warning');
     assert.deepEqual(unsafe?.data?.globals, ['__main__.Renamer']);
+    assert.deepEqual(unsafe?.data?.scriptFunctions, []);
+    assert.match(unsafe?.message ?? '', /^Loading needs the saving script's own class: define it in a module\./);
     assert.match(unsafe?.message ?? '', /script or notebook that saved it/);
     // Before: "the model was not analysed" and nothing else.
     assert.equal(report.model?.estimator, 'RandomForestClassifier');
     assert.ok(report.findings.some((f) => f.rule === 'replayable-bootstrap'), report.findings.map((f) => f.rule).join(', '));
+  });
+
+  it("stays an error when the file holds one of the script's functions for the model to call", () => {
+    const file = 'pipeline_main_function.joblib';
+    const report = lintBytes(fs.readFileSync(path.join(DIR, file)), file);
+    const unsafe = report.findings.find((f) => f.rule === 'unsafe-pickle');
+    assert.equal(unsafe?.severity, 'error');
+    assert.deepEqual(unsafe?.data?.scriptFunctions, ['__main__.log_amounts']);
+    assert.match(unsafe?.message ?? '', /do not load it/);
+    assert.equal(report.model?.estimator, 'RandomForestClassifier');
+  });
+
+  it('stays an error when the file calls a __main__ name, gives it arguments, or reaches through it (crafted)', () => {
+    const built = pk(PROTO(4), stackGlobal('__main__', 'Wrapper'), EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, BUILD, STOP);
+    const calls: [string, Uint8Array][] = [
+      ['REDUCE', pk(PROTO(4), stackGlobal('__main__', 'system'), unicode('id'), TUPLE1, REDUCE, STOP)],
+      ['NEWOBJ with arguments', pk(PROTO(4), stackGlobal('__main__', 'Wrapper'), unicode('x'), TUPLE1, NEWOBJ, STOP)],
+      ['OBJ', pk(PROTO(2), MARK, global('__main__', 'main'), OBJ, STOP)],
+      ['a dotted name', pk(PROTO(4), stackGlobal('__main__', 'subprocess.Popen'), EMPTY_TUPLE, NEWOBJ, STOP)],
+      ['built, then called', pk(PROTO(4), stackGlobal('__main__', 'Wrapper'), MEMOIZE, EMPTY_TUPLE, NEWOBJ, 0x30, [0x68, 0], EMPTY_TUPLE, REDUCE, STOP)],
+    ];
+    const severity = (bytes: Uint8Array) => lintBytes(bytes, 'crafted.pkl').findings.find((f) => f.rule === 'unsafe-pickle')?.severity;
+    assert.equal(severity(built), 'warning', 'a bare object of the class, its state set as data');
+    for (const [what, bytes] of calls) assert.equal(severity(bytes), 'error', what);
   });
 });
 

@@ -68,6 +68,15 @@ export interface ModelRead {
    */
   scriptGlobals?: string[];
   /**
+   * Those of `scriptGlobals` used as functions: called while loading or given arguments (REDUCE,
+   * OBJ, INST, a class given arguments), held as a value for the model to call (a
+   * FunctionTransformer's `func`), or a dotted name that reaches into a module the loading script
+   * imported (`__main__.os.system`). Absent or empty: loading only builds bare objects of the
+   * script's own classes and sets their state (a notebook's wrapper or transformer), which runs the
+   * loading script's code for those classes and nothing the file chooses.
+   */
+  scriptFunctions?: string[];
+  /**
    * Pickles only: functions cloudpickle rebuilt from their bytecode (a notebook's lambda, as MLflow
    * saves models), with the cloudpickle names used; loading only builds them, the model runs them
    * when used. The file is `unsafe-pickle`, and the models are still analysed.
@@ -138,6 +147,8 @@ export interface NoTreeModelRead {
   unknownGlobals?: UnknownGlobal[];
   /** As on ModelRead: `__main__` names, which make the file unsafe to load. */
   scriptGlobals?: string[];
+  /** As on ModelRead: those of them used as functions. */
+  scriptFunctions?: string[];
   /** As on ModelRead: functions rebuilt from bytecode, which make the file unsafe to load. */
   bytecodeFunctions?: BytecodeFunctions;
   /** As on ModelRead: data saved in the file. */

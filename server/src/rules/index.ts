@@ -147,18 +147,33 @@ export function unsafeFinding(read: UnsafeRead, overrides: SeverityOverrides): F
  * (a lambda in a FunctionTransformer, as MLflow saves models): loading it runs whatever the loading
  * script defines under those names, or the model runs the rebuilt code when used, but the models in
  * it were read like any other (nothing of the file was run either way).
+ *
+ * A warning, not an error, when loading only builds bare objects of the script's classes (a
+ * notebook's wrapper or transformer, `read.scriptFunctions` empty): then the only code that
+ * runs is the loading script's own for those classes, and the file cannot reach anything else the
+ * script defines or imported. An error as soon as it calls such a name or gives it arguments.
  */
-export function scriptGlobalsFinding(read: { scriptGlobals?: string[]; bytecodeFunctions?: BytecodeFunctions }, overrides: SeverityOverrides): Finding[] {
+export function scriptGlobalsFinding(read: { scriptGlobals?: string[]; scriptFunctions?: string[]; bytecodeFunctions?: BytecodeFunctions }, overrides: SeverityOverrides): Finding[] {
   const main = read.scriptGlobals ?? [];
   const bytecode = read.bytecodeFunctions;
   if (main.length === 0 && !bytecode) return [];
+  const functions = read.scriptFunctions ?? [];
+  const classesOnly = main.length > 0 && functions.length === 0 && !bytecode;
   const sentences: string[] = [];
-  if (main.length > 0) {
+  if (classesOnly) {
     const one = main.length === 1;
+    sentences.push(
+      `This pickle rebuilds objects of ${one ? 'a class' : `${main.length} classes`} defined in the script or notebook that saved it (${main.join(', ')}). ` +
+        `Python looks ${one ? 'it' : 'them'} up in the loading script's own __main__: loading fails where ${one ? 'it is' : 'they are'} not defined, and runs that script's code for ${one ? 'it' : 'them'} (__new__, __setstate__) where ${one ? 'it is' : 'they are'}. ` +
+        `The file never calls ${one ? 'it' : 'any of them'} as a function or with arguments, so it reaches nothing else the loading script defines.`,
+    );
+  } else if (main.length > 0) {
+    const one = main.length === 1;
+    const calls = ` The file uses ${functions.length === main.length ? (one ? 'it' : 'them') : functions.join(', ')} as ${functions.length === 1 ? 'a function' : 'functions'}, called while loading or by the model when used.`;
     sentences.push(
       `This pickle names ${one ? 'a class or function' : `${main.length} classes or functions`} of the script or notebook that saved it ` +
         `(${main.join(', ')}). Python answers ${one ? 'it' : 'them'} from the loading script's own __main__, whatever that defines under ` +
-        `${one ? 'that name' : 'those names'}: with a hostile or mistaken definition, loading runs it.`,
+        `${one ? 'that name' : 'those names'}: with a hostile or mistaken definition, loading runs it.${calls}`,
     );
   }
   if (bytecode) {
@@ -174,16 +189,25 @@ export function scriptGlobalsFinding(read: { scriptGlobals?: string[]; bytecodeF
     bytecode ? 'pass a function of an installed module (np.log1p) instead of a lambda' : '',
     'or save the trees alone',
   ].filter((x) => x);
+  const headline = classesOnly
+    ? `Loading needs the saving script's own ${main.length === 1 ? 'class: define it' : 'classes: define them'} in a module.`
+    : main.length > 0
+      ? 'Loading this pickle runs code of the script that loads it: do not load it.'
+      : 'This pickle carries code as bytecode: load it only from a source you trust.';
   const finding = finish(
     'unsafe-pickle',
     {
-      message: lead(
-        main.length > 0 ? 'Loading this pickle runs code of the script that loads it: do not load it.' : 'This pickle carries code as bytecode: load it only from a source you trust.',
-        `${sentences.join(' ')} Nothing was run; the rest of the file was read as usual (the other findings). To share the model safely, ${fix.join(', ')}.`,
-      ),
-      data: { globals: [...main, ...(bytecode?.names ?? [])], scriptOnly: true, ...(bytecode ? { bytecodeFunctions: bytecode.functions } : {}) },
+      message: lead(headline, `${sentences.join(' ')} Nothing was run; the rest of the file was read as usual (the other findings). To share the model safely, ${fix.join(', ')}.`),
+      data: {
+        globals: [...main, ...(bytecode?.names ?? [])],
+        scriptOnly: true,
+        ...(main.length > 0 ? { scriptFunctions: functions } : {}),
+        ...(bytecode ? { bytecodeFunctions: bytecode.functions } : {}),
+      },
     },
     overrides,
+    undefined,
+    classesOnly ? 'warning' : undefined,
   );
   return finding ? [finding] : [];
 }

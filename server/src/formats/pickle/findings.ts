@@ -13,6 +13,13 @@ export interface Findings {
   unknown: string[];
   /** Names the pickle calls when loaded (REDUCE, NEWOBJ, NEWOBJ_EX, OBJ, INST, reconstructors). */
   called: Set<string>;
+  /**
+   * Names the pickle applies as functions when loaded: REDUCE, OBJ and INST (which call a
+   * non-class), and class constructions given arguments. What is left in `called` only builds an
+   * object of a class without arguments (NEWOBJ, or copyreg's reconstructors, on a bare class):
+   * `cls.__new__(cls)`, then the state set as data.
+   */
+  applied: Set<string>;
   /** `_ufunc_reconstruct(m, n)` calls with literal names: the global they resolve to. */
   resolved: WeakMap<PyCall, PyGlobal>;
   /**
@@ -41,6 +48,7 @@ export function newFindings(): Findings {
     globals: new Map(),
     unknown: [],
     called: new Set(),
+    applied: new Set(),
     resolved: new WeakMap(),
     checkedPushes: new Map(),
     checkedUses: new Map(),

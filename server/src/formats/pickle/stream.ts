@@ -39,6 +39,9 @@ export interface StreamResult {
   unsafe: string[];
   /** Every distinct global of every pickle, whatever its tier, in order of first appearance. */
   globals: string[];
+  /** Globals any pickle calls (UnpickleResult.called), and those any applies as functions or to arguments (UnpickleResult.applied). */
+  called: string[];
+  applied: string[];
   /** Unknown globals of every pickle, called in any of them = called. */
   unknown: UnknownGlobal[];
   /** Whole pickles read after the first. */
@@ -61,7 +64,7 @@ export function unpickleStream(data: Uint8Array, options: StreamOptions = {}): S
   const first = unpickle(data, { joblib: options.joblib, limits: options.limits });
   const unsafe = [...first.unsafe];
   const unknown = first.unknown.map((u) => ({ ...u }));
-  const result: StreamResult = { first, unsafe, globals: [...first.globals], unknown, further: 0, ignored: 0, unchecked: false };
+  const result: StreamResult = { first, unsafe, globals: [...first.globals], called: [...first.called], applied: [...first.applied], unknown, further: 0, ignored: 0, unchecked: false };
   const read = [first];
   // A loader stops at the first pickle's error; nothing after it would run.
   if (first.error) return result;
@@ -108,6 +111,8 @@ function bytecodeOf(read: UnpickleResult[]): BytecodeFunctions | undefined {
 function merge(into: StreamResult, r: UnpickleResult): void {
   for (const q of r.unsafe) if (!into.unsafe.includes(q)) into.unsafe.push(q);
   for (const q of r.globals) if (!into.globals.includes(q)) into.globals.push(q);
+  for (const q of r.called) if (!into.called.includes(q)) into.called.push(q);
+  for (const q of r.applied) if (!into.applied.includes(q)) into.applied.push(q);
   for (const u of r.unknown) {
     const seen = into.unknown.find((x) => x.name === u.name);
     if (seen) seen.called ||= u.called;

@@ -87,6 +87,10 @@ export interface UnpickleResult {
   unknown: UnknownGlobal[];
   /** Every distinct global named, allowed or not, in order of first appearance. */
   globals: string[];
+  /** Globals loading calls in any way, building an object of a class included (Findings.called). */
+  called: string[];
+  /** Those of `called` applied as functions or to arguments (Findings.applied), not only built as a bare object. */
+  applied: string[];
   /** What the VM refused to resolve (persistent ids, extension codes, out-of-band buffers). */
   refused: string[];
   /** joblib arrays read after NumpyArrayWrapper records. */
@@ -148,6 +152,16 @@ const latin1 = { decode: latin1Decode };
 /** copyreg's helpers call `cls.__new__` on their first argument: that class is built, not just named. */
 const RECONSTRUCTORS = new Set(['copyreg._reconstructor', 'copyreg.__newobj__', 'copyreg.__newobj_ex__', 'copy_reg._reconstructor', 'copy_reg.__newobj__']);
 
+/**
+ * A reconstructor that only builds an object of its class: `_reconstructor(cls, object, None)` is
+ * `object.__new__(cls)`, `__newobj__(cls)` is `cls.__new__(cls)`; anything else passes arguments.
+ */
+function reconstructsBare(q: string, items: PyValue[]): boolean {
+  if (q.endsWith('._reconstructor')) return items.length === 3 && items[1] instanceof PyGlobal && items[1].qualified === 'builtins.object' && items[2] === null;
+  if (q.endsWith('.__newobj__')) return items.length === 1;
+  return items.length === 3 && items[1] instanceof PyTuple && items[1].items.length === 0 && items[2] instanceof PyDict && items[2].keys.length === 0;
+}
+
 /** Interprets one pickle starting at `options.offset`. Never throws: failures come back in `error`. */
 export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): UnpickleResult {
   const limits = { ...DEFAULT_LIMITS, ...options.limits };
@@ -167,6 +181,8 @@ export function unpickle(data: Uint8Array, options: UnpickleOptions = {}): Unpic
     unsafe: findings.unsafe,
     unknown: findings.unknown.map((name) => ({ name, called: findings.called.has(name) })),
     globals: [...findings.globals.keys()],
+    called: [...findings.called],
+    applied: [...findings.applied],
     refused: findings.refused,
     joblibArrays: findings.joblibArrays,
     ...(bytecode ? { bytecode } : {}),
@@ -351,12 +367,17 @@ class Machine {
     return g;
   }
 
-  /** Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names). */
-  private markCalled(target: PyValue): void {
+  /**
+   * Records that loading runs `target` (a global, or what a checked _ufunc_reconstruct names):
+   * `applied` when as a function or with arguments, else only to build an object of a class.
+   */
+  private markCalled(target: PyValue, applied = true): void {
     // A function rebuilt from bytecode, or anything it returned, called while loading: its code runs now.
     if (callsRebuiltFunction(this.findings, target)) this.findings.runsBytecode = true;
     const g = target instanceof PyCall ? this.findings.resolved.get(target) : target;
-    if (g instanceof PyGlobal) this.findings.called.add(g.qualified);
+    if (!(g instanceof PyGlobal)) return;
+    this.findings.called.add(g.qualified);
+    if (applied) this.findings.applied.add(g.qualified);
   }
 
   /** REDUCE: callable(*args), with what it tells about the globals involved. */
@@ -368,7 +389,7 @@ class Machine {
     this.markCalled(callable);
     if (callable instanceof PyGlobal && args instanceof PyTuple) {
       const q = callable.qualified;
-      if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0]);
+      if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0], !reconstructsBare(q, args.items));
       resolveUfuncReconstruct(this.host, callable, args, call);
     }
     return call;
@@ -757,7 +778,7 @@ class Machine {
           // NEWOBJ
           const args = this.pop();
           const cls = this.pop();
-          this.markCalled(cls);
+          this.markCalled(cls, !(args instanceof PyTuple && args.items.length === 0));
           stack.push(new PyObject(cls, args instanceof PyTuple ? args.items : [args]));
           break;
         }
@@ -766,7 +787,7 @@ class Machine {
           const kwargs = this.pop();
           const args = this.pop();
           const cls = this.pop();
-          this.markCalled(cls);
+          this.markCalled(cls, !(args instanceof PyTuple && args.items.length === 0 && kwargs instanceof PyDict && kwargs.keys.length === 0));
           stack.push(new PyObject(cls, args instanceof PyTuple ? args.items : [args], kwargs));
           break;
         }

@@ -30,6 +30,14 @@ export interface SklearnReadOptions {
 
 const PICKLE_EXTENSIONS = /\.(pkl|pickle|pckl|joblib|sav|p|model|bin|dat)(\.(gz|z|zlib|bz2|xz|lzma|lz4))?$/i;
 
+/**
+ * A `__main__` name the pickle uses as a function (types.ts, `scriptFunctions`): not only built as
+ * a bare object of a class.
+ */
+function usedAsFunction(stream: { called: string[]; applied: string[] }, q: string): boolean {
+  return stream.applied.includes(q) || !stream.called.includes(q) || q.slice('__main__.'.length).includes('.');
+}
+
 /** First bytes a protocol 0/1 pickle of a model can start with: MARK, GLOBAL, EMPTY_DICT/LIST/TUPLE. */
 const PROTO01_START = new Set([0x28, 0x63, 0x7d, 0x5d, 0x29]);
 
@@ -111,7 +119,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   if (stream.unsafe.length > 0 && !scriptOnly) return { kind: 'unsafe', format, globals: stream.unsafe };
   const mainNames = stream.unsafe.filter((q) => q.startsWith('__main__.'));
   const script = {
-    ...(scriptOnly && mainNames.length > 0 ? { scriptGlobals: mainNames } : {}),
+    ...(scriptOnly && mainNames.length > 0 ? { scriptGlobals: mainNames, scriptFunctions: mainNames.filter((q) => usedAsFunction(stream, q)) } : {}),
     ...(scriptOnly && stream.bytecode && rebuilt.length > 0 ? { bytecodeFunctions: stream.bytecode } : {}),
   };
   if (result.error) {
