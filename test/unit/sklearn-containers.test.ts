@@ -137,7 +137,29 @@ describe('containers: the reader and the linter', () => {
 describe("containers: a Pipeline's model named by the steps before it", () => {
   it('covers a ColumnTransformer on a numpy array and one on a DataFrame with a nested imputing Pipeline', () => {
     const named = manifest.filter((e) => e.models.some((m) => m.input_names));
-    assert.deepEqual(named.map((e) => e.file).sort(), ['pipeline_column_transformer.joblib', 'pipeline_dataframe.joblib', 'pipeline_onehot_compas.joblib', 'pipeline_onehot_compas_bootstrap.joblib', 'pipeline_scaled_onehot.joblib']);
+    assert.deepEqual(named.map((e) => e.file).sort(), [
+      'pipeline_column_transformer.joblib',
+      'pipeline_dataframe.joblib',
+      'pipeline_onehot_compas.joblib',
+      'pipeline_onehot_compas_bootstrap.joblib',
+      'pipeline_onehot_kbest.joblib',
+      'pipeline_scaled_onehot.joblib',
+      'pipeline_select_chain.joblib',
+      'pipeline_select_from_boosting.joblib',
+      'pipeline_select_from_forest.joblib',
+      'pipeline_select_from_l1.joblib',
+      'pipeline_select_kbest.joblib',
+    ]);
+  });
+
+  it("a feature selector's kept columns name the forest; a one-hot group it cut short is at most one 1, no longer exactly one", () => {
+    // Before: the forest after SelectKBest kept x0..x5 for 6 of 13 one-hot columns, and no group.
+    const forest = decodeModel(graph('pipeline_onehot_kbest.joblib')).models[0].forest;
+    const names = forest.features.map((f) => f.name);
+    assert.ok(forest.features.every((f) => f.kind === 'binary'), names.join(' '));
+    // priors_=0, priors_=1 and priors_>3 are left of the four priors columns (the rows of the
+    // fourth have none of them): at most one is 1. age_>45 alone is no group.
+    assert.deepEqual((forest.featureGroups ?? []).map((g) => [g.kind, g.features.map((i) => names[i])]), [['at-most-one', ['priors_=0', 'priors_=1', 'priors_>3']]]);
   });
 
   it('one-hot columns scaled by a later step are named but no longer 0/1', () => {

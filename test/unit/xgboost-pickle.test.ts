@@ -33,6 +33,8 @@ const DIR = path.join(FIXTURES, 'xgboost-pickle');
 type Entry = {
   file: string; model?: string; json?: string; estimator: string; location?: string; handmade?: boolean; unread?: string;
   snapshot?: string; xgboostVersion?: string | null; config?: boolean;
+  /** A container's tree models (a StackingClassifier's members), all fitted on the same `features` columns. */
+  members?: string[]; features?: number;
 };
 const manifest: Entry[] = JSON.parse(fs.readFileSync(path.join(DIR, 'manifest.json'), 'utf8'));
 const bytesOf = (file: string) => new Uint8Array(fs.readFileSync(path.join(DIR, file)));
@@ -271,4 +273,18 @@ describe('XGBoost pickles through readSklearn (end to end)', () => {
       assert.equal(probe.rows, truthOf(entry.model!).rows);
     });
   }
+});
+
+describe('XGBoost beside scikit-learn models in one file', () => {
+  it("numbers the columns one way: the booster's f0.. become scikit-learn's x0.. beside a forest", () => {
+    const entry = manifest.find((e) => e.file === 'stacking_rf_xgb.joblib')!;
+    const decoded = decodeFile(entry.file);
+    assert.deepEqual(decoded.models.map((m) => m.location).sort(), [...entry.members!].sort());
+    const numbering = Array.from({ length: entry.features! }, (_, i) => `x${i}`);
+    // Before: the forest's findings said x22 and the booster's f22 for the same column.
+    for (const m of decoded.models) assert.deepEqual(m.forest.features.map((f) => f.name), numbering, m.location);
+    // Alone, a booster keeps XGBoost's own numbering (as its dumps and plots show it).
+    const alone = decodeFile('bin_pima.joblib').models[0];
+    assert.ok(alone.forest.features.every((f, i) => f.name === `f${i}`), alone.forest.features.map((f) => f.name).join(' '));
+  });
 });

@@ -61,7 +61,19 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // Beside a fitted model, a never-fitted one is a template (a search's best_params_ and
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
   const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
-  return { models: primaryFirst(models), unread: kept, holds: describeHolding(root) };
+  return { models: primaryFirst(sharedNumbering(models)), unread: kept, holds: describeHolding(root) };
+}
+
+/**
+ * One numbering for the columns of one file: an XGBoost model inside a scikit-learn container
+ * (a StackingClassifier's member) numbers unnamed columns f0, f1, ... as XGBoost does, its
+ * siblings x0, x1, ... as scikit-learn does, so the same column read `x22` in one finding and `f22`
+ * in the next. Beside scikit-learn models, the XGBoost ones take scikit-learn's numbering.
+ */
+function sharedNumbering(models: LocatedModel[]): LocatedModel[] {
+  const numbered = (m: LocatedModel, letter: string) => m.forest.features.length > 0 && m.forest.features.every((f, i) => f.name === `${letter}${i}`);
+  if (!models.some((m) => numbered(m, 'x'))) return models;
+  return models.map((m) => (numbered(m, 'f') ? { ...m, forest: { ...m.forest, features: m.forest.features.map((f, i) => ({ ...f, name: `x${i}` })) } } : m));
 }
 
 /**

@@ -11,8 +11,11 @@
  * - ColumnTransformer concatenates its parts' outputs in order, `<part>__<name>` unless
  *   `verbose_feature_names_out=False`; FeatureUnion likewise; a nested Pipeline chains its steps.
  *
- * Anything else (PCA, polynomial features, selectors, a project's own transformer) gives no names:
- * the model keeps `x0..`, as before.
+ * - feature selectors (SelectKBest, SelectFromModel, RFE, VarianceThreshold, ...) keep the
+ *   columns their fitted state selects (./selectors.ts).
+ *
+ * Anything else (PCA, polynomial features, a project's own transformer) gives no names: the model
+ * keeps `x0..`, as before.
  *
  * The same walk records where each feature comes from: the input column and the operations the
  * steps apply to it (./pipeline-ops.ts), so that a CSV of the Pipeline's own input can be turned
@@ -24,6 +27,7 @@ import { PyCall, PyDict, type PyValue, asString, classOf, isArray, numeric, seqI
 import { arrayOrThrow, labelOf } from './decode-helpers';
 import { namedEntries } from './find-models';
 import { categoriesOf, oneToOneOps, toCategory } from './pipeline-ops';
+import { SELECTORS, selectorMask } from './selectors';
 
 export interface StepFeature {
   name: string;
@@ -161,6 +165,7 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
       return named && imputer(state, named);
   }
   if (!named) return undefined;
+  if (SELECTORS.has(cls.name)) return selected(cls.name, state, named, walk);
   const ops = ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer' ? oneToOneOps(cls.name, state, named.length) : undefined;
   if (!ops && (ONE_TO_ONE.has(cls.name) || cls.name === 'Binarizer')) walk.unsourced ??= cls.name;
   // (Scaled, a one-hot column is neither 0/1 nor part of a group whose ones add up to one.)
@@ -175,6 +180,22 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   if (cls.name === 'Binarizer') return named.map((f, i) => ({ name: f.name, binary: true, ...followed(f, ops?.[i]) }));
   walk.unfollowed ??= cls.name;
   return undefined;
+}
+
+/**
+ * The columns a feature selector keeps, unchanged. A one-hot group that loses a column no longer
+ * has exactly one 1 per row (the row whose 1 was dropped has none), only at most one.
+ */
+function selected(name: string, state: NonNullable<ReturnType<typeof stateDict>>, inputs: StepFeature[], walk: Walk): StepFeature[] | undefined {
+  const mask = selectorMask(name, state, inputs.length);
+  if (!mask) {
+    walk.unfollowed ??= name;
+    return undefined;
+  }
+  const kept = inputs.filter((_, i) => mask[i]);
+  const partial = new Map<OneHotGroup, OneHotGroup>();
+  for (const f of inputs) if (f.group && !kept.includes(f) && !partial.has(f.group)) partial.set(f.group, { exact: false });
+  return kept.map((f) => (f.group && partial.has(f.group) ? { ...f, group: partial.get(f.group) } : f));
 }
 
 /** An imbalanced-learn sampler (SMOTE, RandomUnderSampler, SMOTEENN, ...): a step that resamples the training rows. */
@@ -203,9 +224,14 @@ function followed(feature: StepFeature, ops: ColumnOp[] | undefined): Pick<StepF
  * `_feature_names_in` (the public name came with 1.0): without it a public 0.24 Pipeline's
  * columns by name ('department', 'salary') matched no `x0..` and the input was not followed.
  */
-function inputNames(step: PyValue): StepFeature[] | undefined {
+function inputNames(step: PyValue, depth = 0): StepFeature[] | undefined {
   const state = stateDict(step);
   if (!state) return undefined;
+  // SelectFromModel's inputs are its estimator's (scikit-learn 1.2 reads them from estimator_).
+  if (classOf(step)?.name === 'SelectFromModel' && !state.has('n_features_in_') && depth === 0) {
+    const inner = state.get('estimator_');
+    return inner === undefined ? undefined : inputNames(inner, 1);
+  }
   const names = state.get('feature_names_in_') ?? state.get('_feature_names_in');
   if (names !== undefined && names !== null && isArray(names)) {
     try {
