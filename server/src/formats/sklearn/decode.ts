@@ -5,11 +5,12 @@
  * a warning.
  */
 import type { ForestInput } from '../../forest/schema';
+import { hasNumberedNames } from '../../forest/feature-names';
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
-import { withPrecedingSteps } from './pipeline-model';
+import { withPrecedingSteps, type SavedNames } from './pipeline-model';
 import { isNeverFitted } from '../types';
 import { foldOf } from './calibration-folds';
 import type { MemberRole } from './member-roles';
@@ -44,10 +45,10 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       const preceding = typeof found.value === 'object' && found.value !== null ? walk.precedingSteps.get(found.value) : undefined;
       // A preprocessor saved beside the model in a dict or tuple is named as such in the notes.
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
-      const named = preceding ? withPrecedingSteps(decoded, preceding, beside) : decoded;
+      const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
+      const named = preceding ? withPrecedingSteps(decoded, preceding, beside, names) : decoded;
       const fold = foldOf(found.location, walk.calibrationFolds);
       const placed = fold ? { ...named, forest: { ...named.forest, training: { ...named.forest.training, crossValidationFold: { group: fold.prefix, folds: fold.folds, partition: fold.partition } } } } : named;
-      const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
       models.push({ ...withBesideNames(withRole(placed, walk.memberRoles.get(found.location)), names), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
@@ -79,21 +80,16 @@ function sharedNumbering(models: LocatedModel[]): LocatedModel[] {
 /**
  * Names saved beside a model fitted on a bare array (`{"model": m, "features": [...]}`): its
  * features are x0, x1, ... (or XGBoost's f0, ...), so the list, when it names as many, names them.
+ * Steps in front of it (a scaler saved beside it, a Pipeline) took the names as their input
+ * already (pipeline-model.ts), so a CSV under those names lines up.
  */
-function withBesideNames<T extends { forest: ForestInput; notes: string[] }>(decoded: T, beside: { key: string; names: string[] } | undefined): T {
+function withBesideNames<T extends { forest: ForestInput; notes: string[] }>(decoded: T, beside: SavedNames | undefined): T {
   const features = decoded.forest.features;
-  if (!beside || beside.names.length !== features.length || !features.every((f, i) => f.name === `x${i}` || f.name === `f${i}`)) return decoded;
-  // A preprocessor saved beside it (a scaler) keeps the columns one for one: its input is named too.
-  const input = decoded.forest.pipelineInput;
-  const columns = input && input.columns.length === beside.names.length && input.columns.every((c, i) => c === `x${i}`) ? { pipelineInput: { ...input, columns: [...beside.names] } } : {};
+  if (!beside || beside.names.length !== features.length || !hasNumberedNames(features)) return decoded;
   return {
     ...decoded,
-    forest: { ...decoded.forest, features: features.map((f, i) => ({ ...f, name: beside.names[i] })), ...columns },
-    // The note that shows the input's first columns (pipeline-model.ts inputNote) shows the names.
-    notes: [
-      ...decoded.notes.map((note) => (input && 'pipelineInput' in columns && note.startsWith('a CSV of') ? note.replace(`(${input.columns.slice(0, 4).join(', ')}`, `(${beside.names.slice(0, 4).join(', ')}`) : note)),
-      `feature names from the list saved beside the model under "${beside.key}" (the model itself, fitted on a bare array, names none)`,
-    ],
+    forest: { ...decoded.forest, features: features.map((f, i) => ({ ...f, name: beside.names[i] })) },
+    notes: [...decoded.notes, `feature names from the list saved beside the model under "${beside.key}" (the model itself, fitted on a bare array, names none)`],
   };
 }
 

@@ -74,14 +74,18 @@ const MAX_FEATURES = 1_000_000;
  * each is computed from the columns the first step was given (`pipelineInput`). The first step's
  * inputs are its `feature_names_in_`, or `x0..` for its `n_features_in_`.
  */
-export function pipelineFeatures(steps: readonly PyValue[]): { features: StepFeature[]; pipelineInput?: PipelineInput; unsourced?: string } | { features: undefined; unfollowed?: string } {
-  const walk: Walk = { visits: 0, categories: new Map() };
+export function pipelineFeatures(
+  steps: readonly PyValue[],
+  savedNames?: readonly string[],
+): { features: StepFeature[]; pipelineInput?: PipelineInput; unsourced?: string; namedBySaved?: boolean } | { features: undefined; unfollowed?: string } {
+  const walk: Walk = { visits: 0, categories: new Map(), ...(savedNames ? { savedNames } : {}) };
   const features = chain(steps, undefined, walk, 0);
   if (!features) return { features: undefined, ...(walk.unfollowed ? { unfollowed: walk.unfollowed } : {}) };
   const sources = features.map((f) => f.source);
-  if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features, ...(walk.unsourced ? { unsourced: walk.unsourced } : {}) };
+  const saved = walk.namedBySaved ? { namedBySaved: true } : {};
+  if (!walk.inputColumns || sources.some((s) => s === undefined || s.input >= walk.inputColumns!.length)) return { features, ...saved, ...(walk.unsourced ? { unsourced: walk.unsourced } : {}) };
   const categories = [...walk.categories].map(([column, values]) => ({ column, values }));
-  return { features, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'], ...(categories.length ? { categories } : {}) } };
+  return { features, ...saved, pipelineInput: { columns: walk.inputColumns, features: sources as PipelineInput['features'], ...(categories.length ? { categories } : {}) } };
 }
 
 /** Steps looked at in one naming: a hostile file's shared or cyclic steps (the pickle's memo) end here. */
@@ -91,6 +95,10 @@ interface Walk {
   inputColumns?: string[];
   /** The categories encoders know per input column (when they read it unchanged but for an imputer). */
   categories: Map<number, Category[]>;
+  /** Names saved beside the model for the first step's numbered inputs (a `"features"` list in the same dict). */
+  savedNames?: readonly string[];
+  /** Set when they named the first step's input. */
+  namedBySaved?: boolean;
   /** The first step whose output could not be named (for the note that says why names are x0..). */
   unfollowed?: string;
   /** The first step that named its output but whose operations are not known (no raw input then). */
@@ -130,6 +138,12 @@ function featuresOut(step: PyValue, inputs: StepFeature[] | undefined, walk: Wal
   let named = inputs;
   if (!named) {
     named = inputNames(step);
+    // Fitted on a bare array (x0, x1, ...), with the column names saved beside it: those name them.
+    const saved = walk.savedNames;
+    if (named && saved && !walk.inputColumns && saved.length === named.length && named.every((f, i) => f.name === `x${i}`)) {
+      named = named.map((f, i) => ({ ...f, name: saved[i] }));
+      walk.namedBySaved = true;
+    }
     if (named && !walk.inputColumns) walk.inputColumns = named.map((f) => f.name);
   }
   switch (cls.name) {

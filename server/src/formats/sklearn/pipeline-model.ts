@@ -10,9 +10,18 @@ import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { hasNumberedNames, isNumberedName } from '../../forest/feature-names';
 
-/** The decoded model with everything its preceding steps say; `beside`: the class of a preprocessor saved beside it. */
-export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], beside?: string): Decoded {
-  return withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding, beside), preceding), preceding);
+/** Column names saved beside a model in its dict (`"features": [...]`), under `key`. */
+export interface SavedNames {
+  key: string;
+  names: string[];
+}
+
+/**
+ * The decoded model with everything its preceding steps say; `beside`: the class of a preprocessor
+ * saved beside it; `saved`: column names saved beside it, for the first step's numbered input.
+ */
+export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], beside?: string, saved?: SavedNames): Decoded {
+  return withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding, beside, saved), preceding), preceding);
 }
 
 /**
@@ -22,10 +31,10 @@ export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], besid
  * When every feature's source is known, the model also records how its features are computed
  * from the Pipeline's own input (`pipelineInput`), so a raw CSV can be lined up with it.
  */
-function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string): Decoded {
+function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string, saved?: SavedNames): Decoded {
   const features = decoded.forest.features;
   if (!hasNumberedNames(features)) return decoded;
-  const walked = pipelineFeatures(preceding);
+  const walked = pipelineFeatures(preceding, saved?.names);
   const steps = beside ? `the ${beside} saved beside it` : "the Pipeline's earlier steps";
   // A preprocessor merely saved beside the model may not be what it was fitted on: said only when it fits.
   if (!walked.features && beside) return decoded;
@@ -46,6 +55,8 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string
     return pipelineInput ? { ...decoded, forest: { ...decoded.forest, ...withInput }, notes: [...decoded.notes, inputText(pipelineInput)] } : decoded;
   }
   const binary = named.filter((f) => f.binary).length;
+  // The first step's input named by a list saved beside the model (scikit-learn itself would say x0, ...).
+  const fromSaved = walked.namedBySaved === true;
   // Each OneHotEncoder input's columns (two or more) as a group the reconstruction can trust.
   const members = new Map<OneHotGroup, number[]>();
   named.forEach((f, i) => {
@@ -62,7 +73,8 @@ function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string
     forest: { ...decoded.forest, featureNamesFrom: 'pipeline', ...(featureGroups.length ? { featureGroups } : {}), ...withInput, features: features.map((f, i) => ({ ...f, name: named[i].name, ...(named[i].binary ? { kind: 'binary' as const } : {}) })) },
     notes: [
       ...decoded.notes,
-      `feature names from ${steps}, as scikit-learn's get_feature_names_out() gives them (${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
+      `feature names from ${fromSaved ? `the list saved beside the model under "${saved!.key}", through ${steps}` : `${steps}, as scikit-learn's get_feature_names_out() gives them`} ` +
+        `(${named.slice(0, 3).map((f) => f.name).join(', ')}${named.length > 3 ? ', ...' : ''})${binary > 0 ? `; ${binary} one-hot column${binary === 1 ? '' : 's'} (0 or 1)` : ''}`,
       ...(pipelineInput ? [inputText(pipelineInput)] : walked.unsourced ? [`--training-data and --membership CSVs must hold the values the model was fitted on: the Pipeline's ${walked.unsourced} is named but its computation is not followed`] : []),
     ],
   };
