@@ -11,7 +11,7 @@ import { DecodeError, corrupt, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps, type SavedNames } from './pipeline-model';
-import { isNeverFitted } from '../types';
+import { isNeverFitted, type SavedData } from '../types';
 import { foldOf } from './calibration-folds';
 import type { MemberRole } from './member-roles';
 
@@ -31,6 +31,8 @@ export interface DecodedFile {
   unread: UnreadEstimator[];
   /** What the saved object is, for a file without a tree model: `a Pipeline (StandardScaler -> LogisticRegression)`. */
   holds: string;
+  /** Fitted estimators that keep training rows word for word (./stored-rows.ts). */
+  storedRows: SavedData[];
 }
 
 export function decodeModel(root: PyValue | undefined): DecodedFile {
@@ -62,7 +64,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // Beside a fitted model, a never-fitted one is a template (a search's best_params_ and
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
   const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
-  return { models: primaryFirst(sharedNumbering(models)), unread: kept, holds: describeHolding(root) };
+  return { models: primaryFirst(sharedNumbering(models)), unread: kept, holds: describeHolding(root), storedRows: walk.storedRows };
 }
 
 /**

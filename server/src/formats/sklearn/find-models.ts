@@ -30,6 +30,8 @@ import {
 import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
 import { calibrationFolds, type CalibrationFolds } from './calibration-folds';
 import { memberRoles, type MemberRole } from './member-roles';
+import { storedRowsOf } from './stored-rows';
+import type { SavedData } from '../types';
 
 /** The name the loaded object goes by in locations. */
 export const ROOT = 'model';
@@ -70,6 +72,8 @@ export interface Walk {
    * dict's other values, with the key they sit under: names for a model fitted on a bare array.
    */
   besideNames: Map<object, { key: string; names: string[] }>;
+  /** Fitted estimators that keep training rows word for word, beside the models (./stored-rows.ts). */
+  storedRows: SavedData[];
 }
 
 /**
@@ -105,11 +109,12 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map(), besideNames: new Map() };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map(), besideNames: new Map(), storedRows: [] };
   const seen = new Set<object>();
   let visits = 0;
 
-  const visit = (v: PyValue | undefined, location: string, depth: number): void => {
+  // `owner`: the estimator whose attribute `v` is.
+  const visit = (v: PyValue | undefined, location: string, depth: number, owner?: PyGlobal): void => {
     if (v === undefined || v === null || typeof v !== 'object') return;
     if (depth > MAX_DEPTH || ++visits > MAX_VISITS || seen.has(v)) return;
     seen.add(v);
@@ -143,6 +148,8 @@ export function findModels(root: PyValue): Walk {
     walk.others.push(cls.name);
     const state = stateDict(v);
     if (!state) return;
+    const rows = storedRowsOf(cls, state, location, owner);
+    if (rows) walk.storedRows.push(rows);
     const folds = calibrationFolds(v, location, seqItems(state.get('calibrated_classifiers_'))?.length ?? 0);
     if (folds) walk.calibrationFolds.push(folds);
     for (const [at, role] of memberRoles(v, location)) walk.memberRoles.set(at, role);
@@ -163,7 +170,7 @@ export function findModels(root: PyValue): Walk {
       const named = NAMED_LISTS[name];
       if (named && visitNamedList(value, `${location}.${named.accessor}`, depth)) return;
       if (name === 'estimators_' && visitNamedEstimators(state, value, location, depth)) return;
-      visit(value, `${location}.${name}`, depth + 1);
+      visit(value, `${location}.${name}`, depth + 1, cls);
     });
   };
 

@@ -18,7 +18,6 @@ import type { ModelReader, ReadResult, UnreadableReason } from '../types';
 import { looksLikeLegacyBinary } from '../xgboost/legacy-binary';
 import { DecodeError, ROOT, decodeModel } from './decode';
 import { findSavedData } from './saved-data';
-import { findStoredRows } from './stored-rows';
 
 export { decodeModel, DecodeError } from './decode';
 
@@ -157,7 +156,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
     const unknown = stream.unknown.length > 0 ? { unknownGlobals: stream.unknown } : {};
-    const data = result.value === undefined ? [] : [...findSavedData(result.value), ...findStoredRows(result.value)];
+    const data = result.value === undefined ? [] : [...findSavedData(result.value), ...decoded.storedRows];
     const saved = data.length > 0 ? { savedData: data } : {};
     if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown, ...script, ...saved };
     const where = primary.location === ROOT ? [] : [placement(primary.location, decoded.holds)];

@@ -7,10 +7,9 @@
  * of the training set all the same (rule `saved-data`). Only shapes are read, never the values.
  */
 import { isArray } from '../pickle/numpy';
-import { asString, classOf, PyDict, seqItems, stateDict, type PyGlobal, type PyValue } from '../pickle/values';
+import type { PyDict, PyGlobal } from '../pickle/values';
 import type { SavedData } from '../types';
 import { shapeOfArray } from './saved-data';
-import { namedEntries } from './find-models';
 
 interface Keeper {
   module: RegExp;
@@ -28,52 +27,18 @@ const KEEPERS: readonly Keeper[] = [
   { module: /^sklearn\.kernel_ridge/, classes: /^KernelRidge$/, attribute: 'X_fit_', rows: 'its training rows' },
 ];
 
-/** Bounds that keep a hostile graph cheap to walk (as find-models.ts). */
-const MAX_DEPTH = 16;
-const MAX_VISITS = 100_000;
-
-/** Every fitted estimator in the saved object that keeps training rows, with where they sit. */
-export function findStoredRows(root: PyValue): SavedData[] {
-  const out: SavedData[] = [];
-  const seen = new Set<object>();
-  let visits = 0;
-  // `owner`: the estimator whose attribute this is (SMOTE, for its fitted neighbours).
-  const visit = (v: PyValue | undefined, location: string, depth: number, owner?: PyGlobal): void => {
-    if (v === undefined || v === null || typeof v !== 'object' || isArray(v)) return;
-    if (depth > MAX_DEPTH || ++visits > MAX_VISITS || seen.has(v)) return;
-    seen.add(v);
-    if (v instanceof PyDict) {
-      v.keys.forEach((key, i) => visit(v.values[i], `${location}[${typeof key === 'string' ? JSON.stringify(key) : String(key)}]`, depth + 1));
-      return;
-    }
-    const items = seqItems(v);
-    if (items) {
-      items.forEach((item, i) => visit(item, `${location}[${i}]`, depth + 1));
-      return;
-    }
-    const cls = classOf(v);
-    const state = stateDict(v);
-    if (!cls || !state) return;
-    const keeper = KEEPERS.find((k) => k.module.test(cls.module) && k.classes.test(cls.name));
-    const kept = keeper ? state.get(keeper.attribute) : undefined;
-    const shape = kept !== undefined && isArray(kept) ? shapeOfArray(kept) : undefined;
-    if (keeper && shape && shape.length === 2 && shape[0] > 0) {
-      // A resampler's neighbours are needed only while fitting, an imputer can be swapped, a model is its rows.
-      const sampler = owner !== undefined && owner.module.startsWith('imblearn.');
-      const what = sampler ? 'resampler' : cls.name === 'KNNImputer' ? 'imputer' : 'model';
-      out.push({ location: `${location}.${keeper.attribute}`, kind: 'fitted-rows', rows: shape[0], columns: shape[1], estimator: cls.name, what: keeper.rows, keeper: what, ...(sampler ? { owner: owner.name } : {}) });
-    }
-    const steps = namedEntries(state.get('steps'));
-    state.keys.forEach((key, i) => {
-      if (typeof key !== 'string' || (keeper && key === keeper.attribute)) return;
-      // A Pipeline's steps by name, as find-models.ts names them.
-      if (key === 'steps' && steps) {
-        for (const [name, step] of steps) visit(step, `${location}.named_steps[${JSON.stringify(asString(name))}]`, depth + 1);
-        return;
-      }
-      visit(state.values[i], `${location}.${key}`, depth + 1, cls);
-    });
-  };
-  visit(root, 'model', 0);
-  return out;
+/**
+ * The training rows a fitted estimator keeps, when it is one of KEEPERS (found by the model walk,
+ * ./find-models.ts, at `location`); `owner`: the estimator whose attribute it is (SMOTE, for its
+ * fitted neighbours).
+ */
+export function storedRowsOf(cls: PyGlobal, state: PyDict, location: string, owner?: PyGlobal): SavedData | undefined {
+  const keeper = KEEPERS.find((k) => k.module.test(cls.module) && k.classes.test(cls.name));
+  const kept = keeper ? state.get(keeper.attribute) : undefined;
+  const shape = kept !== undefined && isArray(kept) ? shapeOfArray(kept) : undefined;
+  if (!keeper || !shape || shape.length !== 2 || shape[0] <= 0) return undefined;
+  // A resampler's neighbours are needed only while fitting, an imputer can be swapped, a model is its rows.
+  const sampler = owner !== undefined && owner.module.startsWith('imblearn.');
+  const what = sampler ? 'resampler' : cls.name === 'KNNImputer' ? 'imputer' : 'model';
+  return { location: `${location}.${keeper.attribute}`, kind: 'fitted-rows', rows: shape[0], columns: shape[1], estimator: cls.name, what: keeper.rows, keeper: what, ...(sampler ? { owner: owner.name } : {}) };
 }
