@@ -6,11 +6,12 @@
  * partitions the rows (KFold-like: every row in exactly one test fold), every row is in all folds'
  * models but its own, and the rows given to fit are the fold models' rows summed over folds - 1.
  */
-import { PyValue, asString, classOf, numeric, stateDict } from '../pickle';
+import { PyValue, asString, classOf, numeric, seqItems, stateDict } from '../pickle';
 
-export interface CalibrationFolds {
-  /** The location prefix of its fold models: `${location}.calibrated_classifiers_`. */
-  prefix: string;
+/** What a fold model states about its rows (the IR's `training.crossValidationFold`). */
+export interface CalibrationFold {
+  /** Its siblings' shared location prefix: `${location}.calibrated_classifiers_`. */
+  group: string;
   folds: number;
   /** Whether the splitter puts every row in exactly one test fold (int or None cv, KFold-like splitters). */
   partition: boolean;
@@ -19,19 +20,25 @@ export interface CalibrationFolds {
 /** Splitters whose test folds partition the rows. */
 const PARTITIONS = new Set(['KFold', 'StratifiedKFold', 'GroupKFold', 'StratifiedGroupKFold']);
 
-/** The fold models a CalibratedClassifierCV at `location` holds, or undefined for anything else (prefit, ensemble=False). */
-export function calibrationFolds(v: PyValue, location: string, folds: number): CalibrationFolds | undefined {
+/**
+ * The fold models a CalibratedClassifierCV at `location` holds, by their locations
+ * (`<prefix>[i].estimator`, or `.base_estimator` before scikit-learn 1.2); none for anything else
+ * (prefit, ensemble=False, a single fold).
+ */
+export function calibrationFolds(v: PyValue, location: string): Map<string, CalibrationFold> {
+  const found = new Map<string, CalibrationFold>();
   const cls = classOf(v);
   const state = stateDict(v);
-  if (!cls || !state || cls.name !== 'CalibratedClassifierCV' || !cls.module.startsWith('sklearn.') || folds < 2) return undefined;
-  if (state.get('ensemble') === false) return undefined;
+  const members = seqItems(state?.get('calibrated_classifiers_')) ?? [];
+  if (!cls || !state || cls.name !== 'CalibratedClassifierCV' || !cls.module.startsWith('sklearn.') || members.length < 2) return found;
+  if (state.get('ensemble') === false) return found;
   const cv = state.get('cv');
-  if (asString(cv) === 'prefit') return undefined;
+  if (asString(cv) === 'prefit') return found;
   const partition = cv === null || cv === undefined || Number.isInteger(numeric(cv)) || PARTITIONS.has(classOf(cv)?.name ?? '');
-  return { prefix: `${location}.calibrated_classifiers_`, folds, partition };
-}
-
-/** Which fold model a location names (`<prefix>[i].estimator`, or `.base_estimator` before scikit-learn 1.2). */
-export function foldOf(location: string, groups: readonly CalibrationFolds[]): CalibrationFolds | undefined {
-  return groups.find((g) => location.startsWith(`${g.prefix}[`) && /^\[\d+\]\.(estimator|base_estimator)$/.test(location.slice(g.prefix.length)));
+  const group = `${location}.calibrated_classifiers_`;
+  members.forEach((member, i) => {
+    const attribute = stateDict(member)?.has('estimator') ? 'estimator' : 'base_estimator';
+    found.set(`${group}[${i}].${attribute}`, { group, folds: members.length, partition });
+  });
+  return found;
 }

@@ -12,7 +12,6 @@ import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps, type SavedNames } from './pipeline-model';
 import { isNeverFitted, type SavedData } from '../types';
-import { foldOf } from './calibration-folds';
 import type { MemberRole } from './member-roles';
 
 export { DecodeError } from './decode-helpers';
@@ -49,9 +48,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
       const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
       const named = preceding ? withPrecedingSteps(decoded, preceding, beside, names) : decoded;
-      const fold = foldOf(found.location, walk.calibrationFolds);
-      const placed = fold ? { ...named, forest: { ...named.forest, training: { ...named.forest.training, crossValidationFold: { group: fold.prefix, folds: fold.folds, partition: fold.partition } } } } : named;
-      models.push({ ...withBesideNames(withRole(placed, walk.memberRoles.get(found.location)), names), location: found.location, estimator: found.cls.name });
+      models.push({ ...withBesideNames(withRole(named, walk.memberRoles.get(found.location)), names), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -104,7 +101,9 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
     notes.push(`a OneVsRestClassifier's model of class ${c} against the rest: its classes 0 and 1 are "not ${c}" and "${c}" (its reconstructed labels and --training-data use 0 and 1)`);
   }
   if (role.targetTransform) notes.push(`fitted by a TransformedTargetRegressor on the target transformed by ${role.targetTransform}: its targets are in that scale`);
-  return { ...decoded, notes, forest: { ...decoded.forest, ...role } };
+  const { crossValidationFold, ...onForest } = role;
+  const training = crossValidationFold ? { training: { ...decoded.forest.training, crossValidationFold } } : {};
+  return { ...decoded, notes, forest: { ...decoded.forest, ...onForest, ...training } };
 }
 
 /**

@@ -28,7 +28,6 @@ import {
   stateDict,
 } from '../pickle';
 import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
-import { calibrationFolds, type CalibrationFolds } from './calibration-folds';
 import { memberRoles, type MemberRole } from './member-roles';
 import { storedRowsOf } from './stored-rows';
 import type { SavedData } from '../types';
@@ -63,9 +62,7 @@ export interface Walk {
    * tuple (`{"preprocessor": ct, "model": forest}`), not a Pipeline's steps.
    */
   besideSteps: Set<object>;
-  /** CalibratedClassifierCV's fold models, by where they sit (./calibration-folds.ts). */
-  calibrationFolds: CalibrationFolds[];
-  /** What a wrapper makes of the members it holds (OneVsRest, TransformedTargetRegressor), by their locations (./member-roles.ts). */
+  /** What a wrapper makes of the members it holds (OneVsRest, TransformedTargetRegressor, CalibratedClassifierCV's folds), by their locations (./member-roles.ts). */
   memberRoles: Map<string, MemberRole>;
   /**
    * Feature names saved beside a model in the same dict (`{"model": m, "features": [...]}`), by the
@@ -109,7 +106,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), calibrationFolds: [], memberRoles: new Map(), besideNames: new Map(), storedRows: [] };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), memberRoles: new Map(), besideNames: new Map(), storedRows: [] };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -150,8 +147,6 @@ export function findModels(root: PyValue): Walk {
     if (!state) return;
     const rows = storedRowsOf(cls, state, location, owner);
     if (rows) walk.storedRows.push(rows);
-    const folds = calibrationFolds(v, location, seqItems(state.get('calibrated_classifiers_'))?.length ?? 0);
-    if (folds) walk.calibrationFolds.push(folds);
     for (const [at, role] of memberRoles(v, location)) walk.memberRoles.set(at, role);
     // Names saved beside a Pipeline name its input: its steps inherit them (the model's, when no step renames).
     const inherited = walk.besideNames.get(v);

@@ -4,15 +4,19 @@
  *    0 and 1 are "not c" and c, not the user's classes 0 and 1 (sweep 7: "one row of class 0" meant
  *    "not setosa");
  *  - TransformedTargetRegressor fits its regressor on func(y) or a transformer's output: its leaves'
- *    targets are in that scale ("target 5.50939" was log1p of about 246).
+ *    targets are in that scale ("target 5.50939" was log1p of about 246);
+ *  - CalibratedClassifierCV keeps one fold model per cross-validation fold, each fitted on the rows
+ *    outside its fold (./calibration-folds.ts).
  * find-models.ts records them by the members' locations; decode.ts puts them on the members' IR.
  */
 import { PyGlobal, asNdArray, classOf, isArray, seqItems, stateDict, type PyValue } from '../pickle';
+import { calibrationFolds, type CalibrationFold } from './calibration-folds';
 import { labelOf } from './decode-helpers';
 
 export interface MemberRole {
   oneVsRest?: { positive: string | number | boolean };
   targetTransform?: string;
+  crossValidationFold?: CalibrationFold;
 }
 
 /** The roles a wrapper at `location` gives the members it holds, by their locations. */
@@ -37,5 +41,6 @@ export function memberRoles(v: PyValue, location: string): Map<string, MemberRol
     const how = named ?? (transformer && transformer.name !== 'FunctionTransformer' ? transformer.name : undefined);
     if (how) roles.set(`${location}.regressor_`, { targetTransform: how });
   }
+  for (const [at, crossValidationFold] of calibrationFolds(v, location)) roles.set(at, { crossValidationFold });
   return roles;
 }
