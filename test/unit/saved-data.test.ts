@@ -4,7 +4,8 @@
  * DataFrame, its labels as a Series, and arrays in a dict beside a forest, each found with the size
  * the data has; a model saved alone gets no such finding. Fitted estimators that keep training rows
  * as they are (formats/sklearn/stored-rows.ts): a KNNImputer, SMOTE's neighbours (imbalanced-learn
- * 0.10.0), a KNeighborsClassifier.
+ * 0.10.0), a KNeighborsClassifier. Forests fitted with oob_score=True keep an out-of-bag prediction
+ * per training row.
  */
 import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
@@ -59,6 +60,21 @@ describe('saved-data', () => {
     const { finding, tables } = await tablesOf('smote_forest.joblib');
     assert.deepEqual(tables, [{ location: 'model.named_steps["smote"].nn_k_._fit_X', kind: 'fitted-rows', rows: 75, columns: 8, estimator: 'NearestNeighbors' }]);
     assert.match(finding!.message, /^SMOTE's neighbours store 75 training rows verbatim: save the model without it\./);
+  });
+
+  it("oob_score=True: the forest keeps each training row's out-of-bag prediction, found on the model itself", async () => {
+    // Before: not mentioned (sweep 7's rf_oob_score_bc.pkl), though it is a label per training row.
+    const classifier = await tablesOf('rf_oob_score.joblib');
+    assert.deepEqual(classifier.tables, [{ location: 'model.oob_decision_function_', kind: 'row-outputs', rows: 200, columns: 2, estimator: 'RandomForestClassifier' }]);
+    assert.match(classifier.finding!.message, /^The model stores a prediction for each training row: delete it before saving\.\n/);
+    assert.match(classifier.finding!.message, /class probabilities of each training row, in training order/);
+    assert.equal(classifier.report.model?.estimator, 'RandomForestClassifier');
+    const regressor = await tablesOf('rf_regressor_oob_score.joblib');
+    assert.deepEqual(regressor.tables, [{ location: 'model.oob_prediction_', kind: 'row-outputs', rows: 200, columns: null, estimator: 'RandomForestRegressor' }]);
+    assert.match(regressor.finding!.message, /its target/);
+    // Without oob_score, nothing of the kind (the forests of the other fixtures).
+    const plain = await tablesOf('knn_imputer_forest.joblib');
+    assert.ok(plain.tables.every((t) => t.kind !== 'row-outputs'));
   });
 
   it('a KNeighborsClassifier alone is its 200 rows: saved-data, and still "no tree model"', async () => {

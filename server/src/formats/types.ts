@@ -90,12 +90,16 @@ export interface ModelRead {
 export interface SavedData {
   /** Where it sits, as the Python expression that reaches it from the loaded object (`model["X_train"]`). */
   location: string;
-  /** `fitted-rows`: training rows a fitted estimator keeps (a KNNImputer's, SMOTE's neighbours'; formats/sklearn/stored-rows.ts). */
-  kind: 'DataFrame' | 'Series' | 'array' | 'fitted-rows';
+  /**
+   * `fitted-rows`: training rows a fitted estimator keeps (a KNNImputer's, SMOTE's neighbours';
+   * formats/sklearn/stored-rows.ts). `row-outputs`: a value per training row, in training order,
+   * that a fitted ensemble keeps (the out-of-bag predictions `oob_score=True` stores).
+   */
+  kind: 'DataFrame' | 'Series' | 'array' | 'fitted-rows' | 'row-outputs';
   /** Rows and columns, where the pickled axes or shape give them. */
   rows?: number;
   columns?: number;
-  /** `fitted-rows`: the estimator that keeps them, and what they are to it ("its support vectors"). */
+  /** `fitted-rows`, `row-outputs`: the estimator that keeps them, and what they are to it ("its support vectors"). */
   estimator?: string;
   what?: string;
   /**

@@ -151,7 +151,7 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
   if (read.kind === 'no-model') {
-    return { ...base, model: null, findings: [...scriptGlobalsFinding(read, severities), ...savedDataFindings(read, severities), ...(read.savedData?.some((d) => d.kind !== 'fitted-rows') && read.unread.length === 0 ? [] : noModelFindings(read, severities)), ...unknownGlobalFindings(read, severities)], notes: read.notes };
+    return { ...base, model: null, findings: [...scriptGlobalsFinding(read, severities), ...savedDataFindings(read, severities), ...(read.savedData?.some((d) => d.kind !== 'fitted-rows' && d.kind !== 'row-outputs') && read.unread.length === 0 ? [] : noModelFindings(read, severities)), ...unknownGlobalFindings(read, severities)], notes: read.notes };
   }
 
   const primary = analyseModel(read.forest, read, options);

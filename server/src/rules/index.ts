@@ -89,33 +89,53 @@ function keeperName(d: SavedData): string {
   return d.owner ? `${d.owner}'s fitted ${d.estimator}` : `a fitted ${d.estimator}`;
 }
 
+/** The finding's first line and its advice, by what the file keeps. */
+function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: string; advice: string } {
+  // Only out-of-bag outputs: the model keeps a label or target per training row (oob_score=True).
+  if (data.every((d) => d.kind === 'row-outputs')) {
+    return {
+      headline: 'The model stores a prediction for each training row: delete it before saving.',
+      advice:
+        'Fitted with oob_score=True, the model keeps them beside its score: whoever loads the file reads a label or target for each training row, ' +
+        'in the order of the training data, no attack needed. Delete the attribute before saving (del model.oob_decision_function_, or model.oob_prediction_ ' +
+        'for a regressor; oob_score_ keeps the score), or fit with oob_score=False.',
+    };
+  }
+  // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.
+  if (data.every((d) => d.kind === 'fitted-rows')) {
+    return {
+      headline: storedRowsLead(data[0], rows),
+      advice:
+        'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
+        [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' '),
+    };
+  }
+  return {
+    headline: rows > 0 ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.` : 'The file holds data, not only a model: keep data out of shared files.',
+    advice:
+      'Whoever reads the file reads these rows as they are, no attack needed; saved as X_train or beside a model, they are often the training data itself. ' +
+      'Save the model alone, and keep data where its access is controlled.',
+  };
+}
+
 export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: SeverityOverrides): Finding[] {
   const data = read.savedData ?? [];
   if (data.length === 0) return [];
   const size = (d: SavedData) => (d.rows !== undefined ? `${plural(d.rows, 'row')}${d.columns !== undefined ? ` x ${plural(d.columns, 'column')}` : ''}` : 'size not read');
   const what = (d: SavedData) => (d.kind === 'array' ? 'a numpy array' : d.kind === 'Series' ? 'a pandas Series' : 'a pandas DataFrame');
   const described = (d: SavedData) =>
-    d.kind === 'fitted-rows' ? `${keeperName(d)}, which keeps ${d.what}: ${size(d)} at ${d.location}` : `${what(d)} of ${size(d)}${d.location === 'model' ? '' : ` at ${d.location}`}`;
+    d.kind === 'fitted-rows'
+      ? `${keeperName(d)}, which keeps ${d.what}: ${size(d)} at ${d.location}`
+      : d.kind === 'row-outputs'
+        ? `the ${d.estimator}'s ${d.what}, in training order: ${size(d)} at ${d.location}`
+        : `${what(d)} of ${size(d)}${d.location === 'model' ? '' : ` at ${d.location}`}`;
   // The largest table (a DataFrame and its labels' Series hold the same rows: not a sum).
   const rows = Math.max(0, ...data.map((d) => d.rows ?? 0));
-  // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.
-  const fitted = data.every((d) => d.kind === 'fitted-rows');
+  const { headline, advice } = savedDataAdvice(data, rows);
   const finding = finish(
     'saved-data',
     {
-      message: lead(
-        fitted
-          ? storedRowsLead(data[0], rows)
-          : rows > 0
-            ? `The file holds data (a table of ${plural(rows, 'row')}): keep data out of shared files.`
-            : 'The file holds data, not only a model: keep data out of shared files.',
-        `It holds ${data.map(described).join(', ')}. ` +
-          (fitted
-            ? 'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
-              [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' ')
-            : 'Whoever reads the file reads these rows as they are, no attack needed; saved as X_train or beside a model, they are often the training data itself. ' +
-              'Save the model alone, and keep data where its access is controlled.'),
-      ),
+      message: lead(headline, `It holds ${data.map(described).join(', ')}. ${advice}`),
       data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null, ...(d.estimator ? { estimator: d.estimator } : {}) })) },
     },
     overrides,

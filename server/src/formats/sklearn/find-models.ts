@@ -29,7 +29,7 @@ import {
 } from '../pickle';
 import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators';
 import { memberRoles, type MemberRole } from './member-roles';
-import { storedRowsOf } from './stored-rows';
+import { rowOutputsOf, storedRowsOf } from './stored-rows';
 import type { SavedData } from '../types';
 
 /** The name the loaded object goes by in locations. */
@@ -69,7 +69,7 @@ export interface Walk {
    * dict's other values, with the key they sit under: names for a model fitted on a bare array.
    */
   besideNames: Map<object, { key: string; names: string[] }>;
-  /** Fitted estimators that keep training rows word for word, beside the models (./stored-rows.ts). */
+  /** Fitted estimators that keep training rows word for word, and models that keep an output per training row (./stored-rows.ts). */
   storedRows: SavedData[];
 }
 
@@ -134,6 +134,9 @@ export function findModels(root: PyValue): Walk {
     const decode = decoderFor(cls);
     if (decode) {
       walk.models.push({ value: v, cls, location, decode });
+      const state = stateDict(v);
+      const outputs = state ? rowOutputsOf(cls, state, location) : undefined;
+      if (outputs) walk.storedRows.push(outputs);
       return;
     }
     const reason = unreadTreeModel(cls, stateDict(v));

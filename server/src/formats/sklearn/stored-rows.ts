@@ -5,6 +5,11 @@
  * keeps its support vectors, a Gaussian process and a kernel ridge their training rows. The rows are
  * the estimator's input (after the Pipeline's earlier steps: scaled, imputed), but they are rows
  * of the training set all the same (rule `saved-data`). Only shapes are read, never the values.
+ *
+ * A bagged ensemble fitted with `oob_score=True` keeps, besides its score, each training row's
+ * out-of-bag prediction in training order (`oob_decision_function_`: class probabilities;
+ * `oob_prediction_`: a regressor's targets, each predicted by the trees that did not draw the row):
+ * not the rows, but a label or target per row, found on the model itself (`rowOutputsOf`).
  */
 import { isArray } from '../pickle/numpy';
 import type { PyDict, PyGlobal } from '../pickle/values';
@@ -41,4 +46,21 @@ export function storedRowsOf(cls: PyGlobal, state: PyDict, location: string, own
   const sampler = owner !== undefined && owner.module.startsWith('imblearn.');
   const what = sampler ? 'resampler' : cls.name === 'KNNImputer' ? 'imputer' : 'model';
   return { location: `${location}.${keeper.attribute}`, kind: 'fitted-rows', rows: shape[0], columns: shape[1], estimator: cls.name, what: keeper.rows, keeper: what, ...(sampler ? { owner: owner.name } : {}) };
+}
+
+/** The out-of-bag outputs an ensemble fitted with `oob_score=True` keeps, one per training row. */
+const ROW_OUTPUTS: readonly { attribute: string; what: string }[] = [
+  { attribute: 'oob_decision_function_', what: 'the out-of-bag class probabilities of each training row' },
+  { attribute: 'oob_prediction_', what: 'the out-of-bag prediction of each training row (its target, as the trees that did not draw it predict it)' },
+];
+
+/** A tree ensemble's per-row out-of-bag outputs (the model at `location`), when it kept them. */
+export function rowOutputsOf(cls: PyGlobal, state: PyDict, location: string): SavedData | undefined {
+  for (const { attribute, what } of ROW_OUTPUTS) {
+    const kept = state.get(attribute);
+    const shape = kept !== undefined && isArray(kept) ? shapeOfArray(kept) : undefined;
+    if (!shape || shape.length < 1 || shape.length > 2 || shape[0] <= 0) continue;
+    return { location: `${location}.${attribute}`, kind: 'row-outputs', rows: shape[0], ...(shape.length === 2 ? { columns: shape[1] } : {}), estimator: cls.name, what };
+  }
+  return undefined;
 }
