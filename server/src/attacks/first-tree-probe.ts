@@ -841,7 +841,7 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   }
   const missing = mixedMissingFeatures(forest);
   if (missing.length > 0) {
-    caveats.push(`${mixedMissingWords(forest, missing)} (its splits send them left at some nodes and right at others): a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts stay exact.`);
+    caveats.push(`${mixedMissingWords(forest, missing)}: a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts stay exact.`);
   } else {
     // One way per feature, but not the same way for all: an updater sets one direction on every
     // feature it saw complete, so the others had missing values; a leaf's end interval holds them.

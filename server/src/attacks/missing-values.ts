@@ -49,8 +49,9 @@ export function missingValueRouting(forest: Forest): MissingValueRouting {
  */
 export function mixedMissingWords(forest: Forest, names: readonly string[]): string {
   return /^HistGradientBoosting/.test(forest.estimator)
-    ? `the training data may have had missing values of ${names.join(', ')} (scikit-learn's histogram boosting sends them to the larger child of a split whether it saw some or not)`
-    : `the model was trained with missing values of ${names.join(', ')}`;
+    ? `the training data may have had missing values of ${names.join(', ')} (its splits send them left at some nodes and right at others, ` +
+        "as scikit-learn's histogram boosting does with or without missing values: it sends them to a split's larger child when it saw none)"
+    : `the model was trained with missing values of ${names.join(', ')} (its splits send them left at some nodes and right at others)`;
 }
 
 /** Names of the features whose missing values follow mixed directions (the model saw them missing). */
@@ -68,8 +69,8 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
     return {
       ok: false,
       reason:
-        `${mixedMissingWords(forest, mixed)}: its splits send a missing value left at some nodes and right at others, ` +
-        'so a missing value is not one of the intervals the reconstruction counts with, and its rows could be certified in cells they do not lie in',
+        `${mixedMissingWords(forest, mixed)}, so a missing value is not one of the intervals the reconstruction counts with, ` +
+        'and its rows could be certified in cells they do not lie in',
     };
   }
   const note = uniformMissingNote(forest);

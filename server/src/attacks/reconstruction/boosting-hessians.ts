@@ -101,7 +101,7 @@ function applicability(
   const notes = [
     ...(mixedNames.length
       ? [
-          `${mixedMissingWords(forest, mixedNames)} (its splits send them left at some nodes and right at others): modelled with a missing value of their own, ` +
+          `${mixedMissingWords(forest, mixedNames)}: modelled with a missing value of their own, ` +
             'which a row has when no interval of the feature fits it; rows that could be missing or not are given a value',
         ]
       : []),
