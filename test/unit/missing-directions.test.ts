@@ -58,3 +58,25 @@ test("the other features' directions, which follow the larger child, read as lef
   assert.deepEqual(both.forest.trees[0].defaultLeft, [true, true, false, false, false]);
   assert.equal(both.notes.length, 0);
 });
+
+test('a forest of 300,000 nodes is read (sweep 8: a public 272,224-node forest overflowed the call stack)', () => {
+  // 100 trees of 3,001 nodes: each internal node's left child a leaf, its right child the next split.
+  const nodes = 3001;
+  const tree = () => {
+    const left: number[] = [];
+    const right: number[] = [];
+    const feature: number[] = [];
+    const rows: number[] = [];
+    for (let n = 0; n < nodes; n++) {
+      const internal = n % 2 === 0 && n + 2 < nodes;
+      left.push(internal ? n + 1 : -1);
+      right.push(internal ? n + 2 : -1);
+      feature.push(internal ? (n / 2) % 7 : -2);
+      rows.push(Math.max(1, nodes - n));
+    }
+    return { left, right, feature, threshold: feature.map((f) => f + 0.5), distinctRows: rows, classWeights: rows, defaultLeft: left.map(() => true) };
+  };
+  const forest = { trees: Array.from({ length: 100 }, tree) } as unknown as Decoded['forest'];
+  const out = withoutLargerChildDirections({ forest, notes: [] });
+  assert.equal(out.forest.trees.length, 100);
+});

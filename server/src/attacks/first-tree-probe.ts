@@ -877,6 +877,16 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     caveats.push(`lambda=${p.lambda?.value} and alpha=${p.alpha?.value} are XGBoost's defaults, assumed: the trees have too few usable nodes to infer them, and nothing contradicts them.`);
   }
   if (forest.boosting!.libraryVersion && forest.boosting!.libraryVersion[0] >= 2 && forest.boosting!.baseScoreStated && probe.objective.startsWith('binary')) {
-    caveats.push(`XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels, so base_score (${forest.boosting!.baseScore[0]}) itself already reveals the label balance.`);
+    const base = forest.boosting!.baseScore[0];
+    const spw = numberParam(forest, 'scale_pos_weight') ?? 1;
+    // With scale_pos_weight s the estimate is the weighted balance n1 s / (n0 + n1 s): 0.5 when s
+    // is n0 / n1, as the usual recipe sets it (a public model: s 174.09, base_score 0.5).
+    const share = base > 0 && base < 1 ? base / (base + (1 - base) * spw) : undefined;
+    caveats.push(
+      spw === 1
+        ? `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels, so base_score (${base}) itself already reveals the label balance.`
+        : `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels weighted by scale_pos_weight, so base_score (${base}) and scale_pos_weight (${+spw.toPrecision(6)}) together reveal the label balance` +
+            (share !== undefined ? ` (${+(100 * share).toPrecision(3)}% positive).` : '.'),
+    );
   }
 }

@@ -18,6 +18,7 @@ import { cellBox } from './cell';
 import { fitLogistic, predictLogistic } from './inference-model';
 import { auc, tprAtFpr } from './metrics';
 import type { Candidate } from './types';
+import { maxOf, minOf } from '../util/numbers';
 
 export interface BaselineSplit {
   /** Candidate indices the inference model is trained on, and those it is tested on. */
@@ -44,8 +45,9 @@ export function splitKnown(truth: readonly boolean[], share = 0.7, seed = 14): B
       [idx[i], idx[j]] = [idx[j], idx[i]];
     }
     const cut = Math.round(idx.length * share);
-    train.push(...idx.slice(0, cut));
-    test.push(...idx.slice(cut));
+    // One at a time: a spread of 100,000+ candidates overflows the call stack.
+    for (const i of idx.slice(0, cut)) train.push(i);
+    for (const i of idx.slice(cut)) test.push(i);
   }
   return { train: train.sort((a, b) => a - b), test: test.sort((a, b) => a - b) };
 }
@@ -60,8 +62,8 @@ export function numericFeatures(forest: Forest, candidates: readonly Candidate[]
 
 /** Equation 1's distances for every candidate: [d_low, d_high] per numeric feature. */
 export function rangeDistances(forest: Forest, candidates: readonly Candidate[], features: readonly number[]): number[][] {
-  const min = features.map((f) => Math.min(...candidates.map((c) => c.values[f])));
-  const max = features.map((f) => Math.max(...candidates.map((c) => c.values[f])));
+  const min = features.map((f) => minOf(candidates.map((c) => c.values[f])));
+  const max = features.map((f) => maxOf(candidates.map((c) => c.values[f])));
   return candidates.map((candidate) => {
     const cell = cellBox(forest, candidate.values);
     const out: number[] = [];

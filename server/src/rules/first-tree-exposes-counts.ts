@@ -32,6 +32,14 @@ function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, c
   return `node ${leaf.nativeId} (${where}) holds ${rows}${what}`;
 }
 
+/** A scikit-learn boosted model's loss, as the objective it is read as (its hessians are XGBoost's). */
+const LOSS_WORDS: Record<string, string> = {
+  'reg:squarederror': 'squared error',
+  'binary:logistic': 'log loss',
+  'multi:softmax': 'multi-class log loss',
+  'multi:softprob': 'multi-class log loss',
+};
+
 export const firstTreeExposesCounts: ModelRule = {
   id: 'first-tree-exposes-counts',
   check({ forest, probe: computed, categories }) {
@@ -63,19 +71,23 @@ export const firstTreeExposesCounts: ModelRule = {
       }
     }
     const singletons = probe.trees.reduce((sum, t) => sum + t.leaves.filter((l) => l.rows === 1).length, 0);
+    // XGBoost stores hessian sums as float32: past 2^24 rows they step by 2, 4, ..., so a count
+    // there is good to half a step (a public 50,178,315-row model: root 50,178,316, leaves one off).
+    const step = forest.library.name === 'xgboost' && (probe.rows ?? 0) > 2 ** 24 ? 2 ** (Math.floor(Math.log2(probe.rows!)) - 23) : 0;
+    const exact = step > 0 ? `to within ${formatCount(step / 2)} (XGBoost stores them as float32, exact only up to 16,777,216)` : 'exactly';
     const exactness =
       probe.status === 'exact'
-        ? 'exactly'
+        ? exact
         : probe.status === 'partial'
-          ? `exactly for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}`
-          : 'exactly for rows (labels not determined)';
+          ? `${exact} for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}`
+          : `${exact} for rows (labels not determined)`;
     const singletonText = singletons > 0 ? ` ${plural(singletons, 'leaf', 'leaves')} ${singletons === 1 ? 'holds' : 'hold'} a single training row.` : '';
     const caveats = probe.caveats.length > 0 ? ` ${probe.caveats.map(capitalised).join(' ')}` : '';
     // Squared error: hessian 1 for every row in every tree, so not only the first tree counts rows.
     const allTrees = everyTreeRowCounts(forest);
     const everyTree = allTrees.ok && allTrees.trees > 1 ? ` With squared error every row's hessian is 1 in every tree, so all ${formatCount(allTrees.trees)} trees state the row count of each of their leaves (${formatCount(allTrees.leaves)} leaves in all), not only the first.` : '';
     // scikit-learn's boosted models are read as the XGBoost objective their loss is: named as themselves.
-    const modelWords = forest.library.name === 'xgboost' ? `${probe.objective} model` : `${forest.estimator} (read as XGBoost's ${probe.objective})`;
+    const modelWords = forest.library.name === 'xgboost' ? `${probe.objective} model` : `${forest.estimator} (${LOSS_WORDS[probe.objective] ?? `read as XGBoost's ${probe.objective}`})`;
     return [
       {
         message: lead(

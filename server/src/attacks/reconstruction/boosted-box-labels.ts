@@ -65,7 +65,7 @@ function prediction(forest: Forest, point: readonly number[]): number {
   return boostedMargins(forest, point, forest.boosting!.baseScore[0])[0];
 }
 
-export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string): ReconstructionResult {
+export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string, stop: () => boolean = () => false): ReconstructionResult {
   return withTargets(
     result,
     (row) => {
@@ -76,5 +76,6 @@ export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, 
       !weights
         ? `${unreadable}; each row's target is the model's prediction at its point`
         : `${certified > 0 ? `${certified} rows certified with their target: each lies` : 'no row certified with its target: none lies'}, in every tree up to one, inside one leaf, with that tree's leaf holding only it to give its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ` (${weights.treesWhy ?? 'the method'}: tree 0 only)` : ''}; ${pluralPossessive(rows - certified, 'row')} targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+    { stop, value: forest.boosting!.baseScore[0], words: "the model's base score" },
   );
 }

@@ -91,5 +91,5 @@ export async function reconstructSubsampled(forest: Forest, view: Forest, table:
       : `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
     anchorTree: 0,
   });
-  return labelBoostedBoxes(forest, estimate, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');
+  return labelBoostedBoxes(forest, estimate, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)', () => ctx.overBudget());
 }

@@ -219,7 +219,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
     ctx.method = 'boosting-counts';
     const dart = forest.boosting!.booster === 'dart';
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: dart ? 1 : forest.trees.length, ...(dart ? { treesWhy: 'dart' } : {}) } : undefined;
-    const labelled = labelBoostedBoxes(forest, boxes, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)');
+    const labelled = labelBoostedBoxes(forest, boxes, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)', () => ctx.overBudget());
     return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
   }
   if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };

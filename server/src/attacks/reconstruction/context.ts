@@ -65,6 +65,14 @@ export class RunContext {
     return this.options.signal?.aborted === true;
   }
 
+  /**
+   * True once the signal aborted or the whole budget ran out, reserve included: for the work done
+   * after a method returns (regression targets), which has the reserve to itself.
+   */
+  overBudget(): boolean {
+    return this.aborted || Date.now() >= this.budgetEnd;
+  }
+
   /** True once the signal aborted or the budget ran out: stop at the next checkpoint. */
   stopped(): boolean {
     return this.aborted || Date.now() >= this.deadline;

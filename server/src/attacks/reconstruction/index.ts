@@ -63,6 +63,8 @@ import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
 import { compactFeatures, expandResult, listedNote } from './compact-features';
+import { probeFirstTrees } from '../first-tree-probe';
+import { maxOf } from '../../util/numbers';
 
 export type * from './types';
 export type { ReconstructionDetails } from './aggregated';
@@ -80,7 +82,7 @@ export async function reconstruct(forest: Forest, options: ReconstructionOptions
 export const MAX_RECONSTRUCTED_ROWS = 1_000_000;
 
 export async function reconstructWithDetails(forest: Forest, options: ReconstructionOptions = {}): Promise<{ result: ReconstructionResult; details?: ReconstructionDetails }> {
-  const rows = forest.training.rows ?? rootRows(forest);
+  const rows = forest.training.rows ?? (forest.boosting ? boostedRows(forest) : rootRows(forest));
   if (rows !== undefined && rows > MAX_RECONSTRUCTED_ROWS) {
     const ctx = new RunContext(options);
     const reason = `${rows.toLocaleString('en-US')} training rows: past the ${MAX_RECONSTRUCTED_ROWS.toLocaleString('en-US')} the reconstruction keeps in memory, so it was not started (the findings above do not depend on it)`;
@@ -91,14 +93,19 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
   if (compacted) {
     const ctx = new RunContext({ ...options, groups: compacted.groups });
     const result = await dispatch(compacted.forest, ctx, () => undefined);
-    const expanded = expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length);
+    const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length), seconds: elapsed(ctx) };
     const note = [`run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
     return { result: { ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note } };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result: withNumericBoxes(forest, result), details };
+  return { result: { ...withNumericBoxes(forest, result), seconds: elapsed(ctx) }, details };
+}
+
+/** The whole run's time, work after the method included (targets, box widths): the time the answer took. */
+function elapsed(ctx: RunContext): number {
+  return (Date.now() - ctx.started) / 1000;
 }
 
 /** The certified rows' box widths where the method stated none and the forest has numeric features. */
@@ -183,6 +190,16 @@ const ENUMERATION_SHARE = 0.4;
 const NUMERIC_ENUMERATION_SHARE = 0.1;
 
 /** The rows the first tree's root counts (distinct rows, else its weight), when the file states no N. */
+/**
+ * A boosted model's training rows as its first trees state them (their hessians: the probe the
+ * findings report), not its root's hessian sum, which is rows only under squared error: two
+ * public XGBoost models of 8 and 50 million rows started the engine and ran out of memory (sweep 8).
+ */
+function boostedRows(forest: Forest): number | undefined {
+  const probe = probeFirstTrees(forest);
+  return probe.rows ?? (probe.trees.length > 0 ? maxOf(probe.trees.map((t) => t.rows)) : undefined);
+}
+
 function rootRows(forest: Forest): number | undefined {
   const tree = forest.trees[0];
   if (!tree) return undefined;

@@ -49,7 +49,7 @@ export async function reconstructRegressionForest(
     // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
     ctx.reserve(labellingMs(forest, rowsAbout(forest)));
     const estimated = forest.training.weighted || /not a whole number/.test(built.reason) ? estimateFromCounts(view, ctx, built.reason) : undefined;
-    return estimated ? labelBoxes(forest, await estimated) : skip(built.reason);
+    return estimated ? labelBoxes(forest, await estimated, ctx) : skip(built.reason);
   }
   const table = built.table;
   ctx.method = 'aggregated';
@@ -69,7 +69,7 @@ export async function reconstructRegressionForest(
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
     ctx.reserve(labellingMs(forest, table.rows));
-    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells));
+    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells), ctx);
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
@@ -93,7 +93,7 @@ export async function reconstructRegressionForest(
   const rows = cellRows.rows ?? table.rows;
   if (cellRows.status === 'exact' || cellRows.certifiedRows >= rows || Date.now() >= ctx.deadline) return cellRows;
   if (!unlabelled) ctx.reserve(labellingMs(forest, rows));
-  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`));
+  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`), ctx);
   return boxes.certifiedRows > cellRows.certifiedRows ? boxes : cellRows;
 }
 
@@ -107,13 +107,13 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
   const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : `${hasNoLabels(forest) ? 'outlier detector' : 'regression forest'} trained with bootstrap`;
-  return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why));
+  return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why), ctx);
 }
 
 /** A box method's rows (on the count view) with targets, or with classes for a classifier read as counts. */
-function labelBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
+function labelBoxes(forest: Forest, result: ReconstructionResult, ctx: RunContext): ReconstructionResult {
   if (hasNoLabels(forest)) return withoutLabels(result);
-  return forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, result, (row) => row.certified) : labelRegressionBoxes(forest, result);
+  return forest.countedClasses ? labelCountedClasses(forest, forest.countedClasses, result, (row) => row.certified) : labelRegressionBoxes(forest, result, () => ctx.overBudget());
 }
 
 /** Cells per leaf of the count trees past which the count view goes to row-boxes (see above). */

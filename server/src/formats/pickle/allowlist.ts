@@ -72,6 +72,10 @@ const EXACT = new Set<string>([
   // scikit-learn functions that estimators keep as parameter values by default (a search's
   // scorer, SelectKBest's score_func): pure computations on arrays, never called by loading.
   'sklearn.metrics._scorer._passthrough_scorer',
+  // ... and where scikit-learn before 0.22 kept them (a search pickled by 0.19 names these).
+  'sklearn.metrics.scorer._passthrough_scorer',
+  ...['f_classif', 'f_regression', 'chi2'].map((f) => `sklearn.feature_selection.univariate_selection.${f}`),
+  ...['mutual_info_classif', 'mutual_info_regression'].map((f) => `sklearn.feature_selection.mutual_info_.${f}`),
   // make_column_selector is a class (its lower-case name is scikit-learn's): a ColumnTransformer's
   // column choice by dtype or pattern, kept as plain attributes; called only when transforming.
   'sklearn.compose._column_transformer.make_column_selector',
@@ -84,6 +88,9 @@ const EXACT = new Set<string>([
   ...['accuracy_score', 'balanced_accuracy_score', 'f1_score', 'fbeta_score', 'precision_score', 'recall_score', 'log_loss', 'matthews_corrcoef', 'jaccard_score', 'hamming_loss', 'zero_one_loss', 'cohen_kappa_score'].map((f) => `sklearn.metrics._classification.${f}`),
   ...['roc_auc_score', 'average_precision_score', 'top_k_accuracy_score'].map((f) => `sklearn.metrics._ranking.${f}`),
   ...['mean_squared_error', 'mean_absolute_error', 'r2_score', 'root_mean_squared_error', 'mean_absolute_percentage_error', 'median_absolute_error', 'explained_variance_score', 'mean_squared_log_error', 'max_error'].map((f) => `sklearn.metrics._regression.${f}`),
+  ...['accuracy_score', 'f1_score', 'precision_score', 'recall_score', 'log_loss'].map((f) => `sklearn.metrics.classification.${f}`),
+  ...['roc_auc_score', 'average_precision_score'].map((f) => `sklearn.metrics.ranking.${f}`),
+  ...['mean_squared_error', 'mean_absolute_error', 'r2_score'].map((f) => `sklearn.metrics.regression.${f}`),
   // XGBoost's scikit-learn wrappers and its Booster: their __setstate__ stores hyper-parameters and
   // loads the booster from the bytes the pickle carries, which this tool decodes itself
   // (formats/sklearn/xgboost-pickle.ts); nothing else is imported or run.
@@ -153,6 +160,22 @@ const BUILTIN_TYPES = [
 for (const t of BUILTIN_TYPES) {
   EXACT.add(`builtins.${t}`);
   EXACT.add(`__builtin__.${t}`);
+}
+
+/**
+ * Warning and exception classes: values in a fitted object (scikit-learn 0.19's `cv_results_` is a
+ * DeprecationDict holding `(message, FutureWarning)` pairs), and harmless built: constructing an
+ * exception runs nothing, only `raise` would. (Python 2's `exceptions` module reads as `builtins`.)
+ */
+const BUILTIN_EXCEPTIONS = [
+  'Warning', 'UserWarning', 'DeprecationWarning', 'PendingDeprecationWarning', 'FutureWarning', 'RuntimeWarning', 'SyntaxWarning',
+  'ImportWarning', 'UnicodeWarning', 'BytesWarning', 'ResourceWarning',
+  'Exception', 'ValueError', 'TypeError', 'KeyError', 'IndexError', 'RuntimeError', 'ArithmeticError', 'ZeroDivisionError',
+  'OverflowError', 'AttributeError', 'LookupError', 'NotImplementedError', 'AssertionError',
+];
+for (const t of BUILTIN_EXCEPTIONS) {
+  EXACT.add(`builtins.${t}`);
+  EXACT.add(`exceptions.${t}`);
 }
 
 /** numpy scalar types (e.g. `dtype=np.float64` as a hyper-parameter). */

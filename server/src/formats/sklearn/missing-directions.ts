@@ -15,6 +15,7 @@
  */
 import { splitsOnMissingOnly } from '../../forest/missing-split';
 import type { Decoded } from './decode-helpers';
+import { maxOf } from '../../util/numbers';
 
 export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   const trees = decoded.forest.trees;
@@ -26,7 +27,8 @@ export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   // reads one tree's leaves as boxes open to a missing value (first-tree-regions.ts).
   if (/^HistGradientBoosting/.test(decoded.forest.estimator)) return decoded;
   // Features by index: the model's, else as many as the splits use.
-  const featureCount = Math.max(decoded.forest.features?.length ?? 0, ...trees.flatMap((tree) => tree.feature.map((f) => f + 1)));
+  let featureCount = decoded.forest.features?.length ?? 0;
+  for (const tree of trees) featureCount = Math.max(featureCount, maxOf(tree.feature, -1) + 1);
   const featureName = (f: number) => decoded.forest.features?.[f]?.name ?? `x${f}`;
   const hadMissing = new Uint8Array(featureCount);
   const split = new Uint8Array(featureCount);

@@ -87,7 +87,7 @@ export function solveLikelihood(highs: Highs, f: LikelihoodFormulation, control:
       if (fresh.length === 0) return;
       const first = model.addColumns(xColumns(f, fresh, totalRow));
       fresh.forEach((j, k) => (position[j] = first + k));
-      generated.push(...fresh);
+      for (const j of fresh) generated.push(j);
     };
 
     // 1. Column generation; every relaxation rounded is a candidate reconstruction.

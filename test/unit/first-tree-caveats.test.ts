@@ -1,0 +1,33 @@
+/**
+ * The first-tree finding's caveat on XGBoost 2's estimated base_score: with scale_pos_weight the
+ * estimate is the weighted label balance (sweep 8: a public model's base_score 0.5 beside
+ * scale_pos_weight 174.09 = negatives / positives, 0.57% positive, read as "reveals the balance").
+ * The fixture is XGBoost 1.7.4's (scale_pos_weight 3); its IR is given XGBoost 2's stated base_score.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { completeForest } from '../../server/src/forest/complete';
+import { readModel } from '../../server/src/formats';
+import { firstTreeExposesCounts } from '../../server/src/rules/first-tree-exposes-counts';
+import { FIXTURES } from '../support/paths';
+
+function asXgboost2(file: string) {
+  const read = readModel(fs.readFileSync(path.join(FIXTURES, 'xgboost', file)), file);
+  if (read.kind !== 'model') throw new Error(read.kind);
+  const done = completeForest(read.forest);
+  if (!done.ok) throw new Error(done.problem);
+  const forest = done.forest;
+  forest.boosting = { ...forest.boosting!, libraryVersion: [2, 0, 3], baseScoreStated: true };
+  return forest;
+}
+
+const messageOf = (file: string) => (firstTreeExposesCounts.check({ forest: asXgboost2(file) } as never) as { message: string }[])[0].message;
+
+test('base_score reveals the balance by itself without scale_pos_weight, and together with it otherwise', () => {
+  assert.match(messageOf('bin_pima.json'), /so base_score \([\d.]+\) itself already reveals the label balance/);
+  const weighted = messageOf('bin_pima_spw.json');
+  assert.doesNotMatch(weighted, /itself already reveals/);
+  assert.match(weighted, /base_score \(0\.5\) and scale_pos_weight \(3\) together reveal the label balance \(25% positive\)/);
+});
