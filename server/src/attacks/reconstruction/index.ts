@@ -110,7 +110,7 @@ function elapsed(ctx: RunContext): number {
 
 /** The certified rows' box widths where the method stated none and the forest has numeric features. */
 function withNumericBoxes(forest: Forest, result: ReconstructionResult): ReconstructionResult {
-  if (result.boxes || result.certifiedRows === 0) return result;
+  if (result.boxes || (result.certifiedRows === 0 && !result.certifiedWithoutLabel)) return result;
   const boxes = numericBoxTightness(forest, result.reconstruction);
   return boxes ? { ...result, boxes } : result;
 }

@@ -17,7 +17,7 @@ export function certifiedBoxTightness(forest: Forest, rows: readonly Reconstruct
   const axes = cut.axes;
   // Rows that share one box (a leaf's rows, by reference) are measured once, weighted by how many.
   const counted = new Map<([number, number] | null)[], number>();
-  for (const row of rows) if (row.certified && row.intervals) counted.set(row.intervals, (counted.get(row.intervals) ?? 0) + 1);
+  for (const row of rows) if (provenBox(row)) counted.set(row.intervals!, (counted.get(row.intervals!) ?? 0) + 1);
   if (counted.size === 0) return undefined;
   const boxes = [...counted.keys()];
   const weights = [...counted.values()];
@@ -26,6 +26,18 @@ export function certifiedBoxTightness(forest: Forest, rows: readonly Reconstruct
     if (forest.trees.every((tree) => leafOfBox(tree, box) >= 0)) pinnedRows += weights[b];
   });
   return widthSummary(axes, boxes.length, (b, f) => relativeValueWidth(axes.thresholds[f], boxes[b][f]), pinnedRows, (b) => weights[b]);
+}
+
+/**
+ * A row whose box is proven: certified, or proven without its label (a regression target or a
+ * class the model does not pin: every interval it has is a certified value).
+ */
+function provenBox(row: ReconstructedRow): boolean {
+  const intervals = row.intervals;
+  if (!intervals) return false;
+  if (row.certified) return true;
+  const proven = row.certifiedValues;
+  return proven !== undefined && intervals.some((b) => b !== null) && intervals.every((b, f) => b === null || proven[f] === true);
 }
 
 /** The interval's share of the feature's axis (tightness.ts widthOnAxis; no interval: 1). */
