@@ -42,7 +42,10 @@ export function pluralPossessive(count: number, one: string, many = `${one}s`): 
 export function percent(part: number, whole: number): string {
   if (whole <= 0) return '0%';
   const share = (100 * part) / whole;
-  return share > 0 && share < 1 ? '<1%' : `${Math.round(share)}%`;
+  // Never 0% or 100% for a part that is neither none nor all (87,729 of 87,912 read "100%").
+  if (share > 0 && share < 1) return '<1%';
+  if (share > 99 && share < 100) return '>99%';
+  return `${Math.round(share)}%`;
 }
 
 export function featureName(forest: Forest, feature: number): string {

@@ -46,8 +46,8 @@ export const leafRevealsTarget: ModelRule = {
       {
         message: lead(
           revealing === 1
-            ? "A leaf states one person's exact target: raise min_samples_leaf."
-            : `${formatCount(revealing)} leaves state one person's exact target: raise min_samples_leaf.`,
+            ? "A leaf states one training row's exact target: raise min_samples_leaf."
+            : `${formatCount(revealing)} leaves state one training row's exact target: raise min_samples_leaf.`,
           `${formatCount(revealing)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(revealing, leaves)}) ` +
             `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
             `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)}${forest.targetTransform ? ` (as transformed by ${forest.targetTransform} before fitting, which the TransformedTargetRegressor inverts)` : ''} for the row with ${conditions || 'any feature values'}.` +

@@ -73,8 +73,9 @@ export async function reconstructAggregated(
   // with 0 certified in one run in thirteen, when its last slice crossed 20,000 cells).
   const overCap = limits !== undefined && enumerator.cells.length > limits.cells;
   if ((!enumerated || overCap) && !ctx.stopped() && limits) {
-    const past = enumerator.cells.length > limits.cells ? `more than ${limits.cells} cells` : `${stats.cells} cells and did not finish within its share of the budget`;
-    return { tooManyCells: `the exact enumeration found ${past}` };
+    // Said as why another method answers, not as a failure ("did not finish" beside "exact" read as one).
+    const past = enumerator.cells.length > limits.cells ? `found more than ${limits.cells} cells` : `was stopped at its share of the budget (${stats.cells.toLocaleString('en-US')} cells found)`;
+    return { tooManyCells: `the cell enumeration ${past}` };
   }
   if (!enumerated) {
     const reason = `${ctx.stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`;
