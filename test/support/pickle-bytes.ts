@@ -27,6 +27,7 @@ export const EMPTY_LIST = 0x5d;
 export const EMPTY_DICT = 0x7d;
 export const APPEND = 0x61;
 export const SETITEMS = 0x75;
+export const SETITEM = 0x73;
 export const REDUCE = 0x52;
 export const BUILD = 0x62;
 export const NEWOBJ = 0x81;

@@ -416,11 +416,12 @@ describe('sklearn gradient boosting', () => {
       assert.ok(tree.classWeights.every((w) => w === 0));
     });
   });
-  it('gb_reg: its first-tree finding names it as scikit-learn\'s model, read as the XGBoost objective', async () => {
-    // Before stop 32: "The first tree of this reg:squarederror model", on a GradientBoostingRegressor.
+  it('gb_reg: its first-tree finding names it as scikit-learn\'s model, with its loss', async () => {
+    // Before stop 32: "The first tree of this reg:squarederror model", on a GradientBoostingRegressor;
+    // until stop 34 "(read as XGBoost's reg:squarederror)".
     const report = await lintFile(path.join(DIR, 'gb_reg.joblib'));
     const finding = report.findings.find((f) => f.rule === 'first-tree-exposes-counts');
-    assert.match(finding?.message ?? '', /The first tree of this GradientBoostingRegressor \(read as XGBoost's reg:squarederror\) states/);
+    assert.match(finding?.message ?? '', /The first tree of this GradientBoostingRegressor \(squared error\) states/);
   });
   it('gb_reg: on the true rows every leaf\'s stored weight is -G/H of squared error (the mapping holds exactly)', () => {
     const { forest } = readFixture('gb_reg');

@@ -13,6 +13,7 @@ import { readModel } from '../../server/src/formats';
 import { PyDict, PyGlobal } from '../../server/src/formats/pickle';
 import { unreadTreeModel } from '../../server/src/formats/sklearn/estimators';
 import { FIXTURES } from '../support/paths';
+import { BUILD, EMPTY_DICT, EMPTY_TUPLE, NEWOBJ, PROTO, SETITEM, STOP, pk, sbu, stackGlobal } from '../support/pickle-bytes';
 
 const read = (name: string) => readModel(fs.readFileSync(path.join(FIXTURES, 'sklearn', name)), name);
 
@@ -40,5 +41,18 @@ describe('unfitted templates are not unread models', () => {
     assert.match(unreadTreeModel(cls, state(null))!, /was never fitted/);
     assert.equal(unreadTreeModel(cls, state(new PyDict())), 'LightGBM models are not read yet');
     assert.equal(unreadTreeModel(new PyGlobal('lightgbm.basic', 'Booster'), undefined), 'LightGBM models are not read yet');
+  });
+});
+
+describe("another library's model is named once", () => {
+  it('a LightGBM Booster in a dict: unsupported-model names it, and its class is not an unknown global too (crafted)', () => {
+    // {"model": lightgbm.basic.Booster() with its state}, built opcode by opcode (no LightGBM here).
+    const bytes = pk(PROTO(4), EMPTY_DICT, sbu('model'), stackGlobal('lightgbm.basic', 'Booster'), EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, sbu('handle'), sbu('tree\n'), SETITEM, BUILD, SETITEM, STOP);
+    const r = readModel(bytes, 'bundle.pkl');
+    assert.equal(r.kind, 'no-model');
+    if (r.kind !== 'no-model') return;
+    assert.deepEqual(r.unread.map((m) => m.estimator), ['Booster']);
+    // Before: also "unknown-pickle-global: lightgbm.basic.Booster".
+    assert.deepEqual(r.unknownGlobals ?? [], []);
   });
 });

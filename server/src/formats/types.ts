@@ -131,6 +131,8 @@ export interface UnreadModel {
   /** The class name, e.g. `LGBMClassifier`. */
   estimator: string;
   reason: string;
+  /** Another library's model: its class as the pickle names it (`lightgbm.sklearn.LGBMClassifier`), not also an unknown global. */
+  global?: string;
 }
 
 /** An unread model saved before it was fitted: the decoders' reason says "was never fitted". */

@@ -46,6 +46,8 @@ export interface UnreadEstimator {
   location: string;
   estimator: string;
   reason: string;
+  /** Its class as the pickle names it (`catboost.core.CatBoostRegressor`), for another library's model. */
+  global?: string;
 }
 
 export interface Walk {
@@ -141,7 +143,7 @@ export function findModels(root: PyValue): Walk {
     }
     const reason = unreadTreeModel(cls, stateDict(v));
     if (reason) {
-      walk.unread.push({ location, estimator: cls.name, reason });
+      walk.unread.push({ location, estimator: cls.name, reason, global: cls.qualified });
       return;
     }
     if (isArray(v)) return;

@@ -155,7 +155,11 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   try {
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
-    const unknown = stream.unknown.length > 0 ? { unknownGlobals: stream.unknown } : {};
+    // Another library's model, named by unsupported-model (CatBoost, LightGBM): its class is not
+    // an unknown global as well (a public VotingRegressor's CatBoost member got both findings).
+    const named = new Set(decoded.unread.flatMap((m) => (m.global ? [m.global] : [])));
+    const unknownGlobals = stream.unknown.filter((g) => !named.has(g.name));
+    const unknown = unknownGlobals.length > 0 ? { unknownGlobals } : {};
     const data = result.value === undefined ? [] : [...findSavedData(result.value), ...decoded.storedRows];
     const saved = data.length > 0 ? { savedData: data } : {};
     if (!primary) return { kind: 'no-model', format, holds: decoded.holds, unread: decoded.unread, notes, ...unknown, ...script, ...saved };
