@@ -841,14 +841,14 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   }
   const missing = mixedMissingFeatures(forest);
   if (missing.length > 0) {
-    caveats.push(`${mixedMissingWords(forest, missing)}: a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts stay exact.`);
+    caveats.push(`${mixedMissingWords(forest, missing)}: a leaf's stated region describes its rows that have a value; rows missing one follow each split's default direction, so a leaf may also hold rows outside that region. The counts are not affected.`);
   } else {
     // One way per feature, but not the same way for all: an updater sets one direction on every
     // feature it saw complete, so the others had missing values; a leaf's end interval holds them.
     const { routes } = missingValueRouting(forest);
     const reading = missingValueReading(forest);
     if (routes.includes('left') && routes.includes('right') && reading.ok && reading.note) {
-      caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${reading.note}; a leaf's region holds its rows missing a value there. The counts stay exact.`);
+      caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${reading.note}; a leaf's region holds its rows missing a value there. The counts are not affected.`);
     }
   }
   // scikit-learn's early stopping: the trees' N is the training split, not every row given to fit.

@@ -119,7 +119,7 @@ export function reconstructionDraft(
   const noLabel =
     withoutLabel > 0 ? ` ${plural(withoutLabel, 'more row')} ${withoutLabel === 1 ? 'is' : 'are'} proven to be in the training data with their feature intervals, their labels only estimated.` : '';
   const unnarrowedText =
-    unnarrowed && proven >= thresholds.errorShare * n ? ` The boxes narrow the features by less than ${Math.round(100 * (1 - UNNARROWED_WIDTH))}% of their range on the median, so this is a warning, not an error.` : '';
+    unnarrowed && proven >= thresholds.errorShare * n ? ` Over all rows and features, the median box still spans ${Math.round(100 * UNNARROWED_WIDTH)}% or more of a feature's range, so this is a warning, not an error.` : '';
   let message: string;
   let summary: string;
   if (certifiedRows > 0 && recoverability.boxes) {

@@ -50,8 +50,8 @@ export function storedRowsOf(cls: PyGlobal, state: PyDict, location: string, own
 
 /** The out-of-bag outputs an ensemble fitted with `oob_score=True` keeps, one per training row. */
 const ROW_OUTPUTS: readonly { attribute: string; what: string }[] = [
-  { attribute: 'oob_decision_function_', what: 'the out-of-bag class probabilities of each training row' },
-  { attribute: 'oob_prediction_', what: 'the out-of-bag prediction of each training row (its target, as the trees that did not draw it predict it)' },
+  { attribute: 'oob_decision_function_', what: 'out-of-bag class probabilities of each training row' },
+  { attribute: 'oob_prediction_', what: 'out-of-bag prediction of each training row (its target, as the trees that did not draw it predict it)' },
 ];
 
 /** A tree ensemble's per-row out-of-bag outputs (the model at `location`), when it kept them. */
