@@ -26,7 +26,7 @@ import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox } from '../../forest/structure';
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { missingReachable } from '../missing-values';
-import { regionIntervals } from './region-points';
+import { intoRegion, regionIntervals } from './region-points';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { BoxTightness, ReconstructedRow } from './types';
 
@@ -96,6 +96,32 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     const { certifiedValues: _, ...rest } = row;
     return { ...rest, label: labelOf(take === 'positives'), intervals: region, certified: true };
   });
+  // Second pass: a row placed where tree 0's leaf has no room left (the later trees' matching moves
+  // points) goes to a leaf that still has room, its point moved into the region (an estimate), so
+  // what is certified is every leaf's stated rows, not what the clock let the matching reach: a
+  // public booster certified 1,422 rows after 69 trees matched and 1,804 after 55 (sweep 8).
+  const lowerInclusive = forest.splitRule === 'less';
+  const open = [...leaves.values()].filter((leaf) => leaf.rows > 0);
+  for (let r = 0; r < rows.length && open.length > 0; r++) {
+    const row = rows[r];
+    if (row.certified || row.certifiedValues) continue;
+    while (open.length > 0 && open[open.length - 1].rows <= 0) open.pop();
+    const leaf = open[open.length - 1];
+    if (!leaf) break;
+    leaf.rows--;
+    const values = intoRegion(row.values, leaf.region, lowerInclusive);
+    if (leaf.positives === undefined || assumed.length > 0) {
+      withoutLabel++;
+      rows[r] = { ...row, values, intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
+      continue;
+    }
+    const positive = leaf.positives > 0 && (row.label === labelOf(true) || leaf.negatives! <= 0);
+    if (positive) leaf.positives--;
+    else leaf.negatives!--;
+    certified++;
+    const { certifiedValues: _, ...rest } = row;
+    rows[r] = { ...rest, values, label: labelOf(positive), intervals: leaf.region, certified: true };
+  }
   const unlabelled = assumed.length > 0 ? `${assumed.join(' and ')} not stated, so the positives rest on an assumption` : 'leaves whose positives are not determined';
   const note = `${certified} rows certified with their label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${withoutLabel} more as boxes without their label (${unlabelled})` : ''}`;
   const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
