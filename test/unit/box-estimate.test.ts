@@ -153,3 +153,29 @@ describe('box-estimate past its memory cap (memory.ts WALK_CELL_CAP)', () => {
     assert.equal(capped.boxes?.medianWidth, full.boxes?.medianWidth);
   });
 });
+
+describe('the walks past their leaf-choice cap (memory.ts WALKED_LEAF_CAP)', () => {
+  it('box-estimate walks every row once, keeps the same certified boxes, and says why it neither repaired nor searched', async () => {
+    const forest = await forestOf(join(EXAMPLES, 'models', 'diabetes_forest.joblib'));
+    const full = await reconstruct(forest, { budgetMs: 6_000 });
+    const capped = await reconstruct(forest, { budgetMs: 6_000, walkedLeafCap: 1 });
+    assert.equal(capped.method, 'box-estimate');
+    assert.equal(capped.status, 'bounded');
+    assert.equal(capped.reconstruction.length, full.reconstruction.length);
+    assert.equal(capped.certifiedRows, full.certifiedRows);
+    assert.match(capped.reason ?? '', /the walks were neither repaired nor searched: [\d,]+ walked rows x \d+ trees are past the 1 leaf choices/);
+    assert.doesNotMatch(full.reason ?? '', /neither repaired/);
+    // Unrepaired walks miss the stored counts by more (the repairs and search are what lowers it).
+    assert.ok(capped.stats.leafCountError! > full.stats.leafCountError!, `${capped.stats.leafCountError} vs ${full.stats.leafCountError}`);
+  });
+
+  it('row-boxes (no bootstrap) keeps every proven box and still holds each true row', async () => {
+    const forest = await forestOf(join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'));
+    const truth = readFloat32Rows(join(FIXTURES, 'numeric', 'pima_t10_d5.train.csv'));
+    const capped = await reconstruct(forest, { budgetMs: 6_000, walkedLeafCap: 1 });
+    assert.equal(capped.method, 'row-boxes', capped.reason);
+    assert.match(capped.reason ?? '', /neither repaired nor searched/);
+    assert.equal(capped.certifiedRows, truth.length);
+    assert.ok(certifiedHoldDistinctTrueRows(capped.reconstruction, truth), 'a certified box holds no distinct true row');
+  });
+});

@@ -35,7 +35,7 @@ describe('targets past the budget', () => {
         return { estimate: 7 };
       },
       () => 'targets estimated',
-      { stop: () => ++checks > 1, value: -1, words: 'the stand-in' },
+      { stop: () => ++checks > 1, standIn: () => ({ value: -1, words: 'the stand-in' }) },
     );
     // Checked every 256 rows: the first block is walked, the rest is not.
     assert.equal(walked, 256);
@@ -48,6 +48,23 @@ describe('targets past the budget', () => {
     // A certified box keeps its proof without a target, walked or not.
     assert.equal(labelled.certifiedRows, 0);
     assert.equal(labelled.certifiedWithoutLabel, 500);
+  });
+
+  it('asks for the stand-in only once the budget has run out (a probe of a large booster is not free)', () => {
+    const rows = Array.from({ length: 600 }, (_, i) => ({ values: [i], label: '', certified: false }));
+    const result = { status: 'bounded', certifiedRows: 0, reconstructedRows: 600, reconstruction: rows } as unknown as ReconstructionResult;
+    let asked = 0;
+    const standIn = () => {
+      asked++;
+      return { value: -1, words: 'the stand-in' };
+    };
+    const inTime = withTargets(result, () => ({ estimate: 7 }), () => '', { stop: () => false, standIn });
+    assert.equal(asked, 0);
+    assert.equal(inTime.status, 'bounded');
+    let checks = 0;
+    withTargets(result, () => ({ estimate: 7 }), () => '', { stop: () => ++checks > 1, standIn });
+    // Once for the 344 late rows, not once per row.
+    assert.equal(asked, 1);
   });
 
   it("a regression forest's rows carry the root's value when the budget is already gone", async () => {

@@ -289,7 +289,18 @@ describe('rules on boosted models', () => {
   it('probing the fixtures is fast (noisy shared machine: generous bound)', () => {
     const { forest } = readFixture('bin_stroke_sk.json');
     const start = performance.now();
-    for (let i = 0; i < 20; i++) probeFirstTrees(forest);
+    // Copies: the same object is probed once (below).
+    for (let i = 0; i < 20; i++) probeFirstTrees({ ...forest });
     assert.ok((performance.now() - start) / 20 < 20);
+  });
+
+  it('a model is probed once: its findings, row cap and reconstruction share the probe', () => {
+    const { forest } = readFixture('bin_pima.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probeFirstTrees(forest), probe);
+    // Another model (here a copy, as the what-if advisor makes) gets its own.
+    const other = probeFirstTrees({ ...forest });
+    assert.notEqual(other, probe);
+    assert.equal(other.rows, probe.rows);
   });
 });

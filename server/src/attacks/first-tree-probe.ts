@@ -633,7 +633,23 @@ export function weightedReason(probe: FirstTreeProbe): string {
   return `the first tree's counts look sample-weighted (${which}; the file does not record weights), so they are weights, not rows`;
 }
 
+/**
+ * One probe per model: the findings, the row cap, the reconstruction and its late targets each ask
+ * for it, and on a 950-tree booster each probe walked the first trees' every leaf again. The
+ * forest is not changed after it is read, and no caller changes a probe.
+ */
+const probes = new WeakMap<Forest, FirstTreeProbe>();
+
 export function probeFirstTrees(forest: Forest): FirstTreeProbe {
+  let probe = probes.get(forest);
+  if (!probe) {
+    probe = probeUncached(forest);
+    probes.set(forest, probe);
+  }
+  return probe;
+}
+
+function probeUncached(forest: Forest): FirstTreeProbe {
   if (!forest.boosting) return notApplicable(forest, 'not a boosted model');
   const hyps = hypotheses(forest);
   if (typeof hyps === 'string') return notApplicable(forest, hyps);

@@ -21,7 +21,7 @@
  */
 import type { Forest } from '../../forest/schema';
 import { boostedMargins, leafOfBox } from '../../forest/structure';
-import { withTargets, type LateTargets } from './regression-box-labels';
+import { withTargets } from './regression-box-labels';
 import { probeFirstTrees } from '../first-tree-probe';
 import type { ReconstructionResult } from './types';
 import { pluralPossessive } from '../../rules/format';
@@ -71,12 +71,12 @@ function prediction(forest: Forest, point: readonly number[]): number {
  * first tree states it (its leaves' label sums over its rows), else the base score. A base score
  * left at XGBoost's default 0.5 meant nothing for a house-price model (mean target 491,027).
  */
-function lateStandIn(forest: Forest, stop: () => boolean): LateTargets {
+function lateStandIn(forest: Forest): { value: number; words: string } {
   const probe = probeFirstTrees(forest);
   if (probe.labelSum !== undefined && probe.rows !== undefined && probe.rows > 0) {
-    return { stop, value: probe.labelSum / probe.rows, words: "the training rows' mean target, as the first tree states it" };
+    return { value: probe.labelSum / probe.rows, words: "the training rows' mean target, as the first tree states it" };
   }
-  return { stop, value: forest.boosting!.baseScore[0], words: "the model's base score" };
+  return { value: forest.boosting!.baseScore[0], words: "the model's base score" };
 }
 
 export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, weights: BoostedWeights | undefined, unreadable: string, stop: () => boolean = () => false): ReconstructionResult {
@@ -90,6 +90,6 @@ export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, 
       !weights
         ? `${unreadable}; each row's target is the model's prediction at its point`
         : `${certified > 0 ? `${certified} rows certified with their target: each lies` : 'no row certified with its target: none lies'}, in every tree up to one, inside one leaf, with that tree's leaf holding only it to give its target (the margin before the tree plus (1 + lambda) x the leaf's weight)${weights.trees < forest.trees.length ? ` (${weights.treesWhy ?? 'the method'}: tree 0 only)` : ''}; ${pluralPossessive(rows - certified, 'row')} targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
-    lateStandIn(forest, stop),
+    { stop, standIn: () => lateStandIn(forest) },
   );
 }

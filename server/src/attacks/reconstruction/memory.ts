@@ -61,6 +61,17 @@ export function millions(n: number): string {
 export const WALK_CELL_CAP = 4_000_000;
 
 /**
+ * Leaf choices (walked rows x trees) the estimate's repair passes and point search keep
+ * (boxes/complete.ts, point-search.ts: an Int32 per row and tree, each). A public 950-tree XGBoost
+ * regressor on 168,864 rows (160M choices, under WALK_CELL_CAP's 1.5M cells) took its worker from
+ * 200 MB to 935 MB of its 1 GB ceiling in the walks alone, and the point search would have held as
+ * much again. Past the cap the rows are walked once, each into the leaves with most room, and
+ * neither repaired nor searched: at that size a single pass would outlast any budget anyway.
+ * 32M choices are 128 MB in each of the two phases.
+ */
+export const WALKED_LEAF_CAP = 32_000_000;
+
+/**
  * Cells (rows x the model's features) the hessian matching of a boosted model holds at most
  * (boosting-hessians.ts). Public XGBoost files of 455k to 1.2M rows ran out of the worker's 1 GB
  * ("failed"): each row carried its own copy of its group's box, and the box widths were measured

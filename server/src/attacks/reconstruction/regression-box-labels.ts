@@ -75,15 +75,17 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
       !means
         ? `the trees store no mean targets (${whyNoMeanTargets(forest)}): no target is certified and each row has the root's value`
         : `${certified > 0 ? `${certified} rows certified with their target: each lies` : 'no row certified with its target: none lies'} in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${rows - certified} rows' targets are the forest's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
-    { stop, value: fallback, words: "the root's value (the training rows' mean target)" },
+    { stop, standIn: () => ({ value: fallback, words: "the root's value (the training rows' mean target)" }) },
   );
 }
 
-/** Targets past the budget: `stop` says when to give up walking trees, `value` what the rest carry (`words`). */
+/**
+ * Targets past the budget: `stop` says when to give up walking trees, `standIn` what the rest carry
+ * (`words` names it). The stand-in is asked for only once the budget has run out.
+ */
 export interface LateTargets {
   stop: () => boolean;
-  value: number;
-  words: string;
+  standIn: () => { value: number; words: string };
 }
 
 /**
@@ -102,10 +104,14 @@ export function withTargets(
   // Each target walks every tree: 168,864 rows of a 950-tree booster took 40 s after a 5 s budget.
   let lateRows = 0;
   let stopped = false;
+  let standIn: { value: number; words: string } | undefined;
   const reconstruction: ReconstructedRow[] = result.reconstruction.map((row, r) => {
     if (late && !stopped && r % 256 === 0) stopped = late.stop();
-    if (stopped) lateRows++;
-    const found = stopped ? { estimate: late!.value } : targetOf(row);
+    if (stopped) {
+      lateRows++;
+      standIn ??= late!.standIn();
+    }
+    const found = standIn ? { estimate: standIn.value } : targetOf(row);
     if ('target' in found) {
       certified++;
       return { ...row, label: found.target };
@@ -118,7 +124,7 @@ export function withTargets(
   });
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const lateText = lateRows > 0 ? `the time budget ran out before the targets of ${lateRows.toLocaleString('en-US')} rows were computed: they carry ${late!.words}` : '';
+  const lateText = lateRows > 0 ? `the time budget ran out before the targets of ${lateRows.toLocaleString('en-US')} rows were computed: they carry ${standIn!.words}` : '';
   return {
     ...rest,
     status: lateRows > 0 ? 'timeout' : result.status === 'exact' && certified < rows ? 'bounded' : result.status,

@@ -64,6 +64,8 @@ export interface ReconstructionOptions {
   groups?: CategoricalGroup[];
   /** Cells (rows x features) the box estimate walks at most; default memory.ts's WALK_CELL_CAP (tests lower it). */
   walkCellCap?: number;
+  /** Leaf choices (walked rows x trees) the estimate's repairs and point search keep; default memory.ts's WALKED_LEAF_CAP (tests lower it). */
+  walkedLeafCap?: number;
   /** Cells (rows x features) past which a boosted model's later trees are not matched (memory.ts HESSIAN_MATCH_CELL_CAP); tests lower it. */
   hessianMatchCellCap?: number;
 }

@@ -13,6 +13,7 @@
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
 import { yieldToEventLoop } from '../context';
 import { Candidates, openErrorChange, place, type BoxForest } from './box-forest';
+import { WALKED_LEAF_CAP } from '../memory';
 import { searchPoints } from './point-search';
 import type { CompletedRow, RowGroup } from './row-groups';
 
@@ -25,6 +26,8 @@ export interface Completion {
   walkedAll: boolean;
   /** Points moved by the search after the walks (point-search.ts). */
   moves: number;
+  /** Why the walks were neither repaired nor searched (past WALKED_LEAF_CAP), in words. */
+  unrepaired?: string;
 }
 
 /** Share of the time left after the first walks that the repair passes may take (the point search gets the rest). */
@@ -34,7 +37,7 @@ const REPAIR_SHARE = 0.5;
 const ATTEMPTS = 3;
 
 /** `deadline`: when the whole reconstruction ends (the point search after the walks may run until shortly before it). */
-export async function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean, deadline: number, onPass?: () => void): Promise<Completion> {
+export async function completeRows(forest: BoxForest, groups: readonly RowGroup[], stopped: () => boolean, deadline: number, onPass?: () => void, leafCap = WALKED_LEAF_CAP): Promise<Completion> {
   const { classes, features } = forest;
   const trees = forest.trees.length;
   const candidates = new Candidates(features);
@@ -43,6 +46,10 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
   /** Per completed row, the leaf its walk chose in each tree the group is not placed in (-1 elsewhere). */
   const chosen: Int32Array[] = [];
   const order = Int32Array.from({ length: trees }, (_, t) => t);
+  // The repairs and the search need every walked row's leaves; past the cap they are not kept.
+  const walkedRows = groups.reduce((n, g) => n + (g.unplaced > 0 ? g.size : 0), 0);
+  const keepLeaves = walkedRows * trees <= leafCap;
+  const scratch = keepLeaves ? undefined : new Int32Array(trees);
   let walkedAll = true;
   let lastYield = Date.now();
   // Long loops give the event loop a turn (an abort or a progress message can then get through).
@@ -60,17 +67,22 @@ export async function completeRows(forest: BoxForest, groups: readonly RowGroup[
     }
     for (let member = 0; member < group.size; member++) {
       const row = { group: g, classIndex: group.classIndex, low: group.low.slice(), high: group.high.slice() };
-      const leaves = new Int32Array(trees).fill(-1);
+      const leaves = scratch ?? new Int32Array(trees);
+      leaves.fill(-1);
       // Out of time: the row stays at its proven box (its point is that box's representative).
       if (!stopped()) walk(row, group, leaves);
       else walkedAll = false;
       rows.push(row);
-      chosen.push(leaves);
+      if (keepLeaves) chosen.push(leaves);
     }
   }
   // Repair passes: each row is taken out and walked again, trees in fresh random orders, and its
   // best walk kept only when it misses the leaf counts by less than the row's current leaves.
   let error = leafCountError(forest);
+  if (!keepLeaves) {
+    const unrepaired = `the walks were neither repaired nor searched: ${walkedRows.toLocaleString('en-US')} walked rows x ${trees} trees are past the ${leafCap.toLocaleString('en-US')} leaf choices they keep in memory`;
+    return { rows, leafCountError: error, passes: 0, walkedAll, moves: 0, unrepaired };
+  }
   let passes = 0;
   const walked: number[] = [];
   rows.forEach((row, r) => {

@@ -117,7 +117,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     return certifiedOnly(forest, table, ctx, N, groups, certifiedOf, (rows, width) => [input.why, claim(rows, width), past].join('; '));
   }
   ctx.progress('search', { done: 0, total: N });
-  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'), ctx.options.walkedLeafCap);
   ctx.stats.leafCountError = completed.leafCountError;
   ctx.stats.mergedCells = groups.length;
   const seen = new Int32Array(groups.length);
@@ -136,6 +136,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     input.why,
     claim(certifiedRows, boxes.medianWidth),
     `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
+    completed.unrepaired,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status: completed.walkedAll ? 'bounded' : 'timeout', reason, rows: N, certifiedRows, reconstruction }), boxes };

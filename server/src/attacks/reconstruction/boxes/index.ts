@@ -67,7 +67,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
 
   // One training set inside the proven boxes, with what is left of the budget.
   ctx.progress('search', { done: pinned, total: rows });
-  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'));
+  const completed = await completeRows(walk, groups, () => ctx.stopped(), ctx.deadline, () => ctx.progress('search'), ctx.options.walkedLeafCap);
   ctx.stats.leafCountError = completed.leafCountError;
   const proven = groups.map((group) => boxToRow(table.axes, group.low, group.high).intervals);
   const reconstruction: ReconstructedRow[] = completed.rows.map((row) => ({
@@ -84,6 +84,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
     !propagated.complete && !cut ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
     `${rows} rows certified as boxes (${widths}); ${pinned} pinned to one leaf in every tree${pinned < rows ? `, the other ${rows - pinned} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves} moves of the point search` : ''})` : ''}`,
+    completed.unrepaired,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
 }
