@@ -14,6 +14,7 @@
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
+import { checkCertifiedRows, type CertifiedCheck } from './certified-check';
 import { declaredCategorical, timberstrikeAccuracy, type AccuracyFigures } from './timberstrike-evaluation';
 import { differingFeatures, evaluateReconstruction, randomBaselineError, type BaselineGroup, type EvaluatedRow } from './metrics';
 
@@ -55,6 +56,8 @@ export interface Evaluation {
   baselineRuns?: number;
   /** TimberStrike's reconstruction accuracy, over every feature and over the most important ones (null: see problem). */
   accuracy?: AccuracyFigures | null;
+  /** The rows stated as proven, checked against the true rows (certified-check.ts); absent when none is. */
+  certifiedCheck?: CertifiedCheck;
   /** Why a figure is missing. */
   problem?: string;
 }
@@ -168,6 +171,7 @@ export function evaluateAgainstTruth(
   const empty = reconstruction.reduce((total, row) => total + row.values.filter((v) => v === null).length, 0);
   const random = baseline(truth, groups, labels);
   if (random.problem) problems.push(random.problem);
+  const certifiedCheck = checkCertifiedRows(forest, reconstruction, truth);
   return {
     trainingData,
     ...(matchedBy ? { matchedBy } : {}),
@@ -180,6 +184,7 @@ export function evaluateAgainstTruth(
     randomBaseline: random.value,
     ...(random.runs !== undefined ? { baselineRuns: random.runs } : {}),
     accuracy: ra && 'figures' in ra ? ra.figures : null,
+    ...(certifiedCheck ? { certifiedCheck } : {}),
     ...(problems.length ? { problem: problems.join('; ') } : {}),
   };
 }

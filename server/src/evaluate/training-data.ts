@@ -150,7 +150,7 @@ function alignColumns(data: TrainingData, forest: AlignableForest, classes: Clas
 function directly(data: TrainingData, columns: number[], labelIndex: number, matchedBy: AlignedTrainingData['matchedBy'], classes: Classes): Fit {
   const rows: EvaluatedRow[] = [];
   for (let r = 0; r < data.rows.length; r++) {
-    const values: number[] = [];
+    const values: (number | null)[] = [];
     for (const c of columns) {
       const value = parseValue(data.rows[r][c]);
       if (value === undefined) return { ok: false, problem: `${data.path}, row ${r + 1}, column '${data.header[c]}': '${data.rows[r][c]}' is not a number` };
@@ -178,11 +178,16 @@ function throughPipeline(data: TrainingData, forest: Pick<Forest, 'features'>, i
 
 type Classes = readonly (string | number | boolean)[];
 
-function parseValue(text: string): number | undefined {
+/**
+ * A cell as the model's value: a number, 1/0 for true/false, or null for a missing value (an empty
+ * cell, or NaN, NA, null, None as pandas and numpy write them; models trained with missing values
+ * were trained on such rows); undefined for anything else.
+ */
+function parseValue(text: string): number | null | undefined {
   const trimmed = text.trim();
   if (/^true$/i.test(trimmed)) return 1;
   if (/^false$/i.test(trimmed)) return 0;
-  if (trimmed === '') return undefined;
+  if (trimmed === '' || /^(nan|na|n\/a|null|none)$/i.test(trimmed)) return null;
   const value = Number(trimmed);
   return Number.isFinite(value) ? value : undefined;
 }

@@ -67,6 +67,27 @@ export function leafOfBox(tree: Tree, intervals: readonly ([number, number] | nu
   return node;
 }
 
+/**
+ * The leaves of `tree` whose regions meet the box (`intervals` as in leafOfBox; a box end at a
+ * threshold counts on the side it is bounded by, whatever the split rule).
+ */
+export function leavesMeetingBox(tree: Tree, intervals: readonly ([number, number] | null)[]): number[] {
+  const found: number[] = [];
+  const stack = [0];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (tree.left[node] === LEAF) {
+      found.push(node);
+      continue;
+    }
+    const bounds = intervals[tree.feature[node]];
+    const threshold = tree.threshold[node];
+    if (!bounds || bounds[0] < threshold) stack.push(tree.left[node]);
+    if (!bounds || bounds[1] > threshold) stack.push(tree.right[node]);
+  }
+  return found;
+}
+
 /** One step on the way from the root to a node: `x[feature] <= threshold` (goesLeft) or `>`. */
 export interface Condition {
   feature: number;

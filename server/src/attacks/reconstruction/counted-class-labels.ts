@@ -17,12 +17,15 @@
  * taken off it (every leaf a row's box overlaps loses one: conservative); the rest are given to
  * rows not yet certified whose point lies in the leaf (those estimated as class k first), each
  * certified with class k and the leaf's region as its box, a wider box than its own proven one.
+ * A row left with its proven box but no class may hold one of those leaf rows (its box met the
+ * leaf): it then keeps no proof, since every row of the class there may be taken (on iris, such a
+ * box claimed a 151st distinct row of 150; the `--training-data` check found it).
  *
  * Everything else is an estimate: the class whose tree gives the leaf at the row's point the
  * largest share of rows of that class.
  */
 import type { Forest } from '../../forest/schema';
-import { leafOf, leafOfBox } from '../../forest/structure';
+import { leafOf, leafOfBox, leavesMeetingBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 import { pluralPossessive } from '../../rules/format';
@@ -54,13 +57,14 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   const byBox = certified;
   const byLeaf = certifyFromLeaves(forest, counted, classTrees, reconstruction);
   certified += byLeaf.rows;
-  withoutLabel -= byLeaf.fromProvenBoxes;
+  withoutLabel -= byLeaf.fromProvenBoxes + byLeaf.unproven;
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
   const trees = [...new Set(counted.trees.map((c) => c.tree))];
   const how =
     `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (${trees.length === 1 ? `tree ${trees[0]}, which counts every class` : `trees ${trees.join(', ')}`}); ` +
     `${byLeaf.rows} more with their class and, as their box, a leaf of that class's tree that holds that many more rows of the class; ` +
+    (byLeaf.unproven > 0 ? `${pluralPossessive(byLeaf.unproven, 'row')} proven boxes meet such a leaf, whose rows of the class may all be taken, so they are estimates; ` : '') +
     `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   // The widths of the boxes the certified rows carry now (a leaf's region is wider than a row's own box).
   const boxes = byLeaf.rows > 0 ? certifiedBoxTightness(forest, reconstruction) : result.boxes;
@@ -124,7 +128,7 @@ function estimatedClass(classTrees: readonly ClassTree[], point: readonly number
  * point lies in the leaf. Returns how many rows were certified so, and how many of them had a
  * proven box before.
  */
-function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: readonly ClassTree[], rows: ReconstructedRow[]): { rows: number; fromProvenBoxes: number } {
+function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: readonly ClassTree[], rows: ReconstructedRow[]): { rows: number; fromProvenBoxes: number; unproven: number } {
   const features = forest.features.length;
   const points = rows.map((row) => row.values.map((v) => v ?? 0));
   let certified = 0;
@@ -137,6 +141,8 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
     forEachLeafBox(forest.trees[t], features, (leaf, box) => boxes.set(leaf, box));
     regions.set(t, boxes);
   }
+  // Per class tree, the leaves whose rows were given out.
+  const given = classTrees.map(() => new Set<number>());
   classTrees.forEach(({ tree, rows: ofClass }, k) => {
     const boxes = regions.get(counted.trees[k].tree)!;
     const left = new Map<number, number>();
@@ -144,7 +150,7 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
     const label = counted.classes[k];
     for (const row of rows) {
       if (!row.certified || row.label !== label || !row.intervals) continue;
-      for (const leaf of leavesOverlapping(tree, row.intervals)) left.set(leaf, Math.max(0, (left.get(leaf) ?? 0) - 1));
+      for (const leaf of leavesMeetingBox(tree, row.intervals)) left.set(leaf, Math.max(0, (left.get(leaf) ?? 0) - 1));
     }
     // Rows estimated as this class first, then any uncertified row in the leaf.
     for (const pass of [true, false]) {
@@ -154,6 +160,7 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
         const room = left.get(leaf) ?? 0;
         if (room <= 0) return;
         left.set(leaf, room - 1);
+        given[k].add(leaf);
         if (row.certifiedValues) fromProvenBoxes++;
         certified++;
         const { certifiedValues: _, ...rest } = row;
@@ -161,7 +168,19 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
       });
     }
   });
-  return { rows: certified, fromProvenBoxes };
+  // A proven box without a class that meets a leaf whose rows were given out may hold one of them.
+  let unproven = 0;
+  rows.forEach((row, r) => {
+    const proven = row.certifiedValues;
+    if (row.certified || !proven || !row.intervals) return;
+    // Only the proven values bound the box.
+    const box = row.intervals.map((interval, f) => (proven[f] ? interval : null));
+    if (!classTrees.some(({ tree }, k) => leavesMeetingBox(tree, box).some((leaf) => given[k].has(leaf)))) return;
+    const { certifiedValues: _, ...rest } = row;
+    rows[r] = rest;
+    unproven++;
+  });
+  return { rows: certified, fromProvenBoxes, unproven };
 }
 
 /** Every leaf with its region: per feature (lower, upper], null where the path does not test the feature. */
@@ -179,22 +198,4 @@ function forEachLeafBox(tree: ClassTree['tree'], features: number, visit: (leaf:
     walk(tree.right[node], rightBox);
   };
   walk(0, new Array<[number, number] | null>(features).fill(null));
-}
-
-/** The leaves whose regions meet the box (a box end at a threshold counts on the side it is bounded by). */
-function leavesOverlapping(tree: ClassTree['tree'], box: readonly ([number, number] | null)[]): number[] {
-  const found: number[] = [];
-  const stack = [0];
-  while (stack.length > 0) {
-    const node = stack.pop()!;
-    if (tree.left[node] === -1) {
-      found.push(node);
-      continue;
-    }
-    const bounds = box[tree.feature[node]];
-    const t = tree.threshold[node];
-    if (!bounds || bounds[0] < t) stack.push(tree.left[node]);
-    if (!bounds || bounds[1] > t) stack.push(tree.right[node]);
-  }
-  return found;
 }

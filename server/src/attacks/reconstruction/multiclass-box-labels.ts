@@ -11,11 +11,14 @@
  * are distinct: every one is **certified** with that leaf's region and class k. Each such claim is
  * given to a reconstructed row whose point reaches the leaf (the model's prediction k first), whose
  * point is moved into the region when none is left. Every other row keeps its proven box, and its
- * class is the model's prediction at its point (the largest margin over all rounds), an estimate.
+ * class is the model's prediction at its point (the largest margin over all rounds), an estimate;
+ * unless its box meets a leaf whose rows were all claimed: that box may hold one of them, so it
+ * keeps no proof (on digits, 16 such boxes claimed rows beyond the 300 the model was trained on;
+ * the `--training-data` check found them).
  */
 import type { ProbedTree } from '../first-tree-probe';
 import type { Forest } from '../../forest/schema';
-import { boostedMargins, leafOf } from '../../forest/structure';
+import { boostedMargins, leafOf, leavesMeetingBox } from '../../forest/structure';
 import { intoRegion, regionIntervals } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
@@ -39,6 +42,8 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
   const predicted = points.map((point) => predictedClass(forest, point));
   const claimed: (ReconstructedRow | undefined)[] = new Array(result.reconstruction.length).fill(undefined);
   let certified = 0;
+  // Per class tree (by its index in the forest), the leaves whose rows were claimed.
+  const claimedLeaves = new Map<number, Set<number>>();
   const take = (i: number, region: ([number, number] | null)[], k: number) => {
     claimed[i] = { values: intoRegion(result.reconstruction[i].values, region, lowerInclusive), intervals: region, label: name(k), certified: true };
     certified++;
@@ -59,6 +64,8 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
       if (leaf.rows === 0 || leaf.positives !== leaf.rows) continue;
       const region = regionIntervals(leaf.box, features);
       let need = leaf.rows;
+      if (!claimedLeaves.has(pt.tree)) claimedLeaves.set(pt.tree, new Set());
+      claimedLeaves.get(pt.tree)!.add(leaf.node);
       for (const i of reaching.get(leaf.node) ?? []) {
         if (need === 0) break;
         if (claimed[i] === undefined) {
@@ -78,18 +85,24 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
     }
   }
   let withoutLabel = 0;
+  let unproven = 0;
+  const meetsClaimedLeaf = (box: readonly ([number, number] | null)[]) => [...claimedLeaves].some(([t, leaves]) => leavesMeetingBox(forest.trees[t], box).some((leaf) => leaves.has(leaf)));
   const reconstruction: ReconstructedRow[] = result.reconstruction.map((row, i) => {
     const claim = claimed[i];
     if (claim) return claim;
     const label = name(predicted[i]);
     if (!row.certified) return { ...row, label };
+    if (row.intervals && meetsClaimedLeaf(row.intervals)) {
+      unproven++;
+      return { ...row, label, certified: false };
+    }
     withoutLabel++;
     // The box is proven, the class is not: the values count as proven where the box bounds them.
     return { ...row, label, certified: false, certifiedValues: (row.intervals ?? row.values).map((bound) => bound !== null) };
   });
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const describe = `${certified > 0 ? `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  const describe = `${certified > 0 ? `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}${unproven > 0 ? `; ${unproven} proven boxes meet a leaf whose rows were all claimed, so they are estimates` : ''}`;
   return {
     ...rest,
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,

@@ -13,6 +13,7 @@ import { escapeHtml as h } from './escape';
 import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS, messageDetail, messageSummary } from './format';
 import { phaseRows, phaseSummary } from './live';
 import { isMeasured, standingFindings, verdictOf } from './verdict';
+import { certifiedCheckText } from '../text';
 
 /** Rows listed in the exposure table; the heatmap above it shows every row. */
 export const ROW_TABLE_LIMIT = 500;
@@ -425,6 +426,7 @@ export function evaluation(report: PrivacyReport): string {
     ['Perfect rows', share(e.perfectRows)],
     ['Consistent rows (determined values right)', share(e.consistentRows)],
     ['Values left undetermined', share(e.undeterminedValues)],
+    ...(e.certifiedCheck ? [['Proven rows checked against the truth', certifiedCheckText(e.certifiedCheck)] as [string, string]] : []),
   ];
   return `<section id="evaluation" class="card" aria-labelledby="evaluation-title">
 <h2 id="evaluation-title">Evaluation against the true training data</h2>
