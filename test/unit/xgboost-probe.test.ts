@@ -304,3 +304,18 @@ describe('rules on boosted models', () => {
     assert.equal(other.rows, probe.rows);
   });
 });
+
+describe('hessians as XGBoost computes them (float32)', () => {
+  it('an imbalanced model over 600,000 rows (base score 0.97): N and the labels exact, as in double they were not', async () => {
+    const dir = path.join(FIXTURES, 'xgboost-float32');
+    const truth = JSON.parse(fs.readFileSync(path.join(dir, 'imbalanced.truth.json'), 'utf8'));
+    const report = await lintFile(path.join(dir, 'imbalanced.json'), { keepForest: true });
+    const probe = probeFirstTrees(report.forest!);
+    assert.equal(probe.status, 'exact', probe.reason);
+    assert.equal(probe.rows, truth.rows);
+    assert.deepEqual(probe.classCounts, truth.labelCounts);
+    // The finding prints the counts as counts (582,337, not 582337).
+    const finding = report.findings.find((f) => f.rule === 'first-tree-exposes-counts')!;
+    assert.match(finding.message, /600,000 training rows, 582,337 with label 1/);
+  });
+});

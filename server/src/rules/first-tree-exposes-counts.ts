@@ -24,8 +24,8 @@ function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, c
   let what = '';
   if (leaf.positives !== undefined) {
     what = probe.objective.startsWith('multi')
-      ? `, ${leaf.positives} of class ${label(forest, classIndex)}`
-      : `, ${leaf.positives} with label ${label(forest, 1)}`;
+      ? `, ${formatCount(leaf.positives!)} of class ${label(forest, classIndex)}`
+      : `, ${formatCount(leaf.positives!)} with label ${label(forest, 1)}`;
   } else if (leaf.labelSum !== undefined) {
     what = `, mean label ${formatNumber(leaf.labelSum / Math.max(1, leaf.rows))}`;
   }
@@ -58,7 +58,7 @@ export const firstTreeExposesCounts: ModelRule = {
       balance = ofClass.every((c) => c !== undefined) ? `, of which ${formatCountList(ofClass.map((c) => c!))} are of the tree's class)` : ')';
     } else if (probe.classCounts) {
       balance = probe.classCounts.length === 2 && !probe.objective.startsWith('multi')
-        ? `, ${probe.classCounts[1]} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows!)})`
+        ? `, ${formatCount(probe.classCounts[1])} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows!)})`
         : ` (${probe.classCounts.map((c, i) => `${label(forest, i)}: ${c}`).join(', ')})`;
     } else if (probe.labelSum !== undefined) {
       balance = `, mean label ${formatNumber(probe.labelSum / Math.max(1, probe.rows ?? 1))}`;
