@@ -12,7 +12,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { unpickle } from '../../server/src/formats/pickle';
+import { PyDict, PyGlobal, PyList, PyObject, unpickle, type PyValue } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { pythonFloat } from '../../server/src/formats/sklearn/pipeline-features';
@@ -89,6 +89,30 @@ describe('containers: the walk finds every tree model where scikit-learn keeps i
       }
     });
   }
+});
+
+describe('containers: scikit-learn 1.6+ FrozenEstimator (not in 1.2.1: its object built around a real stacking model)', () => {
+  it("CalibratedClassifierCV(FrozenEstimator(stack)): the stack's models are found through the frozen estimator", () => {
+    const stack = graph('stacking.joblib')!;
+    // As scikit-learn 1.9 saves it: the fitted model is reached through calibrated_classifiers_[0].estimator.
+    const expected = decodeModel(stack).models.map((m) => m.location.replace(/^model/, 'model.calibrated_classifiers_[0].estimator.estimator'));
+    assert.ok(expected.length >= 2);
+    const object = (module: string, name: string, state: [string, PyValue][]) => {
+      const o = new PyObject(new PyGlobal(module, name), []);
+      const dict = new PyDict();
+      for (const [k, v] of state) dict.set(k, v);
+      o.state = dict;
+      return o;
+    };
+    const frozen = object('sklearn.frozen._frozen', 'FrozenEstimator', [['estimator', stack], ['_sklearn_version', '1.6.1']]);
+    const member = object('sklearn.calibration', '_CalibratedClassifier', [['estimator', frozen], ['calibrators', new PyList([])], ['method', 'isotonic']]);
+    const calibrated = object('sklearn.calibration', 'CalibratedClassifierCV', [['estimator', frozen], ['method', 'isotonic'], ['calibrated_classifiers_', new PyList([member])], ['_sklearn_version', '1.6.1']]);
+    const found = decodeModel(calibrated).models.map((m) => m.location);
+    assert.deepEqual(found.sort(), expected.sort());
+    // An unfitted parameter of any other name is still not followed.
+    const other = object('sklearn.calibration', 'CalibratedClassifierCV', [['estimator', stack], ['_sklearn_version', '1.6.1']]);
+    assert.deepEqual(decodeModel(other).models, []);
+  });
 });
 
 describe('containers: the reader and the linter', () => {

@@ -129,6 +129,12 @@ const EXACT = new Set<string>([
   'sklearn.neighbors._kd_tree.newObj',
   'sklearn.neighbors._ball_tree.newObj',
   'sklearn.metrics._dist_metrics.newObj',
+  // The same functions where scikit-learn 0.22-0.24 (underscored) and 0.21 and earlier kept them
+  // (a 0.24 VotingClassifier with a KNN member, sweep 9).
+  'sklearn.neighbors._dist_metrics.newObj',
+  'sklearn.neighbors.dist_metrics.newObj',
+  'sklearn.neighbors.kd_tree.newObj',
+  'sklearn.neighbors.ball_tree.newObj',
   'numpy.ma.core._mareconstruct',
   'numpy.ma.core.MaskedArray',
   'numpy.ma.MaskedArray',

@@ -98,6 +98,10 @@ const MAX_VISITS = 200_000;
 const FITTED_PARAMETERS: Record<string, readonly string[]> = {
   Pipeline: ['steps'],
   FeatureUnion: ['transformer_list'],
+  // scikit-learn 1.6+ wraps a fitted model to calibrate or stack it as it is (what replaced
+  // cv="prefit"): CalibratedClassifierCV(FrozenEstimator(StackingClassifier(forest, ...))) hid a
+  // whole stack in a public file (sweep 9).
+  FrozenEstimator: ['estimator'],
 };
 
 /** Attributes that hold a fitted list whose names stand in another attribute. */
