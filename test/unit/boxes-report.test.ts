@@ -130,6 +130,7 @@ describe('a numeric forest certified as boxes (pima_t10_d5)', () => {
     const boxes = direct.boxes!;
     assert.equal(file.recoverability.method, 'row-boxes');
     assert.deepEqual(file.recoverability.boxes, {
+      rows: direct.certifiedRows,
       pinnedRows: boxes.pinnedRows,
       medianWidth: boxes.medianWidth,
       features: boxes.featureWidths.map((w) => ({ name: forest.features[w.feature].name, medianWidth: w.medianWidth })),
@@ -240,10 +241,21 @@ describe('models without boxes', () => {
 
 describe('the box tightness in words', () => {
   it('names the narrowest feature only when it narrows anything', () => {
-    const narrowed = boxTightnessText({ pinnedRows: 0, medianWidth: 0.8, features: [{ name: 'age', medianWidth: 0.4 }, { name: 'bmi', medianWidth: 1 }] }, 10);
+    const narrowed = boxTightnessText({ rows: 10, pinnedRows: 0, medianWidth: 0.8, features: [{ name: "age", medianWidth: 0.4 }, { name: "bmi", medianWidth: 1 }] });
     assert.match(narrowed, /narrowest on age \(median 40%\)/);
-    const wide = boxTightnessText({ pinnedRows: 0, medianWidth: 1, features: [{ name: 'gender', medianWidth: 1 }, { name: 'age', medianWidth: 1 }] }, 10);
+    const wide = boxTightnessText({ rows: 10, pinnedRows: 0, medianWidth: 1, features: [{ name: "gender", medianWidth: 1 }, { name: "age", medianWidth: 1 }] });
     assert.doesNotMatch(wide, /narrowest on/);
     assert.match(wide, /no feature narrowed on the median/);
+  });
+});
+
+describe('box statistics over one population (sweep 9: "721 of 539 are pinned")', () => {
+  it('a tree whose boxes are proven with and without labels counts pinned rows among all proven boxes', () => {
+    const [file] = JSON.parse(run([join(FIXTURES, 'estimators', 'dt_reg.joblib'), '--budget', '5', '--format', 'json'])).files;
+    const r = file.recoverability;
+    assert.ok(r.certifiedWithoutLabel > 0 && r.certifiedRows > 0, JSON.stringify(r));
+    assert.equal(r.boxes.rows, r.certifiedRows + r.certifiedWithoutLabel);
+    const finding = file.findings.find((x: { rule: string }) => x.rule === 'reconstructable-training-set');
+    assert.match(detailOf(finding.message), new RegExp(`${r.boxes.pinnedRows} of ${r.boxes.rows} (is|are) pinned to one leaf in every tree`));
   });
 });

@@ -112,8 +112,8 @@ test('findings of failed reads, files without a tree model and reconstructions s
     { ...base, certifiedWithoutLabel: 1_234_500 },
     base,
     // N unknown (a boosted model's first tree drew an unrecorded subsample): the detail says so, not the first line.
-    { ...base, rows: null, certifiedRows: 1_234_500, boxes: { pinnedRows: 0, medianWidth: 1, features: [{ name: 'feature_0', medianWidth: 0.5 }] } },
-    { ...base, rows: null, certifiedRows: 1_234_500, certifiedWithoutLabel: 5_000, boxes: { pinnedRows: 0, medianWidth: 1, features: [{ name: 'feature_0', medianWidth: 0.5 }] } },
+    { ...base, rows: null, certifiedRows: 1_234_500, boxes: { rows: 1_234_500, pinnedRows: 0, medianWidth: 1, features: [{ name: 'feature_0', medianWidth: 0.5 }] } },
+    { ...base, rows: null, certifiedRows: 1_234_500, certifiedWithoutLabel: 5_000, boxes: { rows: 1_234_500, pinnedRows: 0, medianWidth: 1, features: [{ name: 'feature_0', medianWidth: 0.5 }] } },
     { ...base, rows: null, certifiedWithoutLabel: 1_234_500 },
   ]) {
     messages.push(...reconstructionFindings(forest, r, DEFAULT_THRESHOLDS, {}).map((f) => f.message));

@@ -45,7 +45,7 @@ describe('reconstructable-training-set', () => {
 
   it('boxes that narrow nothing on the median make it a warning at most, and say so', () => {
     const { rows } = summary;
-    const boxed = (medianWidth: number): Recoverability => ({ ...summary, boxes: { pinnedRows: 0, medianWidth, features: [{ name: forest.features[0].name, medianWidth }] } });
+    const boxed = (medianWidth: number): Recoverability => ({ ...summary, boxes: { rows: summary.certifiedRows, pinnedRows: 0, medianWidth, features: [{ name: forest.features[0].name, medianWidth }] } });
     const [wide] = reconstructionFindings(forest, boxed(1), { errorShare: 0, warningRows: 1 }, {});
     assert.equal(wide.severity, 'warning');
     assert.match(wide.message, /the median box still spans 95% or more of a feature's range, so this is a warning/);

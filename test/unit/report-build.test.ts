@@ -175,6 +175,7 @@ describe('buildReport on estimates and runs that did not reconstruct', () => {
     assert.match(report.headline.summary, new RegExp(`, ${Math.round(100 * boxes.medianWidth)}% of the feature's threshold range wide`));
     assert.doesNotMatch(report.headline.summary, /recoverable/);
     assert.deepEqual(report.boxes, {
+      rows: boxes.rows,
       pinnedRows: boxes.pinnedRows,
       medianWidth: boxes.medianWidth,
       features: boxes.featureWidths.map((w) => ({ name: diabetes.forest.features[w.feature].name, medianWidth: w.medianWidth })),

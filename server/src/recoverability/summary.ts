@@ -45,7 +45,9 @@ export interface Recoverability {
  * span on a feature (0: a single value; 1: the box does not narrow the feature at all).
  */
 export interface RecoverableBoxes {
-  /** Rows whose leaf is proven in every tree (their box is one cell of the forest). */
+  /** The rows measured: every proven box, with its label or without (certifiedRows + certifiedWithoutLabel, or fewer). */
+  rows: number;
+  /** Rows whose leaf is proven in every tree (their box is one cell of the forest), of `rows`. */
   pinnedRows: number;
   /** Median over every row and numeric feature of the box's relative width. */
   medianWidth: number;
@@ -95,6 +97,7 @@ export function determined(row: Pick<ReconstructionResult['reconstruction'][numb
 /** The engine's tightness with feature names instead of indices (the JSON contract names features). */
 export function namedBoxes(forest: Pick<Forest, 'features'>, boxes: BoxTightness): RecoverableBoxes {
   return {
+    rows: boxes.rows,
     pinnedRows: boxes.pinnedRows,
     medianWidth: boxes.medianWidth,
     features: boxes.featureWidths.map(({ feature, medianWidth }) => ({ name: forest.features[feature]?.name ?? `x${feature}`, medianWidth })),

@@ -68,7 +68,9 @@ function widthPercent(share: number): string {
  * How tight the certified boxes are, in words: the median width relative to each feature's
  * threshold range, the rows pinned to one leaf in every tree, and the narrowest feature.
  */
-export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, rows: number): string {
+/** The widths and pinned rows of the proven boxes, over the rows they were measured on (labelled or not). */
+export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>): string {
+  const rows = boxes.rows;
   const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
   const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
   // A "narrowest" feature at 100% narrows nothing: say so rather than name one.
@@ -132,7 +134,7 @@ export function reconstructionDraft(
         : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, certifiedRows)}${noLabel}` +
+      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes)}${noLabel}` +
       unnarrowedText;
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
@@ -147,7 +149,7 @@ export function reconstructionDraft(
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.` +
-      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, withoutLabel)}${unnarrowedText}` : '');
+      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes)}${unnarrowedText}` : '');
   } else {
     summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;
     message =

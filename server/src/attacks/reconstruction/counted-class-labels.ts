@@ -68,12 +68,14 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
     `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class whose tree's leaf at the row's point has the largest share of it)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
   // The widths of the boxes the certified rows carry now (a leaf's region is wider than a row's own box).
   const boxes = byLeaf.rows > 0 ? certifiedBoxTightness(forest, reconstruction) : result.boxes;
+  // The engine's reason gave the proven boxes' width before some became leaf regions: say which is which.
+  const rewidened = byLeaf.rows > 0 && boxes ? `the boxes the rows carry now, leaf regions among them, have a median width of ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range` : undefined;
   const { boxes: _boxes, ...others } = rest;
   return {
     ...others,
     ...(boxes ? { boxes } : {}),
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
-    reason: [result.reason, how].filter((x) => x).join('; '),
+    reason: [result.reason, how, rewidened].filter((x) => x).join('; '),
     certifiedRows: certified,
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction,

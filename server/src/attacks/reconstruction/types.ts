@@ -172,6 +172,8 @@ export interface ReconstructionStats {
  * and the rows whose box is a single cell of the forest (their leaf is proven in every tree).
  */
 export interface BoxTightness {
+  /** The rows measured (every proven box, with or without its label). */
+  rows: number;
   pinnedRows: number;
   medianWidth: number;
   featureWidths: { feature: number; medianWidth: number }[];

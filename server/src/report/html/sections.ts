@@ -255,7 +255,8 @@ export function boxes(report: PrivacyReport): string {
   const certified = report.headline.certifiedRows;
   const items: [string, string][] = [
     ['Rows certified as boxes', count(certified)],
-    ['Pinned to one leaf in every tree', `${count(b.pinnedRows)} of ${count(certified)}`],
+    ...(b.rows !== certified ? [['Rows proven as boxes, labels estimated', count(b.rows - certified)] as [string, string]] : []),
+    ['Pinned to one leaf in every tree', `${count(b.pinnedRows)} of ${count(b.rows)}`],
     ['Median box width', percent(b.medianWidth)],
   ];
   const table = features.length

@@ -31,6 +31,7 @@ export function widthSummary(axes: FeatureAxes, count: number, widthOf: (box: nu
     allWeights.set(weights, i * count);
   });
   return {
+    rows: weights.reduce((a, b) => a + b, 0),
     pinnedRows,
     medianWidth: weightedMedian(all, allWeights),
     featureWidths: numeric.map((f, i) => ({ feature: f, medianWidth: weightedMedian(perFeature[i], weights) })),
