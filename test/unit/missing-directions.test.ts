@@ -80,3 +80,17 @@ test('a forest of 300,000 nodes is read (sweep 8: a public 272,224-node forest o
   const out = withoutLargerChildDirections({ forest, notes: [] });
   assert.equal(out.forest.trees.length, 100);
 });
+
+test("trees without distinct rows (AdaBoost.R2's) are compared by their nodes' weight: a full match reads as no missing values, a mismatch keeps every direction (sweep 9)", () => {
+  const withoutRows = (defaultLeft: boolean[]) => {
+    const { distinctRows: _, ...tree } = decoded(defaultLeft).forest.trees[0] as unknown as Record<string, unknown>;
+    return { forest: { trees: [tree], classes: [] } as unknown as Decoded['forest'], notes: [] };
+  };
+  // Root: 6 > 4, left; node 1: 2 < 4, right: the rule, by weight.
+  const rule = withoutLargerChildDirections(withoutRows([true, false, false, true, false]));
+  assert.equal(rule.forest.trees[0].defaultLeft, undefined);
+  // Node 1 against the rule by weight: the weights may not be the sample counts, so nothing is inferred.
+  const against = withoutLargerChildDirections(withoutRows([true, true, false, false, false]));
+  assert.deepEqual(against.forest.trees[0].defaultLeft, [true, true, false, false, false]);
+  assert.equal(against.notes.length, 0);
+});

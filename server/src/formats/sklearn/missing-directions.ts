@@ -11,7 +11,8 @@
  * node, are read as one direction (left), so that they do not read as "trained with missing values
  * of that feature" and skip the reconstruction (a public GradientBoostingRegressor, scikit-learn
  * 1.5, fitted on a data set without a missing value; a HistGradientBoosting model whose data missed
- * one feature's values had every other feature read that way before stop 32).
+ * one feature's values had every other feature read that way before stop 32; a public
+ * AdaBoostRegressor, whose trees keep no distinct-row count, until stop 35).
  */
 import { splitsOnMissingOnly } from '../../forest/missing-split';
 import type { Decoded } from './decode-helpers';
@@ -32,19 +33,30 @@ export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   const featureName = (f: number) => decoded.forest.features?.[f]?.name ?? `x${f}`;
   const hadMissing = new Uint8Array(featureCount);
   const split = new Uint8Array(featureCount);
+  // Trees without distinct rows (AdaBoost.R2's resampled trees) are compared by their nodes' weight,
+  // which is their sample count when the tree was fitted without weights; with weights it may pick
+  // another child, so then only a full match is read (as no missing values), never a mismatch.
+  let byWeight = false;
+  const classes = Math.max(1, decoded.forest.classes?.length ?? 0);
   for (const tree of trees) {
     const { left, right, feature, threshold, defaultLeft, distinctRows } = tree;
     if (!defaultLeft) continue;
-    // Without distinct rows the larger child is unknown: the directions stay as stated.
-    if (!distinctRows) return decoded;
+    if (!distinctRows) byWeight = true;
+    const size = (node: number) => {
+      if (distinctRows) return distinctRows[node];
+      let w = 0;
+      for (let c = 0; c < classes; c++) w += tree.classWeights[node * classes + c] ?? 0;
+      return w;
+    };
     for (let n = 0; n < left.length; n++) {
       if (left[n] === -1) continue;
       split[feature[n]] = 1;
-      const larger = distinctRows[left[n]] > distinctRows[right[n]];
+      const larger = size(left[n]) > size(right[n]);
       if (splitsOnMissingOnly(threshold[n]) || defaultLeft[n] !== larger) hadMissing[feature[n]] = 1;
     }
   }
   const missing = Array.from(hadMissing, (had, f) => (had ? [featureName(f)] : [])).flat();
+  if (byWeight && missing.length > 0) return decoded;
   if (missing.length === 0) {
     return {
       forest: { ...decoded.forest, trees: trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) },
