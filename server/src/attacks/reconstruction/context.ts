@@ -82,7 +82,10 @@ export class RunContext {
   stopReason(early = false): string {
     if (this.aborted) return 'cancelled';
     const budget = `the time budget of ${((this.budgetEnd - this.started) / 1000).toFixed(1)} s`;
-    return early && Date.now() < this.deadline ? `${budget} was nearly spent` : `${budget} ran out`;
+    if (early && Date.now() < this.deadline) return `${budget} was nearly spent`;
+    // Stopped at the deadline with part of the budget kept for the targets: not the whole budget (sweep 9: "15.0 s ran out" after 8.6 s).
+    if (this.reserved > 0 && Date.now() < this.budgetEnd) return `its share of ${budget} ran out (${((this.deadline - this.started) / 1000).toFixed(1)} s; the rest was kept for the targets)`;
+    return `${budget} ran out`;
   }
 
   progress(phase: ReconstructionPhase, extra: Omit<ReconstructionProgress, 'phase' | 'elapsedMs'> = {}): void {

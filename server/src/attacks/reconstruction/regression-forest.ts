@@ -47,7 +47,8 @@ export async function reconstructRegressionForest(
   const built = buildLeafTable(view);
   if (!built.ok) {
     // Sample weights: the counts are not rows, but each leaf still stores its distinct rows.
-    ctx.reserve(labellingMs(forest, rowsAbout(forest)));
+    // An outlier detector has no targets to label: it keeps the whole budget.
+    if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, rowsAbout(forest)));
     const estimated = forest.training.weighted || /not a whole number/.test(built.reason) ? estimateFromCounts(view, ctx, built.reason) : undefined;
     return estimated ? labelBoxes(forest, await estimated, ctx) : skip(built.reason);
   }
@@ -68,7 +69,7 @@ export async function reconstructRegressionForest(
   const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
-    ctx.reserve(labellingMs(forest, table.rows));
+    if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, table.rows));
     return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells), ctx);
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
@@ -104,7 +105,7 @@ export async function reconstructRegressionForest(
 export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   const counted = countView(forest);
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
-  ctx.reserve(labellingMs(forest, rowsAbout(forest)));
+  if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
   const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : `${hasNoLabels(forest) ? 'outlier detector' : 'regression forest'} trained with bootstrap`;
   return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why), ctx);
