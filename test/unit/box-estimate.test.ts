@@ -179,3 +179,21 @@ describe('the walks past their leaf-choice cap (memory.ts WALKED_LEAF_CAP)', () 
     assert.ok(certifiedHoldDistinctTrueRows(capped.reconstruction, truth), 'a certified box holds no distinct true row');
   });
 });
+
+describe('row-boxes past the walks\' cell cap (memory.ts WALK_CELL_CAP)', () => {
+  it('every row stands at its proven box, the boxes and their widths those of the walked run, each a distinct true row', async () => {
+    const forest = await forestOf(join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'));
+    const truth = readFloat32Rows(join(FIXTURES, 'numeric', 'pima_t10_d5.train.csv'));
+    const walked = await reconstruct(forest, { budgetMs: 6_000 });
+    const capped = await reconstruct(forest, { budgetMs: 6_000, walkCellCap: 1 });
+    assert.equal(capped.method, 'row-boxes', capped.reason);
+    assert.match(capped.reason ?? '', /the rows are not walked to points: [\d,]+ rows x 8 features are past the 1 cells/);
+    assert.equal(capped.certifiedRows, walked.certifiedRows);
+    assert.deepEqual(capped.boxes, walked.boxes);
+    const key = (row: ReconstructedRow) => `${String(row.label)}|${JSON.stringify(row.intervals)}`;
+    assert.deepEqual(capped.reconstruction.map(key).sort(), walked.reconstruction.map(key).sort());
+    assert.ok(certifiedHoldDistinctTrueRows(capped.reconstruction, truth));
+    // Rows of one group share one copy of their box.
+    assert.ok(new Set(capped.reconstruction.map((r) => r.intervals)).size < capped.reconstruction.length);
+  });
+});

@@ -9,7 +9,8 @@ import { strict as assert } from 'node:assert';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
-import { compactFeatures, COMPACT_FROM, expandResult, listedNote } from '../../server/src/attacks/reconstruction/compact-features';
+import { compactFeatures, COMPACT_FROM, expandResult, listedNote, listWithinCap } from '../../server/src/attacks/reconstruction/compact-features';
+import type { ReconstructedRow, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { lintFile } from '../../server/src/linter/linter';
 import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
 import { containsRow, readFloat32Rows } from '../support/numeric-truth';
@@ -81,5 +82,19 @@ describe('wide models: the engine on the columns the trees split on', () => {
     assert.deepEqual(compacted.groups, [{ kind: 'at-most-one', features: [at(1), at(5)] }]);
     const narrow = (await lintFile(join(FIXTURES, 'numeric', 'pima_t10_d5.joblib'), { keepForest: true })).forest!;
     assert.equal(compactFeatures(narrow, []), undefined);
+  });
+});
+
+describe('rows listed within the cap on a model that was not compacted (sweep 9: 212,215 rows x 506 features)', () => {
+  it('keeps certified rows first, says how many are listed, and leaves a result within the cap alone', () => {
+    const row = (certified: boolean): ReconstructedRow => ({ values: [1, 2, 3, 4], label: 0, certified });
+    const rows = [row(false), row(true), row(false), row(true), row(true)];
+    const result = { status: 'bounded', method: 'row-boxes', reason: 'why', rows: 5, certifiedRows: 3, reconstructedRows: 5, reconstruction: rows } as unknown as ReconstructionResult;
+    const listed = listWithinCap(result, 4, 12);
+    assert.equal(listed.listedRows, 3);
+    assert.ok(listed.reconstruction.every((r) => r.certified));
+    assert.equal(listed.reconstructedRows, 5);
+    assert.match(listed.reason ?? '', /^why; 3 of the 5 rows are listed in the model's 4 columns/);
+    assert.equal(listWithinCap(result, 4, 20), result);
   });
 });

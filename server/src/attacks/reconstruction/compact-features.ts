@@ -70,13 +70,7 @@ export function expandResult(result: ReconstructionResult, used: readonly number
     used.forEach((f, k) => (out[f] = values[k]));
     return out;
   };
-  const fit = Math.max(1, Math.floor(cellCap / Math.max(1, features)));
-  let kept: readonly ReconstructedRow[] = result.reconstruction;
-  if (kept.length > fit) {
-    const certified = kept.filter((row) => row.certified);
-    const chosen = new Set(certified.length >= fit ? certified.slice(0, fit) : [...certified, ...kept.filter((row) => !row.certified).slice(0, fit - certified.length)]);
-    kept = kept.filter((row) => chosen.has(row));
-  }
+  const kept = rowsThatFit(result.reconstruction, features, cellCap);
   const reconstruction = kept.map((row): ReconstructedRow => ({
     ...row,
     values: spread(row.values, null),
@@ -87,6 +81,29 @@ export function expandResult(result: ReconstructionResult, used: readonly number
   const boxes = result.boxes ? { ...result.boxes, featureWidths: result.boxes.featureWidths.map((w) => ({ ...w, feature: used[w.feature] })) } : undefined;
   const listed = reconstruction.length < result.reconstruction.length ? { listedRows: reconstruction.length } : {};
   return { ...result, reconstruction, ...(boxes ? { boxes } : {}), ...listed };
+}
+
+/** The rows listed within `cellCap` cells of `features` columns: certified ones first, their order kept. */
+function rowsThatFit(rows: readonly ReconstructedRow[], features: number, cellCap: number): readonly ReconstructedRow[] {
+  const fit = Math.max(1, Math.floor(cellCap / Math.max(1, features)));
+  if (rows.length <= fit) return rows;
+  const certified = rows.filter((row) => row.certified);
+  const chosen = new Set(certified.length >= fit ? certified.slice(0, fit) : [...certified, ...rows.filter((row) => !row.certified).slice(0, fit - certified.length)]);
+  return rows.filter((row) => chosen.has(row));
+}
+
+/**
+ * The same cap for a model that was not compacted: the rows go to the report (and, from a worker
+ * process, through a message) each with its own value and interval arrays. A public
+ * HistGradientBoostingClassifier of 212,215 rows x 506 features, every feature split on, ran out of
+ * the worker's 1 GB after its reconstruction had finished in 200 MB.
+ */
+export function listWithinCap(result: ReconstructionResult, features: number, cellCap = EXPANDED_CELL_CAP): ReconstructionResult {
+  const kept = rowsThatFit(result.reconstruction, features, cellCap);
+  if (kept.length === result.reconstruction.length) return result;
+  const listed = { ...result, reconstruction: [...kept], listedRows: kept.length };
+  const note = listedNote(listed, features)!;
+  return { ...listed, reason: result.reason ? `${result.reason}; ${note}` : note };
 }
 
 /** What the reason adds when not every row is listed (expandResult). */

@@ -62,7 +62,7 @@ import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
 import type { ReconstructionOptions, ReconstructionResult } from './types';
-import { compactFeatures, expandResult, listedNote } from './compact-features';
+import { compactFeatures, expandResult, listedNote, listWithinCap } from './compact-features';
 import { probeFirstTrees } from '../first-tree-probe';
 import { maxOf } from '../../util/numbers';
 
@@ -100,7 +100,7 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result: { ...withNumericBoxes(forest, result), seconds: elapsed(ctx) }, details };
+  return { result: { ...listWithinCap(withNumericBoxes(forest, result), forest.features.length), seconds: elapsed(ctx) }, details };
 }
 
 /** The whole run's time, work after the method included (targets, box widths): the time the answer took. */
