@@ -9,6 +9,7 @@
  * whole reader and linter are checked where the file reads as a model.
  */
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
@@ -307,5 +308,18 @@ describe('containers: unknown globals in a file without a tree model are a note'
     const model = { kind: 'model', format: 'sklearn-pickle', forest: { trees: [] }, notes: [], unknownGlobals } as unknown as ModelRead;
     assert.deepEqual(unknownGlobalFindings(model, {}).map((f) => f.severity), ['warning']);
     assert.deepEqual(unknownGlobalFindings(none, { 'unknown-pickle-global': 'error' }).map((f) => f.severity), ['error']);
+  });
+});
+
+describe('containers: which model the reconstruction is about (sweep 9: a dict of four forests)', () => {
+  it("the finding names the model's place, and the text's recoverability line names it when the file holds several", () => {
+    const cli = path.resolve(__dirname, '../../../dist/cli.js');
+    const out = execFileSync(process.execPath, [cli, path.join(DIR, 'stacking.joblib'), '--budget', '3', '--fail-on', 'never'], { encoding: 'utf8' });
+    assert.match(out, /reconstructable-training-set[^\n]*\n\s+In model\.named_estimators_\["rf"\] \(RandomForestClassifier\): /);
+    assert.match(out, /recoverability of model\.named_estimators_\["rf"\]: /);
+    // One model at its root: neither.
+    const single = execFileSync(process.execPath, [cli, path.join(DIR, '..', 'estimators', 'rf_reg.joblib'), '--budget', '3', '--fail-on', 'never'], { encoding: 'utf8' });
+    assert.match(single, /\n {2}recoverability: /);
+    assert.doesNotMatch(single, /recoverability of|\bIn model/);
   });
 });

@@ -91,6 +91,7 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
     report.recoverability = summarizeReconstruction(forest, result, { declared: declared.groups.length, sources: declared.sources, problems: declared.problems });
   } else {
     const assessment = await assessRecoverability(report.path, forest, {
+      ...(report.model?.location ? { model: { location: report.model.location, estimator: report.model.estimator } } : {}),
       budgetMs: options.budgetMs,
       groups: extra,
       thresholds: options.thresholds,

@@ -80,6 +80,7 @@ async function run(job: Job): Promise<ReconstructionOutcome> {
     post(progress);
   };
   const { recoverability, findings, result } = await assessRecoverability(path, report.forest, {
+    ...(report.model?.location ? { model: { location: report.model.location, estimator: report.model.estimator } } : {}),
     budgetMs: options.budgetMs,
     onProgress,
     groups: options.groups.length > 0 ? [{ source: 'settings', declarations: options.groups }] : [],

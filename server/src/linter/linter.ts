@@ -20,7 +20,7 @@ import type { Evaluation } from '../evaluate/evaluation';
 import type { AdvisorReport } from '../report/model';
 import { readSidecar, type GroupDeclaration } from '../recoverability/declared-groups';
 import { categoriesOf } from '../rules/conditions';
-import { detailOf, lead, summaryOf } from '../rules/message';
+import { placedIn } from '../rules/message';
 import { isRuleId, type RuleId } from '../rules/catalog';
 import type { EmbeddedSummary, ModelSummary, TrainingRowsSource } from './model-summary';
 
@@ -240,7 +240,7 @@ function analyseEmbedded(other: EmbeddedModel, read: ModelRead, options: LintOpt
 
 /** The first line stays the short one the Problems panel shows; where the model sits leads the detail. */
 function placed(finding: Finding, location: string, estimator: string): Finding {
-  return { ...finding, message: lead(summaryOf(finding.message), `In ${location} (${estimator}): ${detailOf(finding.message) || summaryOf(finding.message)}`) };
+  return { ...finding, message: placedIn(finding.message, location, estimator) };
 }
 
 export async function lintFile(path: string, options: LintOptions = {}): Promise<FileReport> {

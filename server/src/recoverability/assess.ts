@@ -9,6 +9,7 @@ import { reconstruct } from '../attacks/reconstruction';
 import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
 import { reconstructionFindings, type SeverityOverrides } from '../rules';
 import { DEFAULT_THRESHOLDS, type ReconstructionThresholds } from '../rules/reconstructable-training-set';
+import { placedIn } from '../rules/message';
 import type { Finding } from '../rules/types';
 import { declaredGroupsFor, type GroupDeclaration } from './declared-groups';
 import { summarizeReconstruction, type Recoverability } from './summary';
@@ -21,6 +22,8 @@ export interface AssessOptions {
   groups?: readonly { source: string; declarations: readonly GroupDeclaration[] }[];
   thresholds?: ReconstructionThresholds;
   severities?: SeverityOverrides;
+  /** Where the model sits in its file, when not at its root (the finding says so, as the model rules' do). */
+  model?: { location: string; estimator: string };
 }
 
 export interface Assessment {
@@ -43,6 +46,9 @@ export async function assessRecoverability(modelPath: string, forest: Forest, op
     sources: declared.sources,
     problems: declared.problems,
   });
-  const findings = reconstructionFindings(forest, recoverability, options.thresholds ?? DEFAULT_THRESHOLDS, options.severities ?? {});
+  const model = options.model;
+  const findings = reconstructionFindings(forest, recoverability, options.thresholds ?? DEFAULT_THRESHOLDS, options.severities ?? {}).map((finding) =>
+    model ? { ...finding, message: placedIn(finding.message, model.location, model.estimator) } : finding,
+  );
   return { recoverability, findings, result };
 }

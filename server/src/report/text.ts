@@ -15,9 +15,11 @@ import { hasNoLabels } from '../forest/task';
  * reason one clause a line (`  - ...`, the clauses the engine joins with "; "). In one parenthesis
  * the reason ran to 600-1,100 characters on public models.
  */
-export function recoverabilityLine(r: Recoverability): string {
+export function recoverabilityLine(r: Recoverability, model?: string): string {
+  // A file of several models: which one was reconstructed (the first, the one storing most nodes).
+  const head = model ? `recoverability of ${model}` : 'recoverability';
   const time = `${r.seconds < 10 ? r.seconds.toFixed(2) : r.seconds.toFixed(0)} s`;
-  if (r.status === 'skipped' || r.status === 'failed') return `recoverability: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
+  if (r.status === 'skipped' || r.status === 'failed') return `${head}: ${r.status}${r.reason ? ` (${r.reason})` : ''}`;
   const n = r.rows ?? r.reconstructedRows;
   const withoutLabel = r.certifiedWithoutLabel ?? 0;
   const unlabelled = '(feature intervals proven, label estimated)';
@@ -34,8 +36,8 @@ export function recoverabilityLine(r: Recoverability): string {
   const estimate = rest > 0 ? `, ${formatCount(rest)} more reconstructed as an estimate` : '';
   const clauses = r.reason ? reasonClauses(r.reason) : [];
   // A short reason stays on the line, in parentheses, as it always was.
-  if (clauses.length <= 1) return `recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
-  return [`recoverability: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}:`, ...clauses.map((clause) => `  - ${clause}`)].join('\n');
+  if (clauses.length <= 1) return `${head}: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}${r.reason ? ` (${r.reason})` : ''}`;
+  return [`${head}: ${r.status}, ${certified}${estimate}; ${r.method}, ${time}:`, ...clauses.map((clause) => `  - ${clause}`)].join('\n');
 }
 
 /** The reason's clauses: split at "; " outside parentheses (a clause's own list keeps its semicolons). */
@@ -129,7 +131,8 @@ export function writeText(files: FileReport[]): string {
       lines.push(`${head}${finding.message.split('\n').join(`\n${' '.repeat(head.length)}`)}`);
     }
     if (file.recoverability) {
-      lines.push(...recoverabilityLine(file.recoverability).split('\n').map((line) => `  ${line}`));
+      const which = file.embedded?.length ? (file.model?.location ?? 'model') : undefined;
+      lines.push(...recoverabilityLine(file.recoverability, which).split('\n').map((line) => `  ${line}`));
       const { declared, sources, problems } = file.recoverability.groups;
       if (declared > 0) lines.push(`  declared groups: ${declared} (${sources.join(', ')})`);
       for (const problem of problems) lines.push(`  declared groups: ${problem}`);

@@ -22,6 +22,14 @@ export function summaryOf(message: string): string {
   return message.split(/\r?\n/, 1)[0] ?? '';
 }
 
+/**
+ * A finding about one model of a file that holds several, or one not at its root: the first line
+ * stays the short one the Problems panel shows; where the model sits leads the detail.
+ */
+export function placedIn(message: string, location: string, estimator: string): string {
+  return lead(summaryOf(message), `In ${location} (${estimator}): ${detailOf(message) || summaryOf(message)}`);
+}
+
 /** The message after its first line (empty when it has none). */
 export function detailOf(message: string): string {
   const at = message.indexOf('\n');
