@@ -4,8 +4,8 @@ import type { EmbeddedSummary, ModelSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
 import { formatCount, percent, plural } from '../rules/format';
 import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
-import type { CertifiedCheck } from '../evaluate/certified-check';
 import type { Evaluation } from '../evaluate/evaluation';
+import { certifiedCheckText } from './html/format';
 import { advisorLines } from '../advisor/text';
 import { membershipLines } from '../membership/summary';
 import { hasNoLabels } from '../forest/task';
@@ -75,13 +75,6 @@ export function evaluationLine(e: Evaluation, labelled = true): string {
   if (check) figures.push(check);
   const through = e.throughPipeline ? " (the Pipeline's input, through its fitted steps)" : '';
   return `evaluation against ${e.trainingData}${through}: ${figures.join(', ') || 'not computed'}${e.problem ? ` (${e.problem})` : ''}`;
-}
-
-/** The proofs against the truth: a proof the truth contradicts is this tool's bug, said so plainly. */
-export function certifiedCheckText(check: CertifiedCheck): string {
-  if (check.held === null) return `proven rows not checked against them (${check.problem})`;
-  if (check.held === check.proven) return `each of the ${check.proven.toLocaleString('en-US')} proven rows is a distinct true row inside its proven box`;
-  return `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes: a proof the truth contradicts is a bug of this tool, please report it`;
 }
 
 /** How N is known, when the file does not simply state it. */

@@ -89,3 +89,10 @@ export function messageDetail(message: string): string {
   const at = message.indexOf('\n');
   return at < 0 ? '' : message.slice(at + 1);
 }
+
+/** The proofs against the truth: a proof the truth contradicts is this tool's bug, said so plainly. */
+export function certifiedCheckText(check: { proven: number; held: number | null; problem?: string }): string {
+  if (check.held === null) return `proven rows not checked against them (${check.problem})`;
+  if (check.held === check.proven) return `each of the ${check.proven.toLocaleString('en-US')} proven rows is a distinct true row inside its proven box`;
+  return `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes: a proof the truth contradicts is a bug of this tool, please report it`;
+}

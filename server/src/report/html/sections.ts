@@ -10,10 +10,9 @@
  */
 import type { AdvisorReport, PrivacyReport, RemedyOutcome, ReportFinding, RowsSource, ReportHeadline, ScriptReference } from '../model';
 import { escapeHtml as h } from './escape';
-import { count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS, messageDetail, messageSummary } from './format';
+import { certifiedCheckText, count, duration, errorValue, METHOD_WORDS, milliseconds, percent, STATUS_WORDS, messageDetail, messageSummary } from './format';
 import { phaseRows, phaseSummary } from './live';
 import { isMeasured, standingFindings, verdictOf } from './verdict';
-import { certifiedCheckText } from '../text';
 
 /** Rows listed in the exposure table; the heatmap above it shows every row. */
 export const ROW_TABLE_LIMIT = 500;
