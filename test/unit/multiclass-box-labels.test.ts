@@ -35,7 +35,7 @@ describe('multi-class boosting past the cell limit: row-boxes, classes from sing
     assert.equal(forest.boosting!.outputGroups, 10);
     const result = await reconstruct(forest, { budgetMs: 20_000 });
     assert.equal(result.method, 'boosting-counts');
-    assert.match(result.reason ?? '', /more than 20000 cells/);
+    assert.match(result.reason ?? '', /more than 20,000 cells, so the rows are proven one by one as boxes instead/);
     assert.notEqual(result.status, 'skipped');
     assert.equal(result.reconstructedRows, truth.length);
     // Proven boxes without a class that meet a fully claimed leaf keep no proof (they may hold one of its rows).

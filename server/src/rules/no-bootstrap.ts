@@ -16,7 +16,7 @@ export const noBootstrap: ModelRule = {
     const consequence =
       trees === 1
         ? forest.task !== 'classification'
-          ? ` Its leaves partition the training set: each leaf says how many people fall in its box${forest.trees[0].targetMean ? ' and their mean target' : ''}.`
+          ? ` Its leaves partition the training set: each leaf says how many training rows fall in its box${forest.trees[0].targetMean ? ' and their mean target' : ''}.`
           : ` Its leaves partition the training set: each leaf says how many training rows with each label fall in its box.`
         : ` Models like this usually reveal the whole training set: every leaf count is an exact constraint on the same rows.`;
     const noise = forest.privacy

@@ -74,8 +74,9 @@ export async function reconstructAggregated(
   const overCap = limits !== undefined && enumerator.cells.length > limits.cells;
   if ((!enumerated || overCap) && !ctx.stopped() && limits) {
     // Said as why another method answers, not as a failure ("did not finish" beside "exact" read as one).
-    const past = enumerator.cells.length > limits.cells ? `found more than ${limits.cells} cells` : `was stopped at its share of the budget (${stats.cells.toLocaleString('en-US')} cells found)`;
-    return { tooManyCells: `the cell enumeration ${past}` };
+    const past = enumerator.cells.length > limits.cells ? `found more than ${limits.cells.toLocaleString('en-US')} cells` : `was stopped at its share of the budget (${stats.cells.toLocaleString('en-US')} cells found)`;
+    // Every caller then proves the rows one by one (row-boxes): said so, since an "exact" may follow.
+    return { tooManyCells: `the cell enumeration ${past}, so the rows are proven one by one as boxes instead` };
   }
   if (!enumerated) {
     const reason = `${ctx.stopReason()} while enumerating cells (${stats.cells} found so far); nothing is certified from an incomplete enumeration`;

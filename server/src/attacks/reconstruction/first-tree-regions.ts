@@ -139,29 +139,36 @@ export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[
   });
   // Second pass: a row the estimate put where its class has no room left goes to a leaf that still
   // has room for its class, its point moved into that leaf's region (the point is an estimate).
+  // Third pass: claims still left go to rows still uncertified of any class, which take the claim's
+  // class (theirs was the estimate's). So every stated row is certified, however the estimate's
+  // classes fell: a public 26,029-row model certified 25,758 to 25,953 rows from run to run.
   const lowerInclusive = forest.splitRule === 'less';
-  for (let r = 0; r < out.length; r++) {
-    const row = out[r];
-    if (row.certified || row.certifiedValues) continue;
-    for (let s = 0; s < sources.length && !(out[r].certified || out[r].certifiedValues); s++) {
-      const source = sources[s];
-      if (source.label !== undefined && source.label !== row.label) continue;
-      // Leaves only: the sources count rows at every node (countedClasses), internal ones too.
-      const leaf = [...regions.get(source.tree)!.keys()].find((l) => left[s][l] > 0);
-      if (leaf === undefined) continue;
-      left[s][leaf]--;
-      const region = regionOf(source.tree, leaf);
-      const values = intoRegion(row.values, region, lowerInclusive);
-      if (source.label !== undefined) {
-        certified++;
-        out[r] = { ...row, values, intervals: region, certified: true };
-      } else {
-        withoutLabel++;
-        out[r] = { ...row, values, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+  for (const anyClass of [false, true]) passOver(anyClass);
+  return { rows: out, certified, withoutLabel };
+
+  function passOver(anyClass: boolean): void {
+    for (let r = 0; r < out.length; r++) {
+      const row = out[r];
+      if (row.certified || row.certifiedValues) continue;
+      for (let s = 0; s < sources.length && !(out[r].certified || out[r].certifiedValues); s++) {
+        const source = sources[s];
+        if (source.label !== undefined && source.label !== row.label && !anyClass) continue;
+        // Leaves only: the sources count rows at every node (countedClasses), internal ones too.
+        const leaf = [...regions.get(source.tree)!.keys()].find((l) => left[s][l] > 0);
+        if (leaf === undefined) continue;
+        left[s][leaf]--;
+        const region = regionOf(source.tree, leaf);
+        const values = intoRegion(row.values, region, lowerInclusive);
+        if (source.label !== undefined) {
+          certified++;
+          out[r] = { ...row, values, intervals: region, label: source.label, certified: true };
+        } else {
+          withoutLabel++;
+          out[r] = { ...row, values, intervals: region, certified: false, certifiedValues: region.map((b) => b !== null) };
+        }
       }
     }
   }
-  return { rows: out, certified, withoutLabel };
 }
 
 /** The model read as if its training data had no missing values (its directions left out). */
