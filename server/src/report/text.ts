@@ -1,5 +1,6 @@
 /** Human-readable CLI output: one block per file, one line per finding, a summary at the end. */
 import type { FileReport, TrainingRowsSource } from '../linter/linter';
+import type { Finding } from '../rules/types';
 import type { EmbeddedSummary, ModelSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
 import { formatCount, percent, plural } from '../rules/format';
@@ -117,8 +118,12 @@ export function writeText(files: FileReport[]): string {
       : file.format;
     lines.push(`${file.path}  (${about})`);
     if (file.findings.length === 0) lines.push('  no findings');
+    // Positions (JSON models: the first tree's line) in a column of their own, so that findings with
+    // and without one line up.
+    const whereOf = (finding: Finding) => (finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '');
+    const whereWidth = Math.max(0, ...file.findings.map((finding) => whereOf(finding).length));
     for (const finding of file.findings) {
-      const where = finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '';
+      const where = whereOf(finding).padEnd(whereWidth);
       const head = `  ${where}${finding.severity.padEnd(11)} ${finding.rule.padEnd(ruleWidth)} `;
       // the detail (the message's second line) under the first, aligned
       lines.push(`${head}${finding.message.split('\n').join(`\n${' '.repeat(head.length)}`)}`);
