@@ -182,6 +182,11 @@ export type ReadResult = ModelRead | UnsafeRead | UnreadableRead | NoTreeModelRe
 export interface ReadOptions {
   /** Largest model (after decompression) a reader may produce, in bytes: the linter's file-size limit. */
   maxBytes?: number;
+  /**
+   * A file beside the model, by its name (old joblib's `clf.pkl_01.npy` side files): its bytes, or
+   * why it cannot be read. Absent when the model has no file on disk (an editor buffer's bytes).
+   */
+  sideFile?: (name: string) => Uint8Array | string;
 }
 
 /** One reader per format. `sniff` looks at content (not the extension) and must be cheap. */

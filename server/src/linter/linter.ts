@@ -6,6 +6,7 @@ import type { MembershipSummary } from '../membership/summary';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { readModel } from '../formats';
+import { sideFilesBeside } from './side-files';
 import { completeForest } from '../forest/complete';
 import type { Forest } from '../forest/schema';
 import { treeDepth } from '../forest/structure';
@@ -146,7 +147,8 @@ function withoutDisabled(report: FileReport, disabled: readonly RuleId[], sideca
 
 function lintRead(bytes: Uint8Array, path: string, contentHash: string, options: LintOptions): FileReport {
   const severities = options.severities ?? {};
-  const read = readModel(bytes, path, { maxBytes: options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES });
+  const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  const read = readModel(bytes, path, { maxBytes, sideFile: sideFilesBeside(path, maxBytes) });
   const base = { path, format: read.format, contentHash };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };

@@ -17,6 +17,7 @@ import {
 import type { ModelReader, ReadResult, UnreadableReason } from '../types';
 import { looksLikeLegacyBinary } from '../xgboost/legacy-binary';
 import { DecodeError, ROOT, decodeModel } from './decode';
+import { holdsSideArrays, resolveSideArrays } from './old-joblib';
 import { findSavedData } from './saved-data';
 
 export { decodeModel, DecodeError } from './decode';
@@ -25,6 +26,8 @@ export interface SklearnReadOptions {
   /** Largest decompressed (or raw) pickle accepted, in bytes (default 1 GiB, the linter's file-size limit); checked while inflating. */
   maxBytes?: number;
   limits?: Partial<PickleLimits>;
+  /** Old joblib's side files (formats/types.ts ReadOptions). */
+  sideFile?: (name: string) => Uint8Array | string;
 }
 
 const PICKLE_EXTENSIONS = /\.(pkl|pickle|pckl|joblib|sav|p|model|bin|dat)(\.(gz|z|zlib|bz2|xz|lzma|lz4))?$/i;
@@ -152,6 +155,18 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   }
   if (stream.ignored > 0) notes.push(`${stream.ignored} bytes after the pickle's end were ignored`);
 
+  // joblib before 0.10: the arrays are in files beside the pickle (old-joblib.ts).
+  if (result.value !== undefined && holdsSideArrays(result.value)) {
+    const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';
+    if (!options.sideFile) return unreadable(format, 'unsupported-format', `${old}, and it was read without them (not from a file on disk)`);
+    const side = resolveSideArrays(result.value, options.sideFile);
+    if (side.missing.length > 0) {
+      const which = side.missing.slice(0, 3).map((m) => `${m.file}: ${m.why}`).join('; ');
+      return unreadable(format, 'unsupported-format', `${old}, and ${side.missing.length === 1 ? 'one of them' : `${side.missing.length} of them`} could not be read (${which})`);
+    }
+    notes.push(`old joblib format (before 0.10): ${side.read} arrays read from the side files beside it`);
+  }
+
   try {
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
@@ -191,5 +206,5 @@ function placement(location: string, holds: string): string {
 export const sklearnReader: ModelReader = {
   format: 'sklearn-pickle',
   sniff,
-  read: (bytes, fileName, options) => readSklearn(bytes, fileName, { maxBytes: options?.maxBytes }),
+  read: (bytes, fileName, options) => readSklearn(bytes, fileName, { maxBytes: options?.maxBytes, ...(options?.sideFile ? { sideFile: options.sideFile } : {}) }),
 };

@@ -1,0 +1,118 @@
+/**
+ * joblib before 0.10 (2016) wrote each numpy array of a model to a file of its own beside the
+ * pickle (`clf.pkl_01.npy`, `clf.pkl_02.npy`, ...), leaving in the pickle an
+ * `NDArrayWrapper(filename=..., subclass=numpy.ndarray)` in its place; `ZNDArrayWrapper` did the
+ * same with zlib-compressed files. Public repositories of 2014-2017 hold such models with their
+ * side files (sweep 9: a DecisionTreeRegressor read as "corrupt").
+ *
+ * The wrappers are replaced in the object graph by the arrays their files hold (npy.ts), read
+ * through `sideFile`, which the caller limits to files beside the model named after it. Nothing in
+ * the pickle chooses a path: a name that is not `<model file>_NN.npy` is never asked for.
+ */
+import { NdArray, PyBytes, PyCall, PyDict, PyList, PyObject, PySet, PyTuple, classOf, stateDict, type PyValue } from '../pickle';
+import { parseNpy } from '../pickle/npy';
+
+export interface SideArrays {
+  /** Wrappers replaced by their arrays. */
+  read: number;
+  /** Side files the wrappers name that could not be read, and why. */
+  missing: { file: string; why: string }[];
+}
+
+const WRAPPERS = new Set(['joblib.numpy_pickle.NDArrayWrapper', 'sklearn.externals.joblib.numpy_pickle.NDArrayWrapper']);
+const COMPRESSED = new Set(['joblib.numpy_pickle.ZNDArrayWrapper', 'sklearn.externals.joblib.numpy_pickle.ZNDArrayWrapper']);
+
+/** Whether the graph holds old joblib wrappers at all (cheap: stops at the first). */
+export function wrapperName(v: PyValue | undefined): 'plain' | 'compressed' | undefined {
+  const cls = classOf(v);
+  if (!cls) return undefined;
+  return WRAPPERS.has(cls.qualified) ? 'plain' : COMPRESSED.has(cls.qualified) ? 'compressed' : undefined;
+}
+
+/**
+ * Replaces, in place, every wrapper reachable from `root` by the array of its side file.
+ * `sideFile(name)` returns the file's bytes or why it cannot.
+ */
+export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uint8Array | string): SideArrays {
+  const out: SideArrays = { read: 0, missing: [] };
+  const arrays = new Map<object, PyValue>();
+  const arrayOf = (wrapper: PyObject | PyCall): PyValue => {
+    const known = arrays.get(wrapper);
+    if (known !== undefined) return known;
+    const state = stateDict(wrapper);
+    const raw = state?.get('filename');
+    const file = typeof raw === 'string' ? raw : raw instanceof PyBytes ? String.fromCharCode(...raw.data) : undefined;
+    let value: PyValue = wrapper;
+    if (file === undefined) out.missing.push({ file: '(no file name)', why: 'the wrapper names no file' });
+    else if (wrapperName(wrapper) === 'compressed') out.missing.push({ file, why: 'zlib-compressed side files (joblib compress=True) are not read yet' });
+    else {
+      const bytes = sideFile(file);
+      if (typeof bytes === 'string') out.missing.push({ file, why: bytes });
+      else {
+        try {
+          value = parseNpy(bytes);
+          out.read++;
+        } catch (e) {
+          out.missing.push({ file, why: (e as Error).message });
+        }
+      }
+    }
+    arrays.set(wrapper, value);
+    return value;
+  };
+  const replaced = (v: PyValue): PyValue => ((v instanceof PyObject || v instanceof PyCall) && wrapperName(v) ? arrayOf(v) : v);
+  const seen = new Set<object>();
+  const stack: PyValue[] = [root];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || seen.has(v) || v instanceof NdArray) continue;
+    seen.add(v);
+    const visitAll = (items: PyValue[]) => {
+      for (let i = 0; i < items.length; i++) {
+        items[i] = replaced(items[i]);
+        stack.push(items[i]);
+      }
+    };
+    if (v instanceof PyTuple || v instanceof PyList || v instanceof PySet) visitAll(v.items);
+    else if (v instanceof PyDict) visitAll(v.values as PyValue[]);
+    else if (v instanceof PyObject || v instanceof PyCall) {
+      if (wrapperName(v)) continue;
+      if (v.state !== undefined) {
+        v.state = replaced(v.state);
+        stack.push(v.state);
+      }
+      if (v instanceof PyCall) stack.push(v.args);
+      else visitAll(v.args);
+      if (v.listItems) visitAll(v.listItems);
+      if (v.dictItems) visitAll(v.dictItems.values as PyValue[]);
+    }
+  }
+  return out;
+}
+
+/** Whether any wrapper is reachable from `root` (before resolving: says the file is an old joblib one). */
+export function holdsSideArrays(root: PyValue): boolean {
+  const seen = new Set<object>();
+  const stack: PyValue[] = [root];
+  let visits = 0;
+  while (stack.length > 0 && visits++ < 1_000_000) {
+    const v = stack.pop();
+    if (v === null || typeof v !== 'object' || seen.has(v) || v instanceof NdArray) continue;
+    seen.add(v);
+    if (wrapperName(v)) return true;
+    // Loops, not spreads: a list of a million items would overflow the call's arguments.
+    const pushAll = (items: readonly PyValue[]) => {
+      for (const item of items) stack.push(item);
+    };
+    if (v instanceof PyTuple || v instanceof PyList || v instanceof PySet) pushAll(v.items);
+    else if (v instanceof PyDict) pushAll(v.values);
+    else if (v instanceof PyObject || v instanceof PyCall) {
+      if (v.state !== undefined) stack.push(v.state);
+      if (v instanceof PyCall) stack.push(v.args);
+      else pushAll(v.args);
+      if (v.listItems) pushAll(v.listItems);
+      if (v.dictItems) pushAll(v.dictItems.values);
+    }
+  }
+  return false;
+}

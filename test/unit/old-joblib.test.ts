@@ -1,0 +1,78 @@
+/**
+ * joblib before 0.10 kept a model's arrays in .npy files beside its pickle
+ * (test/fixtures/old-joblib/generate.py writes that layout and checks that joblib 1.2 loads it back
+ * as the same model). The reader follows the wrappers to those files, beside the model only, and
+ * says plainly when they are missing (sweep 9: such a public file was "corrupt").
+ */
+import { strict as assert } from 'node:assert';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { parseNpy } from '../../server/src/formats/pickle/npy';
+import { lintBytes, lintFile } from '../../server/src/linter/linter';
+import { sideFilesBeside } from '../../server/src/linter/side-files';
+import { FIXTURES } from '../support/paths';
+
+const DIR = join(FIXTURES, 'old-joblib');
+const truth = JSON.parse(readFileSync(join(DIR, 'tree.truth.json'), 'utf8'));
+const temp = mkdtempSync(join(tmpdir(), 'old-joblib-'));
+after(() => rmSync(temp, { recursive: true, force: true }));
+
+describe('old joblib files (arrays in side files)', () => {
+  it("reads the tree from its side files: scikit-learn's arrays exactly", async () => {
+    const report = await lintFile(join(DIR, 'tree.pkl'), { keepForest: true });
+    assert.ok(report.forest, report.findings.map((f) => f.message).join('\n'));
+    assert.equal(report.model?.estimator, 'DecisionTreeClassifier');
+    const tree = report.forest.trees[0];
+    assert.equal(tree.left.length, truth.nodes);
+    truth.feature.forEach((f: number, n: number) => {
+      if (f < 0) return assert.equal(tree.left[n], -1);
+      assert.equal(tree.feature[n], f);
+      assert.equal(tree.threshold[n], truth.threshold[n]);
+    });
+    assert.deepEqual(Array.from(tree.distinctRows!), truth.n_node_samples);
+    assert.equal(report.model?.trainingRows, 150);
+    assert.ok(report.notes.some((n) => /old joblib format \(before 0\.10\): 4 arrays read from the side files/.test(n)), report.notes.join(' | '));
+  });
+
+  it('without its side files: a clear finding, not "corrupt"', async () => {
+    copyFileSync(join(DIR, 'tree.pkl'), join(temp, 'tree.pkl'));
+    const report = await lintFile(join(temp, 'tree.pkl'));
+    assert.equal(report.model, null);
+    const finding = report.findings.find((f) => f.rule === 'unreadable-model')!;
+    assert.match(finding.message, /an old joblib file \(joblib before 0\.10\) keeps its arrays in side files beside it/);
+    assert.match(finding.message, /tree\.pkl_0\d\.npy: not found beside the model/);
+    assert.doesNotMatch(finding.message, /corrupt/);
+    // Bytes with no folder of their own: the same words.
+    const buffer = lintBytes(new Uint8Array(readFileSync(join(DIR, 'tree.pkl'))), join(temp, 'elsewhere', 'tree.pkl'));
+    assert.match(buffer.findings.map((f) => f.message).join(' '), /old joblib file/);
+  });
+
+  it('opens only files of the names joblib writes, beside the model', () => {
+    const side = sideFilesBeside(join(DIR, 'tree.pkl'), 1 << 20);
+    assert.ok(side('tree.pkl_01.npy') instanceof Uint8Array);
+    for (const name of ['../old-joblib/tree.pkl_01.npy', '/etc/passwd', 'sub/tree.pkl_01.npy', '.tree.pkl_01.npy', 'tree.pkl', 'generate.py']) {
+      assert.equal(typeof side(name), 'string', name);
+    }
+    // The files together stay under the reader's limit.
+    const small = sideFilesBeside(join(DIR, 'tree.pkl'), 200);
+    assert.ok(small('tree.pkl_01.npy') instanceof Uint8Array);
+    assert.match(String(small('tree.pkl_03.npy')), /larger than the reader's limit/);
+  });
+
+  it('.npy: plain and structured dtypes from the header literal; object arrays refused', () => {
+    const npy = (header: string, data: number[]) => {
+      const padded = header.padEnd(Math.ceil((header.length + 11) / 64) * 64 - 11) + '\n';
+      return new Uint8Array([0x93, ...Buffer.from('NUMPY'), 1, 0, padded.length & 0xff, padded.length >> 8, ...Buffer.from(padded, 'latin1'), ...data]);
+    };
+    const f8 = parseNpy(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (2,), }", [...new Uint8Array(new Float64Array([1.5, -2]).buffer)]));
+    assert.deepEqual(f8.shape, [2]);
+    assert.equal(f8.dtype.str, '<f8');
+    const record = parseNpy(npy("{'descr': [('a', '<i4'), ('b', '<f8')], 'fortran_order': False, 'shape': (1,), }", new Array(12).fill(0)));
+    assert.deepEqual(record.dtype.fields?.map((x) => [x.name, x.offset]), [['a', 0], ['b', 4]]);
+    assert.throws(() => parseNpy(npy("{'descr': '|O', 'fortran_order': False, 'shape': (1,), }", new Array(8).fill(0))), /Python objects/);
+    assert.throws(() => parseNpy(npy("{'descr': '<f8', 'fortran_order': False, 'shape': (3,), }", new Array(16).fill(0))), /holds 16 bytes/);
+    assert.throws(() => parseNpy(npy("__import__('os')", [])), /unexpected/);
+  });
+});
