@@ -5,11 +5,13 @@
  */
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { ReconstructedRow } from '../../server/src/attacks/reconstruction/types';
 import { checkCertifiedRows } from '../../server/src/evaluate/certified-check';
+import { alignTrainingData, readTrainingData } from '../../server/src/evaluate/training-data';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { readFloat32Rows } from '../support/numeric-truth';
@@ -102,4 +104,24 @@ describe('every proven row of these fixtures is a distinct true row (the check f
       assert.equal(check.held, check.proven);
     });
   }
+});
+
+describe('proven rows as values (0/1 models) are looked up by their values', () => {
+  it("the README's COMPAS example: every certified row a distinct true row; one value no true row has is caught", async () => {
+    const model = join(__dirname, '../../../examples/models/compas_no_bagging.joblib');
+    const csv = join(__dirname, '../../../examples/data/compas_100.csv');
+    const forest = await forestOf(model);
+    const result = await reconstruct(forest, { budgetMs: 10_000 });
+    const label = readFileSync(csv, 'utf8').split('\n')[0].split(',').at(-1)!.trim();
+    const fit = alignTrainingData(await readTrainingData(csv, label), forest);
+    assert.ok(fit.ok);
+    const truth = fit.aligned.rows;
+    const check = checkCertifiedRows(forest, result.reconstruction, truth)!;
+    assert.ok(check.proven > 50);
+    assert.equal(check.held, check.proven);
+    const first = result.reconstruction.findIndex((r) => r.certified && !r.intervals && r.values.some((v) => v !== null));
+    const f = result.reconstruction[first].values.findIndex((v) => v !== null);
+    const flipped = result.reconstruction.map((r, k) => (k === first ? { ...r, values: r.values.map((v, g) => (g === f ? 7 : v)) } : r));
+    assert.equal(checkCertifiedRows(forest, flipped, truth)!.held, check.proven - 1);
+  });
 });
