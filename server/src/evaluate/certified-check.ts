@@ -27,8 +27,8 @@ export interface CertifiedCheck {
   problem?: string;
 }
 
-/** Box-row pairs tested at most (each a pass over the features, most ending at the first): about a second's work. */
-const MAX_TESTS = 50_000_000;
+/** Box-row pairs tested at most (each a pass over the features, most ending early): about 4 s (48,842 Adult rows in 1,148 boxes, 56M pairs: 2.2 s). */
+const MAX_TESTS = 100_000_000;
 /** Pairs held for the flow at most (Int32 each). */
 const MAX_PAIRS = 20_000_000;
 
