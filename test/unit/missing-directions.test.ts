@@ -94,3 +94,15 @@ test("trees without distinct rows (AdaBoost.R2's) are compared by their nodes' w
   assert.deepEqual(against.forest.trees[0].defaultLeft, [true, true, false, false, false]);
   assert.equal(against.notes.length, 0);
 });
+
+test("XGBoost's own directions (a model pickled with scikit-learn's wrapper) are never read by scikit-learn's rule (sweep 9 re-run)", () => {
+  const { distinctRows: _, ...tree } = decoded([false, false, false, false, false]).forest.trees[0] as unknown as Record<string, unknown>;
+  // XGBoost keeps no counts in classWeights (its covers are hessians): every child weighs 0.
+  const xgb = { ...tree, classWeights: [0, 0, 0, 0, 0], boosting: {} };
+  const out = withoutLargerChildDirections({ forest: { trees: [xgb], classes: [], library: { name: 'xgboost' }, boosting: {} } as unknown as Decoded['forest'], notes: [] });
+  assert.deepEqual(out.forest.trees[0].defaultLeft, [false, false, false, false, false]);
+  assert.equal(out.notes.length, 0);
+  // Weightless children say nothing either, whatever the library.
+  const weightless = withoutLargerChildDirections({ forest: { trees: [xgb], classes: [] } as unknown as Decoded['forest'], notes: [] });
+  assert.deepEqual(weightless.forest.trees[0].defaultLeft, [false, false, false, false, false]);
+});

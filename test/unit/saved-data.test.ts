@@ -8,9 +8,13 @@
  * per training row.
  */
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { lintFile } from '../../server/src/linter/linter';
+import { NdArray, stateDict, unpickle, type PyValue } from '../../server/src/formats/pickle';
+import { decodeModel } from '../../server/src/formats/sklearn/decode';
+import { savedDataFindings } from '../../server/src/rules';
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'saved-data');
@@ -82,5 +86,25 @@ describe('saved-data', () => {
     assert.deepEqual(tables, [{ location: 'model._fit_X', kind: 'fitted-rows', rows: 200, columns: 8, estimator: 'KNeighborsClassifier' }]);
     assert.match(finding!.message, /keep it private/);
     assert.ok(report.findings.some((f) => f.rule === 'no-tree-model'));
+  });
+});
+
+describe("saved-data: scikit-learn 1.9's _sample_weight (not in 1.2.1: added to a real forest's fitted state)", () => {
+  it('the weight kept per training row is found on the model, with advice to delete it', () => {
+    const graph = unpickle(readFileSync(join(FIXTURES, 'saved-data', 'rf_oob_score.joblib')), { joblib: true }).value!;
+    // Its out-of-bag outputs aside: the weights alone.
+    const state = stateDict(graph)!;
+    state.set('oob_decision_function_', null);
+    const weights = new NdArray<PyValue>({ kind: 'f', itemsize: 8, littleEndian: true, str: '<f8' }, [200], false, new Uint8Array(8 * 200), undefined);
+    state.set('_sample_weight', weights);
+    const decoded = decodeModel(graph);
+    assert.deepEqual(
+      decoded.storedRows.map((d) => [d.location, d.kind, d.rows]),
+      [['model._sample_weight', 'row-outputs', 200]],
+    );
+    const [finding] = savedDataFindings({ savedData: decoded.storedRows }, {});
+    assert.match(finding.message, /^The model stores a weight for each training row: delete it before saving\.\n/);
+    assert.match(finding.message, /with class_weight, each weight is its row's class.*del model\._sample_weight/);
+    assert.doesNotMatch(finding.message, /oob_score/);
   });
 });

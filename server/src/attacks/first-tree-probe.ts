@@ -649,6 +649,19 @@ function notApplicable(forest: Forest, reason: string): FirstTreeProbe {
   return { status: 'not-applicable', reason, objective: forest.boosting?.objective ?? 'none', trees: [], parameters: {}, undeterminedLeaves: 0, caveats: [] };
 }
 
+/**
+ * The share of positive rows an XGBoost 2+ base score implies. XGBoost estimates the intercept by
+ * one Newton step from 0.5: base = sigmoid(4 (mu - 0.5)), mu the labels' mean weighted by
+ * scale_pos_weight s, n1 s / (n0 + n1 s); so n1 / N = mu / (mu + s (1 - mu)). A public 3.3 model:
+ * s 2, base 0.66075635, mu 2/3, half its 4,900 rows positive (mu = base, as read before, gave
+ * 49.3%); another: s 174.09, base 0.5, 0.571%.
+ */
+export function positiveShareFromBaseScore(base: number, spw: number): number | undefined {
+  if (!(base > 0 && base < 1) || !(spw > 0)) return undefined;
+  const mu = Math.log(base / (1 - base)) / 4 + 0.5;
+  return mu > 0 && mu < 1 ? mu / (mu + spw * (1 - mu)) : undefined;
+}
+
 /** Learning rates and lambdas tried on dumps, which state neither (XGBoost's defaults first). */
 const DUMP_ETAS = [0.3, 0.1, 0.05, 0.01, 0.2, 0.5, 1, 0.03, 0.02, 0.15, 0.25, 0.4, 0.08, 0.001];
 const DUMP_LAMBDAS = [1, 0, 2, 0.5, 5, 10, 0.1, 3];
@@ -921,9 +934,10 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   if (forest.boosting!.libraryVersion && forest.boosting!.libraryVersion[0] >= 2 && forest.boosting!.baseScoreStated && probe.objective.startsWith('binary')) {
     const base = forest.boosting!.baseScore[0];
     const spw = numberParam(forest, 'scale_pos_weight') ?? 1;
-    // With scale_pos_weight s the estimate is the weighted balance n1 s / (n0 + n1 s): 0.5 when s
-    // is n0 / n1, as the usual recipe sets it (a public model: s 174.09, base_score 0.5).
-    const share = base > 0 && base < 1 ? base / (base + (1 - base) * spw) : undefined;
+    // Said only when the first tree's exact counts, where known, agree.
+    let share = positiveShareFromBaseScore(base, spw);
+    const counted = probe.classCounts && probe.rows ? probe.classCounts[1] / probe.rows : undefined;
+    if (share !== undefined && counted !== undefined && Math.abs(share - counted) > 0.005) share = undefined;
     caveats.push(
       spw === 1
         ? `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels, so base_score (${base}) itself already reveals the label balance.`

@@ -93,12 +93,18 @@ function keeperName(d: SavedData): string {
 function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: string; advice: string } {
   // Only out-of-bag outputs: the model keeps a label or target per training row (oob_score=True).
   if (data.every((d) => d.kind === 'row-outputs')) {
+    const weights = data.some((d) => d.location.endsWith('._sample_weight'));
+    const predictions = data.some((d) => !d.location.endsWith('._sample_weight'));
+    const oob =
+      'Fitted with oob_score=True, the model keeps its predictions beside its score: whoever loads the file reads a label or target for each training row, ' +
+      'in the order of the training data, no attack needed. Delete the attribute before saving (del model.oob_decision_function_, or model.oob_prediction_ ' +
+      'for a regressor; oob_score_ keeps the score), or fit with oob_score=False.';
+    const weighted =
+      "scikit-learn 1.9 keeps the weight each training row was fitted with: with class_weight, each weight is its row's class, in the order of the training data. " +
+      'Delete it before saving (del model._sample_weight).';
     return {
-      headline: 'The model stores a prediction for each training row: delete it before saving.',
-      advice:
-        'Fitted with oob_score=True, the model keeps them beside its score: whoever loads the file reads a label or target for each training row, ' +
-        'in the order of the training data, no attack needed. Delete the attribute before saving (del model.oob_decision_function_, or model.oob_prediction_ ' +
-        'for a regressor; oob_score_ keeps the score), or fit with oob_score=False.',
+      headline: predictions ? 'The model stores a prediction for each training row: delete it before saving.' : 'The model stores a weight for each training row: delete it before saving.',
+      advice: [predictions ? oob : '', weights ? weighted : ''].filter((x) => x).join(' '),
     };
   }
   // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.

@@ -68,15 +68,20 @@ function widthPercent(share: number): string {
  * How tight the certified boxes are, in words: the median width relative to each feature's
  * threshold range, the rows pinned to one leaf in every tree, and the narrowest feature.
  */
-/** The widths and pinned rows of the proven boxes, over the rows they were measured on (labelled or not). */
-export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>): string {
-  const rows = boxes.rows;
+/**
+ * The widths and pinned rows of the proven boxes. `proven`: the rows proven as boxes, labelled or
+ * not; a box that bounds no feature is not measured for widths (a public booster's leaf over its
+ * whole range: 148 of 404 rows), and is never pinned, so pinned rows are counted of them all.
+ */
+export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, proven = boxes.rows): string {
+  const rows = Math.max(proven, boxes.rows);
+  const measured = boxes.rows < rows ? ` (over the ${formatCount(boxes.rows)} boxes that bound a feature; the other ${formatCount(rows - boxes.rows)} bound none)` : '';
   const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
   const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
   // A "narrowest" feature at 100% narrows nothing: say so rather than name one.
   const tightest =
     narrowest && boxes.features.length > 1 ? (narrowest.medianWidth < 1 ? `; narrowest on ${narrowest.name} (median ${widthPercent(narrowest.medianWidth)})` : '; no feature narrowed on the median') : '';
-  return `Median box width ${widthPercent(boxes.medianWidth)} of each feature's threshold range (100%: not narrowed)${tightest}; ${pinned}.`;
+  return `Median box width ${widthPercent(boxes.medianWidth)} of each feature's threshold range (100%: not narrowed)${measured}${tightest}; ${pinned}.`;
 }
 
 export function reconstructionDraft(
@@ -134,7 +139,7 @@ export function reconstructionDraft(
         : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes)}${noLabel}` +
+      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven)}${noLabel}` +
       unnarrowedText;
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
@@ -149,7 +154,7 @@ export function reconstructionDraft(
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.` +
-      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes)}${unnarrowedText}` : '');
+      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, proven)}${unnarrowedText}` : '');
   } else {
     summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;
     message =

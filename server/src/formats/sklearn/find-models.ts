@@ -141,8 +141,7 @@ export function findModels(root: PyValue): Walk {
     if (decode) {
       walk.models.push({ value: v, cls, location, decode });
       const state = stateDict(v);
-      const outputs = state ? rowOutputsOf(cls, state, location) : undefined;
-      if (outputs) walk.storedRows.push(outputs);
+      if (state) walk.storedRows.push(...rowOutputsOf(cls, state, location));
       return;
     }
     const reason = unreadTreeModel(cls, stateDict(v));

@@ -27,6 +27,9 @@ export function withoutLargerChildDirections(decoded: Decoded): Decoded {
   // So its directions are kept as stated; where they differ from split to split, the reconstruction
   // reads one tree's leaves as boxes open to a missing value (first-tree-regions.ts).
   if (/^HistGradientBoosting/.test(decoded.forest.estimator)) return decoded;
+  // XGBoost learns each split's default direction from the data (a model pickled with
+  // scikit-learn's wrapper passes through here too): no larger-child rule to read it by.
+  if (decoded.forest.library?.name === 'xgboost') return decoded;
   // Features by index: the model's, else as many as the splits use.
   let featureCount = decoded.forest.features?.length ?? 0;
   for (const tree of trees) featureCount = Math.max(featureCount, maxOf(tree.feature, -1) + 1);
@@ -51,6 +54,8 @@ export function withoutLargerChildDirections(decoded: Decoded): Decoded {
     for (let n = 0; n < left.length; n++) {
       if (left[n] === -1) continue;
       split[feature[n]] = 1;
+      // Children without a weight say nothing about which is larger: the directions stay as stated.
+      if (!distinctRows && !(size(left[n]) + size(right[n]) > 0)) return decoded;
       const larger = size(left[n]) > size(right[n]);
       if (splitsOnMissingOnly(threshold[n]) || defaultLeft[n] !== larger) hadMissing[feature[n]] = 1;
     }

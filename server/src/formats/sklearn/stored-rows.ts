@@ -52,15 +52,20 @@ export function storedRowsOf(cls: PyGlobal, state: PyDict, location: string, own
 const ROW_OUTPUTS: readonly { attribute: string; what: string }[] = [
   { attribute: 'oob_decision_function_', what: 'out-of-bag class probabilities of each training row' },
   { attribute: 'oob_prediction_', what: 'out-of-bag prediction of each training row (its target, as the trees that did not draw it predict it)' },
+  // scikit-learn 1.9's forests keep the weight each training row was fitted with (a public
+  // StackingClassifier's forest with class_weight='balanced': 4,900 weights, one of two values,
+  // so each row's class, in training order).
+  { attribute: '_sample_weight', what: "sample weight of each training row (with class_weight, its class's weight: its class)" },
 ];
 
-/** A tree ensemble's per-row out-of-bag outputs (the model at `location`), when it kept them. */
-export function rowOutputsOf(cls: PyGlobal, state: PyDict, location: string): SavedData | undefined {
+/** A tree ensemble's per-row outputs or weights (the model at `location`), those it kept. */
+export function rowOutputsOf(cls: PyGlobal, state: PyDict, location: string): SavedData[] {
+  const found: SavedData[] = [];
   for (const { attribute, what } of ROW_OUTPUTS) {
     const kept = state.get(attribute);
     const shape = kept !== undefined && isArray(kept) ? shapeOfArray(kept) : undefined;
     if (!shape || shape.length < 1 || shape.length > 2 || shape[0] <= 0) continue;
-    return { location: `${location}.${attribute}`, kind: 'row-outputs', rows: shape[0], ...(shape.length === 2 ? { columns: shape[1] } : {}), estimator: cls.name, what };
+    found.push({ location: `${location}.${attribute}`, kind: 'row-outputs', rows: shape[0], ...(shape.length === 2 ? { columns: shape[1] } : {}), estimator: cls.name, what });
   }
-  return undefined;
+  return found;
 }

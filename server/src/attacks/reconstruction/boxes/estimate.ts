@@ -104,13 +104,17 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
     return Math.min(group.size, proven[t][group.leaf[t] * classes + group.classIndex]);
   });
   const claimTrees = [...new Set(anchors)];
+  // AdaBoost.R2's resampled trees: draws only, no distinct rows (the words say so, not "under a single class").
+  const withoutDistinct = forest.trees.every((tree) => tree.distinctRows === undefined);
   // What is certified, in words, once the certified rows and their boxes' median width are known.
   const claim = (certifiedRows: number, medianWidth: number) =>
     noised
       ? `nothing certified: noised counts prove no row (training-set size ${N}: ${input.rowsSource})`
       : certifiedRows > 0
         ? `${certifiedRows} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
-        : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`;
+        : withoutDistinct
+          ? `nothing certified: the trees store no distinct-row counts (their counts are draws), so no leaf proves how many distinct rows it holds (training-set size ${N}: ${input.rowsSource})`
+          : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`;
   const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
   if (N * forest.features.length > walkCap) {
     const past = `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the estimate's walks keep in memory`;
@@ -135,7 +139,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const reason = [
     input.why,
     claim(certifiedRows, boxes.medianWidth),
-    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
+    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : withoutDistinct ? 'counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
     completed.unrepaired,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
