@@ -264,6 +264,17 @@ export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: bo
     const ms = numeric(maxSamples);
     if (ms !== undefined && Number.isInteger(ms) && ms >= 0) bootstrapSize = ms;
   }
+  // Recent scikit-learn forests state the rows given to fit (`_n_samples`, with their draw
+  // `_n_samples_bootstrap`): N, whatever class or sample weights did to the counts (a public 1.9
+  // forest with class_weight='balanced' read "about 4,904" of its stated 4,900).
+  // Bagging and IsolationForest state it too (with `_max_samples`): bagging.ts reads theirs.
+  const stated = isForest && !st.has('_max_samples') ? numeric(st.get('_n_samples')) : undefined;
+  if (stated !== undefined && Number.isInteger(stated) && stated > 0) {
+    rows = stated;
+    notes.push(`training rows: ${stated}, stated by the model (_n_samples)`);
+    const drawn = numeric(st.get('_n_samples_bootstrap'));
+    if (bootstrap && !weighted && bootstrapSize === undefined && drawn !== undefined && Number.isInteger(drawn) && drawn > 0) bootstrapSize = drawn;
+  }
   return { bootstrap, weighted, ...(rows !== undefined ? { rows } : {}), ...(bootstrapSize !== undefined ? { bootstrapSize } : {}) };
 }
 
