@@ -156,7 +156,8 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   if (stream.ignored > 0) notes.push(`${stream.ignored} bytes after the pickle's end were ignored`);
 
   // joblib before 0.10: the arrays are in files beside the pickle (old-joblib.ts).
-  if (result.value !== undefined && holdsSideArrays(result.value)) {
+  // Only a pickle that names the wrapper class is walked for it (every other file skips the walk).
+  if (result.value !== undefined && result.globals.some((g) => /NDArrayWrapper$/.test(g)) && holdsSideArrays(result.value)) {
     const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';
     if (!options.sideFile) return unreadable(format, 'unsupported-format', `${old}, and it was read without them (not from a file on disk)`);
     const side = resolveSideArrays(result.value, options.sideFile);
