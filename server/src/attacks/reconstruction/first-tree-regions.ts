@@ -143,6 +143,8 @@ export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[
   // class (theirs was the estimate's). So every stated row is certified, however the estimate's
   // classes fell: a public 26,029-row model certified 25,758 to 25,953 rows from run to run.
   const lowerInclusive = forest.splitRule === 'less';
+  // Each source tree's leaves, listed once (not once per row and pass).
+  const leavesOf = new Map([...regions].map(([tree, byLeaf]) => [tree, [...byLeaf.keys()]]));
   for (const anyClass of [false, true]) passOver(anyClass);
   return { rows: out, certified, withoutLabel };
 
@@ -154,7 +156,7 @@ export function certifyByLeafRegions(forest: Forest, sources: readonly LeafRows[
         const source = sources[s];
         if (source.label !== undefined && source.label !== row.label && !anyClass) continue;
         // Leaves only: the sources count rows at every node (countedClasses), internal ones too.
-        const leaf = [...regions.get(source.tree)!.keys()].find((l) => left[s][l] > 0);
+        const leaf = leavesOf.get(source.tree)!.find((l) => left[s][l] > 0);
         if (leaf === undefined) continue;
         left[s][leaf]--;
         const region = regionOf(source.tree, leaf);

@@ -17,7 +17,7 @@ import {
 import type { ModelReader, ReadResult, UnreadableReason } from '../types';
 import { looksLikeLegacyBinary } from '../xgboost/legacy-binary';
 import { DecodeError, ROOT, decodeModel } from './decode';
-import { holdsSideArrays, resolveSideArrays } from './old-joblib';
+import { resolveSideArrays } from './old-joblib';
 import { findSavedData } from './saved-data';
 
 export { decodeModel, DecodeError } from './decode';
@@ -155,17 +155,16 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   }
   if (stream.ignored > 0) notes.push(`${stream.ignored} bytes after the pickle's end were ignored`);
 
-  // joblib before 0.10: the arrays are in files beside the pickle (old-joblib.ts).
-  // Only a pickle that names the wrapper class is walked for it (every other file skips the walk).
-  if (result.value !== undefined && result.globals.some((g) => /NDArrayWrapper$/.test(g)) && holdsSideArrays(result.value)) {
-    const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';
-    if (!options.sideFile) return unreadable(format, 'unsupported-format', `${old}, and it was read without them (not from a file on disk)`);
-    const side = resolveSideArrays(result.value, options.sideFile);
+  // joblib before 0.10: the arrays are in files beside the pickle (old-joblib.ts). Only a pickle
+  // that names the wrapper class is walked for it (every other file skips the walk).
+  if (result.value !== undefined && result.globals.some((g) => /NDArrayWrapper$/.test(g))) {
+    const side = resolveSideArrays(result.value, options.sideFile ?? (() => 'the model was read without them (not from a file on disk)'));
     if (side.missing.length > 0) {
       const which = side.missing.slice(0, 3).map((m) => `${m.file}: ${m.why}`).join('; ');
+      const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';
       return unreadable(format, 'unsupported-format', `${old}, and ${side.missing.length === 1 ? 'one of them' : `${side.missing.length} of them`} could not be read (${which})`);
     }
-    notes.push(`old joblib format (before 0.10): ${side.read} arrays read from the side files beside it`);
+    if (side.read > 0) notes.push(`old joblib format (before 0.10): ${side.read} arrays read from the side files beside it`);
   }
 
   try {

@@ -22,7 +22,7 @@ export interface SideArrays {
 const WRAPPERS = new Set(['joblib.numpy_pickle.NDArrayWrapper', 'sklearn.externals.joblib.numpy_pickle.NDArrayWrapper']);
 const COMPRESSED = new Set(['joblib.numpy_pickle.ZNDArrayWrapper', 'sklearn.externals.joblib.numpy_pickle.ZNDArrayWrapper']);
 
-/** Whether the graph holds old joblib wrappers at all (cheap: stops at the first). */
+/** Which old joblib wrapper `v` is, if it is one. */
 export function wrapperName(v: PyValue | undefined): 'plain' | 'compressed' | undefined {
   const cls = classOf(v);
   if (!cls) return undefined;
@@ -88,31 +88,4 @@ export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uin
     }
   }
   return out;
-}
-
-/** Whether any wrapper is reachable from `root` (before resolving: says the file is an old joblib one). */
-export function holdsSideArrays(root: PyValue): boolean {
-  const seen = new Set<object>();
-  const stack: PyValue[] = [root];
-  let visits = 0;
-  while (stack.length > 0 && visits++ < 1_000_000) {
-    const v = stack.pop();
-    if (v === null || typeof v !== 'object' || seen.has(v) || v instanceof NdArray) continue;
-    seen.add(v);
-    if (wrapperName(v)) return true;
-    // Loops, not spreads: a list of a million items would overflow the call's arguments.
-    const pushAll = (items: readonly PyValue[]) => {
-      for (const item of items) stack.push(item);
-    };
-    if (v instanceof PyTuple || v instanceof PyList || v instanceof PySet) pushAll(v.items);
-    else if (v instanceof PyDict) pushAll(v.values);
-    else if (v instanceof PyObject || v instanceof PyCall) {
-      if (v.state !== undefined) stack.push(v.state);
-      if (v instanceof PyCall) stack.push(v.args);
-      else pushAll(v.args);
-      if (v.listItems) pushAll(v.listItems);
-      if (v.dictItems) pushAll(v.dictItems.values);
-    }
-  }
-  return false;
 }
