@@ -74,11 +74,11 @@ type Cell = string | number;
 
 /**
  * The model's values for one CSV row (`cells[i]` is the text of input column i), or the first
- * problem: a text a numeric step cannot read, a category an OrdinalEncoder refuses, a value still
- * missing when it reaches the model.
+ * problem: a text a numeric step cannot read, a category an OrdinalEncoder refuses. A value still
+ * missing when it reaches the model is null.
  */
-export function applyPipelineInput(input: PipelineInput, cells: readonly string[]): { ok: true; values: number[] } | { ok: false; feature: number; problem: string } {
-  const values: number[] = [];
+export function applyPipelineInput(input: PipelineInput, cells: readonly string[]): { ok: true; values: (number | null)[] } | { ok: false; feature: number; problem: string } {
+  const values: (number | null)[] = [];
   for (let f = 0; f < input.features.length; f++) {
     const { input: column, ops } = input.features[f];
     let cell: Cell = cells[column].trim();
@@ -88,10 +88,10 @@ export function applyPipelineInput(input: PipelineInput, cells: readonly string[
       cell = next;
     }
     const value = toNumber(cell);
-    if (Number.isNaN(value)) {
-      return { ok: false, feature: f, problem: isMissing(cell, null) ? 'the value is missing and no step of the Pipeline fills it' : `'${cells[column].trim()}' is not a number` };
-    }
-    values.push(value);
+    // A value still missing reaches the model as one (models trained with missing values take them;
+    // the walks follow each split's direction for it).
+    if (Number.isNaN(value) && !isMissing(cell, null)) return { ok: false, feature: f, problem: `'${cells[column].trim()}' is not a number` };
+    values.push(Number.isNaN(value) ? null : value);
   }
   return { ok: true, values };
 }

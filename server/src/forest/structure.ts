@@ -43,9 +43,31 @@ export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): 
   let node = 0;
   while (tree.left[node] !== LEAF) {
     const v = Math.fround(values[tree.feature[node]]);
-    node = goesLeft(v, tree.threshold[node], rule) ? tree.left[node] : tree.right[node];
+    node = goesLeftAt(tree, node, v, rule) ? tree.left[node] : tree.right[node];
   }
   return node;
+}
+
+/** Whether `value` (float32, or NaN for a missing value) goes left at this node of the tree. */
+export function goesLeftAt(tree: Tree, node: number, value: number, rule: SplitRule): boolean {
+  return Number.isNaN(value) ? missingGoesLeft(tree, node) : goesLeft(value, tree.threshold[node], rule);
+}
+
+/**
+ * Where a missing value goes at a split: the direction the file states (XGBoost's `default_left`,
+ * scikit-learn 1.3+'s and HistGradientBoosting's `missing_go_to_left`), else the child with more
+ * training rows, ties to the right, which is what scikit-learn 1.3+ does at a split that saw no
+ * missing values (formats/sklearn/missing-directions.ts leaves such directions out of the IR).
+ * Models saved by older versions refuse missing values; this is the nearest reading of them.
+ */
+export function missingGoesLeft(tree: Tree, node: number): boolean {
+  if (tree.defaultLeft) return tree.defaultLeft[node];
+  const size = (n: number) => {
+    if (tree.distinctRows) return tree.distinctRows[n];
+    const classes = Math.max(1, Math.round(tree.classWeights.length / tree.left.length));
+    return nodeWeight(tree, n, classes);
+  };
+  return size(tree.left[node]) > size(tree.right[node]);
 }
 
 /**

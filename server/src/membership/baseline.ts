@@ -56,27 +56,40 @@ export function splitKnown(truth: readonly boolean[], share = 0.7, seed = 14): B
 export function numericFeatures(forest: Forest, candidates: readonly Candidate[]): number[] {
   return forest.features
     .map((feature, f) => ({ feature, f }))
-    .filter(({ feature, f }) => feature.kind === 'numeric' || (feature.kind === 'unknown' && candidates.some((c) => c.values[f] !== 0 && c.values[f] !== 1)))
+    .filter(({ feature, f }) => feature.kind === 'numeric' || (feature.kind === 'unknown' && candidates.some((c) => c.values[f] !== 0 && c.values[f] !== 1 && !Number.isNaN(c.values[f]))))
     .map(({ f }) => f);
 }
 
 /** Equation 1's distances for every candidate: [d_low, d_high] per numeric feature. */
 export function rangeDistances(forest: Forest, candidates: readonly Candidate[], features: readonly number[]): number[][] {
-  const min = features.map((f) => minOf(candidates.map((c) => c.values[f])));
-  const max = features.map((f) => maxOf(candidates.map((c) => c.values[f])));
+  // The paper's data has no missing values. Here the range is walked as the model walks a missing
+  // value (its leaves' boxes on that side), and the distances are measured from the feature's median
+  // over the candidates, the usual stand-in; the bounds are over the values present.
+  const present = features.map((f) => candidates.map((c) => c.values[f]).filter((v) => !Number.isNaN(v)));
+  const min = present.map((values) => minOf(values));
+  const max = present.map((values) => maxOf(values));
+  const median = present.map((values) => medianOf(values));
   return candidates.map((candidate) => {
     const cell = cellBox(forest, candidate.values);
     const out: number[] = [];
     features.forEach((f, k) => {
       const low = Math.max(cell.lower[f], min[k]);
       const high = Math.min(cell.upper[f], max[k]);
-      const s = candidate.values[f];
+      if (present[k].length === 0) return void out.push(0, 0);
+      const s = Number.isNaN(candidate.values[f]) ? median[k] : candidate.values[f];
       const a = Math.abs(s - low);
       const b = Math.abs(s - high);
       out.push(Math.min(a, b), Math.max(a, b));
     });
     return out;
   });
+}
+
+function medianOf(values: readonly number[]): number {
+  if (values.length === 0) return 0;
+  const sorted = Float64Array.from(values).sort();
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }
 
 export type BaselineResult =

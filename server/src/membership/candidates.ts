@@ -51,11 +51,5 @@ export function alignCandidates(
   // A candidate of a class the model never saw is simply not a member; only a file none of whose labels is a class is refused.
   const fit = alignTrainingData(file.data, forest, { unknownLabels: 'some' });
   if (!fit.ok) return fit;
-  // The scoring walks each candidate through the trees; a missing value's default direction is not followed there yet.
-  const gap = fit.aligned.rows.findIndex((row) => row.values.some((v) => v === null));
-  if (gap >= 0) {
-    const f = fit.aligned.rows[gap].values.findIndex((v) => v === null);
-    return { ok: false, problem: `${file.data.path}, row ${gap + 1}: '${fit.aligned.featureColumns[f] ?? forest.features[f]?.name}' is missing; membership scores candidates with every value present` };
-  }
-  return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values as number[], label: row.label! })), matchedBy: fit.aligned.matchedBy, ...(fit.aligned.throughPipeline ? { throughPipeline: true as const } : {}) };
+  return { ok: true, candidates: fit.aligned.rows.map((row) => ({ values: row.values.map((v) => v ?? NaN), label: row.label! })), matchedBy: fit.aligned.matchedBy, ...(fit.aligned.throughPipeline ? { throughPipeline: true as const } : {}) };
 }

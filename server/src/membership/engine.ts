@@ -47,6 +47,7 @@ import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { leavesOf, type Box } from './leaves';
+import { missingOnSplits, withoutProofsForMissing } from './missing-values';
 import { cellBox, cellPinsValues, certifiedInCell, certifiedMeetsCell, pinnableFeatures, proveByLeafCounts, type PinnableFeatures } from './cell';
 import { bestFit, drawTable, leafCounts, type DrawTable } from './replay';
 import { dpScore } from './dp';
@@ -192,6 +193,11 @@ function hessianPlan(setup: HessianSetup, probe: FirstTreeProbe): Plan {
 }
 
 export function assessMembership(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions = {}): MembershipResult {
+  // Candidates missing a value are scored as the model walks them, never proven (missing-values.ts).
+  return withoutProofsForMissing(assessCandidates(forest, candidates, options), missingOnSplits(forest, candidates));
+}
+
+function assessCandidates(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions): MembershipResult {
   const started = Date.now();
   const p = plan(forest, options.deadline ?? Number.POSITIVE_INFINITY);
   // Without the mass fit, row counts score 0.5 + share / 2: "not excluded" is the likely-member side.

@@ -4,7 +4,7 @@
  */
 import type { Forest, Tree } from '../forest/schema';
 import { LEAF } from '../forest/schema';
-import { goesLeft, leafOf, type SplitRule } from '../forest/structure';
+import { goesLeft, goesLeftAt, leafOf, type SplitRule } from '../forest/structure';
 
 export { goesLeft, leafOf, type SplitRule };
 
@@ -41,7 +41,8 @@ export function leafBox(tree: Tree, values: readonly number[], rule: SplitRule, 
   while (tree.left[node] !== LEAF) {
     const f = tree.feature[node];
     const threshold = tree.threshold[node];
-    if (goesLeft(Math.fround(values[f]), threshold, rule)) {
+    // A missing value follows the split's direction for it; its box is then that side's interval.
+    if (goesLeftAt(tree, node, Math.fround(values[f]), rule)) {
       box.upper[f] = Math.min(box.upper[f], threshold);
       node = tree.left[node];
     } else {

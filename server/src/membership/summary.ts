@@ -38,6 +38,8 @@ export interface MembershipSummary {
   verdicts: VerdictCounts;
   /** Candidates in a cell proven to hold a training row of their label that does not pin their values: scored, not proven (absent when none). */
   inProvenCells?: number;
+  /** Candidates missing a value of a feature the model splits on: walked as the model walks them, scored, never proven (absent when none). */
+  missingValues?: number;
   /** Candidates per score decile [0, 0.1), ..., [0.9, 1]; unscored candidates left out. */
   histogram: number[];
   seconds: number;
@@ -89,6 +91,7 @@ export function summarizeMembership(
     threshold: result.threshold,
     verdicts,
     ...(result.inProvenCells ? { inProvenCells: result.inProvenCells } : {}),
+    ...(result.missingValues ? { missingValues: result.missingValues } : {}),
     histogram: histogram(scores),
     seconds: result.seconds,
   };
@@ -125,6 +128,7 @@ export function membershipLines(m: MembershipSummary): string[] {
       `proven ${v.member} member, ${v.nonMember} non-member; likely ${v.likelyMember} member, ${v.likelyNonMember} non-member; ${v.unknown} unknown` +
       (m.inProvenCells ? ` (${m.inProvenCells} of them in a cell proven to hold a training row of their label, which does not pin their values: scored, not proven)` : ''),
   ];
+  if (m.missingValues) lines.push(`membership: ${m.missingValues} candidates miss a value the model splits on: each follows the split's direction for a missing value, and is scored, never proven`);
   if (m.metrics) {
     lines.push(`membership against ${m.metrics.membersColumn}: AUC ${num(m.metrics.auc)}, accuracy ${pct(m.metrics.accuracy)}, TPR at 1% FPR ${pct(m.metrics.tprAt1Fpr)}, proven verdicts contradicted by the truth ${m.metrics.provenWrong} (proven members that are a member's twin up to the model's splits: ${m.metrics.twins})`);
   }

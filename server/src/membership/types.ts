@@ -39,7 +39,7 @@ export const VERDICTS: readonly MembershipVerdict[] = ['member', 'non-member', '
 export type MembershipBasis = 'row-counts' | 'replayed-bootstrap' | 'bootstrap-draws' | 'dp-noise' | 'boosted-first-tree' | 'boosted-hessians' | 'newton-steps' | 'weighted' | 'regression-targets' | 'class-trees' | 'outlier-rows' | 'unsupported';
 
 export interface Candidate {
-  /** One value per model feature, in the model's order (already lined up, see cli/membership.ts). */
+  /** One value per model feature, in the model's order (already lined up, see cli/membership.ts); NaN where the value is missing. */
   values: readonly number[];
   label: string | number | boolean;
 }
@@ -62,5 +62,7 @@ export interface MembershipResult {
    * not pin their values (a numeric interval, a 0/1 feature left open): scored, not proven members.
    */
   inProvenCells?: number;
+  /** Candidates missing a value of a feature the model splits on: walked as the model walks them, scored, never proven (missing-values.ts). */
+  missingValues?: number;
   seconds: number;
 }

@@ -49,7 +49,7 @@ ${c ? `<tr><th scope="row">Range distances (the paper)</th><td>held-out ${h(coun
 <table class="data"><thead><tr><th scope="col">Verdict</th><th scope="col" class="num">Candidates</th><th scope="col">Meaning</th></tr></thead><tbody>
 ${verdictRows.map(([name, n, meaning]) => `<tr><th scope="row">${h(name)}</th><td class="num">${h(count(n))}</td><td>${h(meaning)}</td></tr>`).join('\n')}
 </tbody></table>
-<table class="data"><caption>Scores (higher: more likely a member)</caption><thead><tr><th scope="col">Score</th><th scope="col" class="num">Candidates</th><th scope="col">Share</th></tr></thead><tbody>
+${m.missingValues ? `<p class="note">${h(count(m.missingValues))} candidates miss a value the model splits on: each follows the split's direction for a missing value, and is scored, never proven.</p>\n` : ''}<table class="data"><caption>Scores (higher: more likely a member)</caption><thead><tr><th scope="col">Score</th><th scope="col" class="num">Candidates</th><th scope="col">Share</th></tr></thead><tbody>
 ${bins}
 </tbody></table>
 ${metrics}
