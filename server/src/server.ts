@@ -27,6 +27,7 @@ import { DEFAULT_READ_TIMEOUT, LintPool } from './jobs/lint-pool';
 import { workerScript } from './jobs/worker-scripts';
 import type { FileReport } from './linter/linter';
 import { collectModelFiles } from './linter/model-files';
+import { modelOfSideFile } from './linter/side-files';
 import { globToRegExp, matchesAny } from './linter/glob';
 import { sidecarPaths } from './recoverability/declared-groups';
 import { ruleDocUrl } from './util/package-info';
@@ -399,6 +400,14 @@ connection.onDidChangeWatchedFiles(async ({ changes }) => {
     if (candidatesOf.length > 0) {
       // A membership candidate file (a sidecar names it): its models' answers depend on its bytes.
       if (settings.run !== 'manual') for (const uri of candidatesOf) schedule(uri);
+      continue;
+    }
+    // An old joblib side file (`clf.pkl_01.npy`): its model reads it, and joblib may rewrite it
+    // without changing the model's own bytes.
+    const sideOf = modelOfSideFile(path);
+    if (sideOf !== undefined) {
+      const model = pathToFileURL(sideOf).href;
+      if (settings.run !== 'manual' && (known.has(model) || isModelPath(sideOf))) schedule(model);
       continue;
     }
     if (scripts.isScript(path)) {

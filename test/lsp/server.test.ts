@@ -107,6 +107,33 @@ test('a model rewritten on disk is analysed again, and a deleted one is cleared'
   await client.waitFor('cleared diagnostics', () => (client.diagnosticsFor(target)?.length === 0 ? true : undefined));
 });
 
+test("an old joblib model is analysed again when a side file of its arrays appears or changes, its own bytes unchanged", async (t) => {
+  const dir = join(FIXTURES, 'old-joblib');
+  const sides = readdirSync(dir).filter((name) => /^tree\.pkl_\d+\.npy$/.test(name));
+  // The pickle alone first: joblib before 0.10 writes the arrays beside it.
+  const { workspace, client } = await serveExamples(t, (w) => copyFileSync(join(dir, 'tree.pkl'), join(w, 'tree.pkl')));
+  const target = join(workspace, 'tree.pkl');
+  const missing = await client.waitFor('diagnostics without the side files', () => client.diagnosticsFor(target));
+  assert.ok(missing.some((d) => d.code === 'unreadable-model' && /side files/.test(String(d.message))), missing.map((d) => d.message).join(' | '));
+
+  // The side files arrive (as a training run writes them); only their watcher's events say so.
+  for (const name of sides) copyFileSync(join(dir, name), join(workspace, name));
+  client.diagnostics.delete(pathToFileURL(target).href);
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', {
+    changes: sides.map((name) => ({ uri: pathToFileURL(join(workspace, name)).href, type: 1 })),
+  });
+  const read = await client.waitFor('diagnostics with the side files', () => client.diagnosticsFor(target));
+  assert.ok(!read.some((d) => d.code === 'unreadable-model'), read.map((d) => d.message).join(' | '));
+  assert.deepEqual(read.map((d) => [d.code, d.message]), (await lintFile(target)).findings.map((f) => [f.rule, f.message]));
+
+  // One side file removed: the model cannot be read again, though the pickle never changed.
+  rmSync(join(workspace, sides[0]));
+  client.diagnostics.delete(pathToFileURL(target).href);
+  await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: pathToFileURL(join(workspace, sides[0])).href, type: 3 }] });
+  const gone = await client.waitFor('diagnostics after a side file went', () => client.diagnosticsFor(target));
+  assert.ok(gone.some((d) => d.code === 'unreadable-model' && new RegExp(sides[0].replace(/\./g, '\\.')).test(String(d.message))), gone.map((d) => d.message).join(' | '));
+});
+
 test('severity settings apply when the configuration changes', async (t) => {
   const { workspace, client } = await serveExamples(t);
   const target = join(workspace, 'diabetes_tree.pkl');

@@ -5,13 +5,13 @@
  * says plainly when they are missing (sweep 9: such a public file was "corrupt").
  */
 import { strict as assert } from 'node:assert';
-import { copyFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { parseNpy } from '../../server/src/formats/pickle/npy';
-import { lintBytes, lintFile } from '../../server/src/linter/linter';
-import { sideFilesBeside } from '../../server/src/linter/side-files';
+import { hashContent, lintBytes, lintFile } from '../../server/src/linter/linter';
+import { modelOfSideFile, sideFilesBeside } from '../../server/src/linter/side-files';
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'old-joblib');
@@ -59,6 +59,41 @@ describe('old joblib files (arrays in side files)', () => {
     const small = sideFilesBeside(join(DIR, 'tree.pkl'), 200);
     assert.ok(small('tree.pkl_01.npy') instanceof Uint8Array);
     assert.match(String(small('tree.pkl_03.npy')), /larger than the reader's limit/);
+  });
+
+  it("the report's content hash covers the side files: a change of theirs is a change of the model", async () => {
+    const folder = join(temp, 'hash');
+    mkdirSync(folder, { recursive: true });
+    const names = ['tree.pkl', 'tree.pkl_01.npy', 'tree.pkl_02.npy', 'tree.pkl_03.npy', 'tree.pkl_04.npy'];
+    for (const name of names) copyFileSync(join(DIR, name), join(folder, name));
+    const model = join(folder, 'tree.pkl');
+    const own = hashContent(new Uint8Array(readFileSync(model)));
+    const first = await lintFile(model);
+    assert.ok(first.model, 'read with its side files');
+    assert.notEqual(first.contentHash, own, 'more than the pickle');
+    assert.equal((await lintFile(model)).contentHash, first.contentHash, 'the same files, the same hash');
+    // One byte of one array changed, the pickle untouched: a new hash.
+    const side = join(folder, 'tree.pkl_04.npy');
+    const bytes = readFileSync(side);
+    bytes[bytes.length - 1] ^= 1;
+    writeFileSync(side, bytes);
+    const changed = await lintFile(model);
+    assert.notEqual(changed.contentHash, first.contentHash);
+    // A missing side file is part of the answer too: not the pickle's own hash, so no cache takes it for the model.
+    rmSync(side);
+    const without = await lintFile(model);
+    assert.equal(without.model, null);
+    assert.notEqual(without.contentHash, own);
+    assert.notEqual(without.contentHash, changed.contentHash);
+    // Any other model's hash is its bytes' own.
+    const plain = join(FIXTURES, 'estimators', 'dt_reg.joblib');
+    assert.equal((await lintFile(plain)).contentHash, hashContent(new Uint8Array(readFileSync(plain))));
+  });
+
+  it('a side file names its model', () => {
+    assert.equal(modelOfSideFile(join('/w', 'm', 'clf.pkl_01.npy')), join('/w', 'm', 'clf.pkl'));
+    assert.equal(modelOfSideFile(join('/w', 'clf.joblib_12.npy.z')), join('/w', 'clf.joblib'));
+    for (const name of ['data.npy', 'clf.pkl', '.clf.pkl_01.npy', 'clf.pkl_01.npz']) assert.equal(modelOfSideFile(join('/w', name)), undefined, name);
   });
 
   it('.npy: plain and structured dtypes from the header literal; object arrays refused', () => {

@@ -6,7 +6,7 @@ import type { MembershipSummary } from '../membership/summary';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { readModel } from '../formats';
-import { sideFilesBeside } from './side-files';
+import { sideFilesBeside, withSideFiles } from './side-files';
 import { completeForest } from '../forest/complete';
 import type { Forest } from '../forest/schema';
 import { treeDepth } from '../forest/structure';
@@ -148,8 +148,10 @@ function withoutDisabled(report: FileReport, disabled: readonly RuleId[], sideca
 function lintRead(bytes: Uint8Array, path: string, contentHash: string, options: LintOptions): FileReport {
   const severities = options.severities ?? {};
   const maxBytes = options.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
-  const read = readModel(bytes, path, { maxBytes, sideFile: sideFilesBeside(path, maxBytes) });
-  const base = { path, format: read.format, contentHash };
+  const sideFiles = sideFilesBeside(path, maxBytes);
+  const read = readModel(bytes, path, { maxBytes, sideFile: sideFiles });
+  // Old joblib's side files are part of the model: a change of theirs is a change of the file.
+  const base = { path, format: read.format, contentHash: withSideFiles(contentHash, sideFiles) };
   if (read.kind === 'unsafe') return { ...base, model: null, findings: unsafeFinding(read, severities), notes: [] };
   if (read.kind === 'unreadable') return { ...base, model: null, findings: unreadableFinding(read, severities), notes: [] };
   if (read.kind === 'no-model') {
