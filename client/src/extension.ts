@@ -33,8 +33,9 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
   const globs = modelGlobs();
   // Sidecars (`<model>.privacy.json`) declare groups the reconstruction depends on; training
   // scripts and notebooks say how the models were trained and saved (quick fixes live there).
-  // `*_[0-9]*.npy`: old joblib's side files (`clf.pkl_01.npy`), which a model reads from beside it.
-  const watchers = [...globs, '**/*.privacy.json', '**/*.py', '**/*.ipynb', '**/*_[0-9]*.npy'].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
+  // `*_[0-9]*.npy(.z)`: old joblib's side files (`clf.pkl_01.npy`), which a model reads from beside it.
+  const sideFiles = ['**/*_[0-9]*.npy', '**/*_[0-9]*.npy.z'];
+  const watchers = [...globs, '**/*.privacy.json', '**/*.py', '**/*.ipynb', ...sideFiles].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
   context.subscriptions.push(...watchers);
   const clientOptions: LanguageClientOptions = {
     // Text model files opened in an editor (binary ones are read from disk through the watchers).

@@ -1,7 +1,7 @@
 /**
- * joblib before 0.10 kept a model's arrays in .npy files beside its pickle
- * (test/fixtures/old-joblib/generate.py writes that layout and checks that joblib 1.2 loads it back
- * as the same model). The reader follows the wrappers to those files, beside the model only, and
+ * joblib before 0.10 kept a model's arrays in .npy files beside its pickle, or with compress the
+ * pickle in a z-file and large arrays in z-files beside it (test/fixtures/old-joblib/generate.py
+ * writes those layouts and checks that joblib 1.2 loads them back as the same models). The reader follows the wrappers to those files, beside the model only, and
  * says plainly when they are missing (sweep 9: such a public file was "corrupt").
  */
 import { strict as assert } from 'node:assert';
@@ -94,6 +94,43 @@ describe('old joblib files (arrays in side files)', () => {
     assert.equal(modelOfSideFile(join('/w', 'm', 'clf.pkl_01.npy')), join('/w', 'm', 'clf.pkl'));
     assert.equal(modelOfSideFile(join('/w', 'clf.joblib_12.npy.z')), join('/w', 'clf.joblib'));
     for (const name of ['data.npy', 'clf.pkl', '.clf.pkl_01.npy', 'clf.pkl_01.npz']) assert.equal(modelOfSideFile(join('/w', name)), undefined, name);
+  });
+
+  it('compressed (joblib 0.9 with compress=3): the pickle as a z-file, and the arrays in z-files beside it or inline', async () => {
+    const zipped = JSON.parse(readFileSync(join(DIR, 'zipped.truth.json'), 'utf8'));
+    for (const name of ['tree_z.pkl', 'forest_z.pkl']) {
+      const want = zipped[name];
+      const report = await lintFile(join(DIR, name), { keepForest: true });
+      assert.ok(report.forest, `${name}: ${report.findings.map((f) => f.message).join('\n')}`);
+      assert.equal(report.model?.estimator, want.estimator);
+      assert.equal(report.forest.trees.length, want.trees.length);
+      want.trees.forEach((t: { feature: number[]; threshold: number[]; n_node_samples: number[] }, i: number) => {
+        const tree = report.forest!.trees[i];
+        t.feature.forEach((f, n) => (f < 0 ? assert.equal(tree.left[n], -1) : (assert.equal(tree.feature[n], f), assert.equal(tree.threshold[n], t.threshold[n]))));
+        assert.deepEqual(Array.from(tree.distinctRows!), t.n_node_samples);
+      });
+      assert.ok(report.notes.some((n) => /compression: zlib \(joblib before 0\.10's z-file\)/.test(n)), report.notes.join(' | '));
+      if (want.sideFiles > 0) assert.ok(report.notes.some((n) => new RegExp(`${want.sideFiles} arrays read from the side files`).test(n)), report.notes.join(' | '));
+    }
+  });
+
+  it('compressed: a missing z side file is named, a cut z-file says so', async () => {
+    const folder = join(temp, 'zipped');
+    mkdirSync(folder, { recursive: true });
+    copyFileSync(join(DIR, 'tree_z.pkl'), join(folder, 'tree_z.pkl'));
+    const alone = await lintFile(join(folder, 'tree_z.pkl'));
+    assert.equal(alone.model, null);
+    assert.match(alone.findings.map((f) => f.message).join(' '), /tree_z\.pkl_0\d\.npy\.z: not found beside the model/);
+    const bytes = readFileSync(join(DIR, 'forest_z.pkl'));
+    const cut = lintBytes(new Uint8Array(bytes.subarray(0, bytes.length - 40)), join(folder, 'forest_z.pkl'));
+    assert.equal(cut.model, null);
+    assert.match(cut.findings.map((f) => f.message).join(' '), /truncated|cut short|ends early/);
+    // A side file that is not a z-file is refused by name, not read as something else.
+    for (const n of [1, 2, 3, 4]) copyFileSync(join(DIR, `tree_z.pkl_0${n}.npy.z`), join(folder, `tree_z.pkl_0${n}.npy.z`));
+    writeFileSync(join(folder, 'tree_z.pkl_02.npy.z'), Buffer.from('not a z-file at all'));
+    const foreign = await lintFile(join(folder, 'tree_z.pkl'));
+    assert.equal(foreign.model, null);
+    assert.match(foreign.findings.map((f) => f.message).join(' '), /tree_z\.pkl_02\.npy\.z: not a joblib z-file/);
   });
 
   it('.npy: plain and structured dtypes from the header literal; object arrays refused', () => {

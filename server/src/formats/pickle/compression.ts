@@ -37,8 +37,24 @@ export const RATIO_GUARD: { floorBytes: number; ratio: Record<Compression, numbe
   ratio: { zlib: 300, gzip: 300, bz2: 1500, xz: 1500, lzma: 1500, lz4: Infinity },
 };
 
-/** The codec a file's first bytes announce, or undefined for none. Cheap: looks at 6 bytes. */
+/**
+ * joblib before 0.10 with `compress`: a "z-file", `ZF`, the data's length as `0x...` padded with
+ * spaces to 19 characters (one more space from Python 2's joblib 0.8.4 and older), then one zlib
+ * stream. The stream and its declared length, or undefined for any other bytes.
+ */
+export function zfileBody(b: Uint8Array): { body: Uint8Array; length: number } | undefined {
+  if (b.length < 4 || b[0] !== 0x5a || b[1] !== 0x46 || b[2] !== 0x30 || b[3] !== 0x78) return undefined;
+  const HEADER = 2 + 19;
+  if (b.length < HEADER) return undefined;
+  const text = String.fromCharCode(...b.subarray(2, HEADER)).trimEnd();
+  if (!/^0x[0-9a-f]+$/i.test(text)) return undefined;
+  const start = b[HEADER] === 0x20 ? HEADER + 1 : HEADER;
+  return { body: b.subarray(start), length: Number.parseInt(text.slice(2), 16) };
+}
+
+/** The codec a file's first bytes announce, or undefined for none. Cheap: looks at 21 bytes. */
 export function detectCompression(b: Uint8Array): Compression | undefined {
+  if (zfileBody(b)) return 'zlib';
   if (b.length >= 2 && b[0] === 0x78 && ((b[0] << 8) | b[1]) % 31 === 0) return 'zlib';
   if (b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b) return 'gzip';
   if (b.length >= 3 && b[0] === 0x42 && b[1] === 0x5a && b[2] === 0x68) return 'bz2';
@@ -66,6 +82,13 @@ const DECODERS: Record<'bz2' | 'xz' | 'lzma' | 'lz4', (input: Uint8Array, out: C
 /** Decompresses a joblib stream. Throws DecompressError. */
 export function decompress(b: Uint8Array, kind: Compression, maxBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): Uint8Array {
   const limit = outputLimit(b.length, maxBytes, kind);
+  const zfile = kind === 'zlib' ? zfileBody(b) : undefined;
+  if (zfile) {
+    if (zfile.length > maxBytes) throw tooLarge('zlib', b.length, maxBytes, maxBytes);
+    const data = inflate(zfile.body, 'zlib', limit, maxBytes);
+    if (data.length !== zfile.length) throw new DecompressError(data.length < zfile.length ? 'truncated' : 'corrupt', `the old joblib z-file states ${zfile.length} bytes and holds ${data.length}`);
+    return data;
+  }
   if (kind === 'zlib' || kind === 'gzip') return inflate(b, kind, limit, maxBytes);
   const decoder = DECODERS[kind];
   if (!decoder) throw new DecompressError('unsupported', `the model is ${NAMES[kind] ?? String(kind)}-compressed, which this reader does not decompress; re-save it with joblib.dump(model, path, compress=('zlib', 3)) or without compression`);

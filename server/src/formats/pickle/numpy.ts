@@ -196,6 +196,18 @@ export function asNdArray(v: PyValue | undefined): NdArray {
   return arr;
 }
 
+/**
+ * An array from `ndarray.__reduce__`'s state without its data (version, shape, dtype, Fortran
+ * order) and the data's bytes kept elsewhere: old joblib's ZNDArrayWrapper and its z-file.
+ */
+export function arrayFromStateAndData(state: PyValue | undefined, data: Uint8Array): NdArray {
+  let items = seqItems(state);
+  if (!items) throw new NumpyError('a numpy array state that is not a tuple');
+  if (items.length === 4) items = items.slice(1);
+  if (items.length !== 3) throw new NumpyError('a numpy array state of unexpected length');
+  return build(shapeOf(items[0]), asDType(items[1]), items[2] === true || items[2] === 1, new PyBytes(data));
+}
+
 function build(shape: number[], dtype: DType, fortran: boolean, raw: PyValue): NdArray {
   const size = checkedSize(shape);
   if (dtype.kind === 'O') {

@@ -9,6 +9,7 @@ import {
   DecompressError,
   decompress,
   detectCompression,
+  zfileBody,
   MAX_FURTHER_PICKLES,
   unpickleStream,
   type Compression,
@@ -99,7 +100,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
       }
       throw e;
     }
-    notes.push(`compression: ${compression}`);
+    notes.push(`compression: ${compression}${zfileBody(bytes) ? " (joblib before 0.10's z-file)" : ''}`);
     if (data.length === 0) return unreadable(format, 'truncated', `the ${compression} stream holds no data`);
   } else if (data.length > maxBytes) {
     return unreadable(format, 'too-large', `the file is larger than the reader's limit of ${maxBytes} bytes`);
@@ -158,7 +159,7 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   // joblib before 0.10: the arrays are in files beside the pickle (old-joblib.ts). Only a pickle
   // that names the wrapper class is walked for it (every other file skips the walk).
   if (result.value !== undefined && result.globals.some((g) => /NDArrayWrapper$/.test(g))) {
-    const side = resolveSideArrays(result.value, options.sideFile ?? (() => 'the model was read without them (not from a file on disk)'));
+    const side = resolveSideArrays(result.value, options.sideFile ?? (() => 'the model was read without them (not from a file on disk)'), maxBytes);
     if (side.missing.length > 0) {
       const which = side.missing.slice(0, 3).map((m) => `${m.file}: ${m.why}`).join('; ');
       const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';

@@ -1,15 +1,19 @@
 /**
  * joblib before 0.10 (2016) wrote each numpy array of a model to a file of its own beside the
  * pickle (`clf.pkl_01.npy`, `clf.pkl_02.npy`, ...), leaving in the pickle an
- * `NDArrayWrapper(filename=..., subclass=numpy.ndarray)` in its place; `ZNDArrayWrapper` did the
- * same with zlib-compressed files. Public repositories of 2014-2017 hold such models with their
- * side files (sweep 9: a DecisionTreeRegressor read as "corrupt").
+ * `NDArrayWrapper(filename=..., subclass=numpy.ndarray)` in its place. With `compress`, the pickle
+ * itself is a z-file (pickle/compression.ts `zfileBody`) and arrays of 100 MB or more (joblib's
+ * `cache_size`) go to z-files of their raw bytes (`clf.pkl_01.npy.z`) with a
+ * `ZNDArrayWrapper(filename, init_args, state)` in their place, the array's reconstruct state
+ * without its data. Public repositories of 2014-2017 hold such models with their side files
+ * (sweep 9: a DecisionTreeRegressor read as "corrupt").
  *
  * The wrappers are replaced in the object graph by the arrays their files hold (npy.ts), read
  * through `sideFile`, which the caller limits to files beside the model named after it. Nothing in
  * the pickle chooses a path: a name that is not `<model file>_NN.npy` is never asked for.
  */
 import { NdArray, PyBytes, PyCall, PyDict, PyList, PyObject, PySet, PyTuple, classOf, stateDict, type PyValue } from '../pickle';
+import { arrayFromStateAndData, decompress, DEFAULT_MAX_DECOMPRESSED_BYTES, zfileBody } from '../pickle';
 import { parseNpy } from '../pickle/npy';
 
 export interface SideArrays {
@@ -33,7 +37,7 @@ export function wrapperName(v: PyValue | undefined): 'plain' | 'compressed' | un
  * Replaces, in place, every wrapper reachable from `root` by the array of its side file.
  * `sideFile(name)` returns the file's bytes or why it cannot.
  */
-export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uint8Array | string): SideArrays {
+export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uint8Array | string, maxBytes = DEFAULT_MAX_DECOMPRESSED_BYTES): SideArrays {
   const out: SideArrays = { read: 0, missing: [] };
   const arrays = new Map<object, PyValue>();
   const arrayOf = (wrapper: PyObject | PyCall): PyValue => {
@@ -44,13 +48,12 @@ export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uin
     const file = typeof raw === 'string' ? raw : raw instanceof PyBytes ? String.fromCharCode(...raw.data) : undefined;
     let value: PyValue = wrapper;
     if (file === undefined) out.missing.push({ file: '(no file name)', why: 'the wrapper names no file' });
-    else if (wrapperName(wrapper) === 'compressed') out.missing.push({ file, why: 'zlib-compressed side files (joblib compress=True) are not read yet' });
     else {
       const bytes = sideFile(file);
       if (typeof bytes === 'string') out.missing.push({ file, why: bytes });
       else {
         try {
-          value = parseNpy(bytes);
+          value = wrapperName(wrapper) === 'compressed' ? zfileArray(state, bytes, maxBytes) : parseNpy(bytes);
           out.read++;
         } catch (e) {
           out.missing.push({ file, why: (e as Error).message });
@@ -88,4 +91,13 @@ export function resolveSideArrays(root: PyValue, sideFile: (name: string) => Uin
     }
   }
   return out;
+}
+
+/**
+ * A ZNDArrayWrapper's array: its z-file holds the raw bytes (zlib, under the reader's limit), and
+ * the wrapper the array's reconstruct state without them (`ndarray.__reduce__`'s, data dropped).
+ */
+function zfileArray(wrapper: PyDict | undefined, bytes: Uint8Array, maxBytes: number): PyValue {
+  if (!zfileBody(bytes)) throw new Error('not a joblib z-file (it should start with ZF and its length)');
+  return arrayFromStateAndData(wrapper?.get('state'), decompress(bytes, 'zlib', maxBytes));
 }
