@@ -249,6 +249,26 @@ describe('the box tightness in words', () => {
   });
 });
 
+describe("a Pipeline's features in the finding (sweep 9: `udp.stream` in one finding, `pass__udp.stream` in the next)", () => {
+  it('a scaled input column is named as the input names it; an encoded one keeps its own name', async () => {
+    const forest = await forestOf(join(FIXTURES, 'pipeline-inputs', 'stroke_pipeline.joblib'));
+    const scaled = forest.features.findIndex((f) => /^num__age$/.test(f.name));
+    const encoded = forest.features.findIndex((f) => /^cat__gender_/.test(f.name));
+    assert.ok(scaled >= 0 && encoded >= 0, forest.features.map((f) => f.name).join(', '));
+    const draft = (name: string) => {
+      const result = reconstructionFindings(
+        forest,
+        { status: 'bounded', method: 'row-boxes', rows: 100, certifiedRows: 100, reconstructedRows: 100, seconds: 1, determinedFeatures: {}, boxes: { rows: 100, pinnedRows: 0, medianWidth: 0.8, features: [{ name, medianWidth: 0.3 }, { name: 'num__bmi', medianWidth: 0.9 }] } } as never,
+        DEFAULT_THRESHOLDS,
+        {},
+      );
+      return result.map((f) => f.message).join(' ');
+    };
+    assert.match(draft(forest.features[scaled].name), /narrowest on age \(median 30%\)/);
+    assert.match(draft(forest.features[encoded].name), new RegExp(`narrowest on ${forest.features[encoded].name} \\(median 30%\\)`));
+  });
+});
+
 describe('box statistics over one population (sweep 9: "721 of 539 are pinned")', () => {
   it('a tree whose boxes are proven with and without labels counts pinned rows among all proven boxes', () => {
     const [file] = JSON.parse(run([join(FIXTURES, 'estimators', 'dt_reg.joblib'), '--budget', '5', '--format', 'json'])).files;

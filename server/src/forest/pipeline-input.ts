@@ -64,6 +64,20 @@ export function usablePipelineInput(forest: { features: readonly unknown[]; pipe
 }
 
 /**
+ * The Pipeline input column a model feature is, up to scaling and imputing (an affine map keeps a
+ * width's share of the range), for naming it as the user's data does (`udp.stream`, not
+ * `pass__udp.stream`); undefined for a feature encoded from a column (one-hot, a missing-value
+ * indicator), whose own name says more.
+ */
+export function inputColumnOf(forest: { features: readonly unknown[]; pipelineInput?: PipelineInput }, feature: number): string | undefined {
+  const input = usablePipelineInput(forest);
+  const spec = input?.features[feature];
+  if (!input || !spec) return undefined;
+  const affine = spec.ops.every((op) => op.op === 'subtract' || op.op === 'add' || op.op === 'multiply' || op.op === 'divide' || op.op === 'impute' || op.op === 'clip' || op.op === 'ordinal');
+  return affine ? input.columns[spec.input] : undefined;
+}
+
+/**
  * Texts pandas' read_csv reads as a missing value by default (so a CSV written by `to_csv` or by
  * hand with `N/A` reads back as the NaN the Pipeline's imputer was fitted to replace).
  */

@@ -10,6 +10,7 @@
  * A skipped or failed reconstruction is not a finding (the report and notes say why).
  */
 import type { Forest } from '../forest/schema';
+import { inputColumnOf } from '../forest/pipeline-input';
 import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
 import { formatCount, percent, plural } from './format';
 import { lead } from './message';
@@ -73,22 +74,27 @@ function widthPercent(share: number): string {
  * not; a box that bounds no feature is not measured for widths (a public booster's leaf over its
  * whole range: 148 of 404 rows), and is never pinned, so pinned rows are counted of them all.
  */
-export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, proven = boxes.rows): string {
+export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, proven = boxes.rows, displayName: (name: string) => string = (name) => name): string {
   const rows = Math.max(proven, boxes.rows);
   const measured = boxes.rows < rows ? ` (over the ${formatCount(boxes.rows)} boxes that bound a feature; the other ${formatCount(rows - boxes.rows)} bound none)` : '';
   const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
   const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
   // A "narrowest" feature at 100% narrows nothing: say so rather than name one.
   const tightest =
-    narrowest && boxes.features.length > 1 ? (narrowest.medianWidth < 1 ? `; narrowest on ${narrowest.name} (median ${widthPercent(narrowest.medianWidth)})` : '; no feature narrowed on the median') : '';
+    narrowest && boxes.features.length > 1 ? (narrowest.medianWidth < 1 ? `; narrowest on ${displayName(narrowest.name)} (median ${widthPercent(narrowest.medianWidth)})` : '; no feature narrowed on the median') : '';
   return `Median box width ${widthPercent(boxes.medianWidth)} of each feature's threshold range (100%: not narrowed)${measured}${tightest}; ${pinned}.`;
 }
 
 export function reconstructionDraft(
-  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs'>>,
+  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs' | 'pipelineInput'>>,
   recoverability: Recoverability,
   thresholds: ReconstructionThresholds,
 ): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
+  // A Pipeline's model: a feature that is an input column, scaled, is named as the user's data names it.
+  const displayName = (name: string) => {
+    const f = forest.features.findIndex((feature) => feature.name === name);
+    return (f >= 0 ? inputColumnOf(forest, f) : undefined) ?? name;
+  };
   const { status, rows, certifiedRows, reconstructedRows, seconds, method } = recoverability;
   if (status === 'skipped' || status === 'failed') return undefined;
   if (certifiedRows === 0 && reconstructedRows === 0) return undefined;
@@ -139,7 +145,7 @@ export function reconstructionDraft(
         : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven)}${noLabel}` +
+      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven, displayName)}${noLabel}` +
       unnarrowedText;
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
@@ -154,7 +160,7 @@ export function reconstructionDraft(
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.` +
-      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, proven)}${unnarrowedText}` : '');
+      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, proven, displayName)}${unnarrowedText}` : '');
   } else {
     summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;
     message =
