@@ -161,15 +161,21 @@ function certifiedOnly(
   reason: (certifiedRows: number, medianWidth: number) => string,
 ): ReconstructionResult {
   const reconstruction: ReconstructedRow[] = [];
+  // Widths are measured once per group, weighted by its certified rows (not once per row: 94,392
+  // rows x 1,391 features were 131M widths to sort).
   const certifiedBoxes: RowGroup[] = [];
+  const weights: number[] = [];
   groups.forEach((group, g) => {
-    const row = boxToRow(table.axes, group.low, group.high);
-    for (let k = 0; k < certifiedOf[g]; k++) {
-      reconstruction.push({ values: row.values.slice(), intervals: row.intervals?.slice(), label: forest.classes[group.classIndex], certified: true });
-      certifiedBoxes.push(group);
-    }
+    if (certifiedOf[g] === 0) return;
+    certifiedBoxes.push(group);
+    weights.push(certifiedOf[g]);
+    // The rows of a group share their box's arrays (rows are read, never changed, once answered):
+    // a public XGBRegressor of 94,392 rows x 1,650 features ran out of 4 GB with a copy per row.
+    const { values, intervals } = boxToRow(table.axes, group.low, group.high);
+    const label = forest.classes[group.classIndex];
+    for (let k = 0; k < certifiedOf[g]; k++) reconstruction.push({ values, intervals, label, certified: true });
   });
-  const boxes = boxTightness(table.axes, certifiedBoxes, 0);
+  const boxes = boxTightness(table.axes, certifiedBoxes, 0, weights);
   const rows = reconstruction.length;
   return { ...ctx.answer({ status: 'bounded', reason: reason(rows, boxes.medianWidth), rows: N, certifiedRows: rows, reconstruction }), boxes };
 }

@@ -10,8 +10,9 @@
 import { intervalBounds, type FeatureAxes } from '../feature-axes';
 import type { BoxTightness } from '../types';
 
-export function boxTightness(axes: FeatureAxes, boxes: readonly { low: ArrayLike<number>; high: ArrayLike<number> }[], pinnedRows: number): BoxTightness {
-  return widthSummary(axes, boxes.length, (b, f) => relativeWidth(axes, f, boxes[b].low[f], boxes[b].high[f]), pinnedRows);
+/** `weights[b]`: rows box b stands for (1 each when absent). */
+export function boxTightness(axes: FeatureAxes, boxes: readonly { low: ArrayLike<number>; high: ArrayLike<number> }[], pinnedRows: number, weights?: readonly number[]): BoxTightness {
+  return widthSummary(axes, boxes.length, (b, f) => relativeWidth(axes, f, boxes[b].low[f], boxes[b].high[f]), pinnedRows, weights ? (b) => weights[b] : undefined);
 }
 
 /**
