@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import { test } from 'node:test';
 import { withoutLargerChildDirections } from '../../server/src/formats/sklearn/missing-directions';
 import type { Decoded } from '../../server/src/formats/sklearn/decode-helpers';
+import { missingDirectionsOfForest, unsetMissingDirections, type RawTree } from '../../server/src/formats/sklearn/tree-arrays';
 
 /** Root 10 rows: left child 6 (a split of its own: 2 and 4), right child 4. */
 function decoded(defaultLeft: boolean[]): Decoded {
@@ -105,4 +106,27 @@ test("XGBoost's own directions (a model pickled with scikit-learn's wrapper) are
   // Weightless children say nothing either, whatever the library.
   const weightless = withoutLargerChildDirections({ forest: { trees: [xgb], classes: [] } as unknown as Decoded['forest'], notes: [] });
   assert.deepEqual(weightless.forest.trees[0].defaultLeft, [false, false, false, false, false]);
+});
+
+/** A RawTree as tree-arrays.ts reads it (3 nodes: a root split and two leaves). */
+function raw(missingLeft: number[]): RawTree {
+  const f = (values: number[]) => Float64Array.from(values);
+  return { left: f([1, -1, -1]), right: f([2, -1, -1]), feature: f([0, -2, -2]), threshold: f([0.5, -2, -2]), nodeSamples: f([10, 6, 4]), weighted: f([10, 6, 4]), missingLeft: f(missingLeft), values: f([10, 6, 4]), nodeCount: 3 };
+}
+
+test('uninitialised missing_go_to_left bytes (sweep 10: a 1.5.2 ExtraTreesClassifier stored 0, 16, 32, 176-224) are not read as directions', () => {
+  assert.match(unsetMissingDirections(raw([208, 0, 0]), 'DecisionTreeClassifier', '1.5.2') ?? '', /missing_go_to_left holds 208 at node 0, not a direction/);
+  // A leaf's byte is never read: only splits carry a direction.
+  assert.equal(unsetMissingDirections(raw([1, 176, 32]), 'DecisionTreeClassifier', '1.5.2'), undefined);
+  assert.equal(unsetMissingDirections(raw([0, 0, 0]), 'DecisionTreeRegressor', '1.4.0'), undefined);
+  // ExtraTrees set the field only from 1.6 (their random splitter took missing values then).
+  assert.match(unsetMissingDirections(raw([0, 0, 0]), 'ExtraTreeClassifier', '1.5.2') ?? '', /scikit-learn 1\.5\.2's ExtraTrees do not set missing_go_to_left/);
+  assert.equal(unsetMissingDirections(raw([1, 0, 0]), 'ExtraTreeRegressor', '1.6.1'), undefined);
+  // A forest reads every tree's directions or none.
+  const trees = [raw([1, 0, 0]), { ...raw([64, 0, 0]), missingLeftIgnored: 'missing_go_to_left holds 64 at node 0, not a direction' }];
+  assert.match(missingDirectionsOfForest(trees) ?? '', /^missing-value directions not read: missing_go_to_left holds 64/);
+  assert.ok(trees.every((t) => t.missingLeft === undefined));
+  const clean = [raw([1, 0, 0])];
+  assert.equal(missingDirectionsOfForest(clean), undefined);
+  assert.ok(clean[0].missingLeft);
 });

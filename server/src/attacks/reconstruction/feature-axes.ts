@@ -67,7 +67,11 @@ export function featureAxes(forest: Forest): FeatureAxesResult {
   for (let f = 0; f < features; f++) {
     const cuts = thresholds[f];
     const kind = forest.features[f].kind;
-    const inUnitInterval = cuts.length > 0 && cuts.every((t) => t > 0 && t < 1);
+    // Cuts that separate 0 from 1: inside (0, 1) under `<=`, and (0, 1] under `<`, where XGBoost's
+    // hist method splits a 0/1 column at 1 itself (`x < 1`: a public XGBClassifier behind a
+    // OneHotEncoder split every one-hot column so, and its declared groups failed the enumeration).
+    const separates = splitRule === 'less' ? (t: number) => t > 0 && t <= 1 : (t: number) => t > 0 && t < 1;
+    const inUnitInterval = cuts.length > 0 && cuts.every(separates);
     // Only scikit-learn's (and XGBoost's exact) midpoint between 0 and 1 marks a 0/1 feature: a
     // single threshold elsewhere in (0, 1) is as often a numeric feature that lives there (a
     // ratio, a standardised column, scikit-learn's scaled diabetes data) or is split only once,

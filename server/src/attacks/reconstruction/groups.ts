@@ -2,6 +2,7 @@
  * Declared categorical groups as constraints on a partial assignment of binary features: which
  * values they force and when they are broken. Used by the cell enumeration to prune.
  */
+import type { FeatureAxes } from './feature-axes';
 import type { CategoricalGroup } from './types';
 
 /** Unassigned value in an assignment vector. */
@@ -53,4 +54,23 @@ export function groupImplications(group: CategoricalGroup, value: ArrayLike<numb
     if (unassigned === 1) return { broken: false, forced: [[lastUnassigned, 1]] };
   }
   return { broken: false, forced: [] };
+}
+
+/**
+ * The declared groups whose members the forest all splits as 0/1 (feature-axes.ts), and a note
+ * naming the others. A group speaks of 0/1 values, so one naming a feature split elsewhere is left
+ * out and the reconstruction runs without it (a weaker constraint, never a wrong one): before, the
+ * whole reconstruction failed for it.
+ */
+export function groupsSplitAsBinary(groups: readonly CategoricalGroup[], axes: FeatureAxes, nameOf: (feature: number) => string): { groups: CategoricalGroup[]; note?: string } {
+  const kept: CategoricalGroup[] = [];
+  const dropped: string[] = [];
+  for (const group of groups) {
+    const numeric = group.features.find((f) => f >= 0 && f < axes.binary.length && !axes.binary[f]);
+    if (numeric === undefined) kept.push(group);
+    else dropped.push(`${nameOf(numeric)} (split at ${Array.from(axes.thresholds[numeric].slice(0, 3)).join(', ')}${axes.thresholds[numeric].length > 3 ? ', ...' : ''})`);
+  }
+  if (dropped.length === 0) return { groups: kept };
+  const which = dropped.slice(0, 3).join('; ') + (dropped.length > 3 ? `; and ${dropped.length - 3} more` : '');
+  return { groups: kept, note: `${dropped.length === 1 ? 'a declared group was' : `${dropped.length} declared groups were`} left out: each names a feature the forest splits as a number, not as 0/1: ${which}` };
 }

@@ -57,11 +57,12 @@ import { certifiedEstimate, countTreeLeafRows, reconstructFromLeafRegions, witho
 import { reconstructBootstrap } from './bootstrap';
 import { RunContext } from './context';
 import { reconstructDp } from './dp/likelihood';
-import type { FeatureAxes } from './feature-axes';
+import { featureAxes, type FeatureAxes } from './feature-axes';
+import { groupsSplitAsBinary } from './groups';
 import { buildLeafTable } from './leaves';
 import { hasIntervalFeature } from './rows';
 import { reconstructRegressionForest, reconstructRegressionWithBootstrap } from './regression-forest';
-import type { ReconstructionOptions, ReconstructionResult } from './types';
+import type { CategoricalGroup, ReconstructionOptions, ReconstructionResult } from './types';
 import { compactFeatures, expandResult, listedNote, listWithinCap } from './compact-features';
 import { probeFirstTrees } from '../first-tree-probe';
 import { maxOf } from '../../util/numbers';
@@ -88,6 +89,10 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
     const reason = `${rows.toLocaleString('en-US')} training rows: past the ${MAX_RECONSTRUCTED_ROWS.toLocaleString('en-US')} the reconstruction keeps in memory, so it was not started (the findings above do not depend on it)`;
     return { result: ctx.answer({ status: 'skipped', reason, rows, certifiedRows: 0 }) };
   }
+  // Declared groups speak of 0/1 features: one naming a feature the forest splits as a number is left out.
+  const fitting = fittingGroups(forest, options.groups ?? []);
+  options = { ...options, groups: fitting.groups };
+  const withNote = (result: ReconstructionResult): ReconstructionResult => (fitting.note ? { ...result, reason: result.reason ? `${result.reason}; ${fitting.note}` : fitting.note } : result);
   // Wide models split on few of their features: the engine runs on those (compact-features.ts).
   const compacted = compactFeatures(forest, options.groups ?? []);
   if (compacted) {
@@ -95,12 +100,20 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
     const result = await dispatch(compacted.forest, ctx, () => undefined);
     const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length), seconds: elapsed(ctx) };
     const note = [`run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
-    return { result: { ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note } };
+    return { result: withNote({ ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note }) };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result: { ...listWithinCap(withNumericBoxes(forest, result), forest.features.length), seconds: elapsed(ctx) }, details };
+  return { result: withNote({ ...listWithinCap(withNumericBoxes(forest, result), forest.features.length), seconds: elapsed(ctx) }), details };
+}
+
+function fittingGroups(forest: Forest, groups: readonly CategoricalGroup[]): { groups: CategoricalGroup[]; note?: string } {
+  if (groups.length === 0) return { groups: [] };
+  const axes = featureAxes(forest);
+  // Axes the forest cannot have: the methods say why themselves.
+  if (!axes.ok) return { groups: [...groups] };
+  return groupsSplitAsBinary(groups, axes.axes, (f) => forest.features[f]?.name ?? `x${f}`);
 }
 
 /** The whole run's time, work after the method included (targets, box widths): the time the answer took. */

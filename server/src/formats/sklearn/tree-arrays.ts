@@ -34,6 +34,8 @@ export interface RawTree {
   nodeSamples: Float64Array;
   weighted: Float64Array;
   missingLeft?: Float64Array;
+  /** Why a stored `missing_go_to_left` was not read (missingLeft is then absent). */
+  missingLeftIgnored?: string;
   /** The node's impurity under the tree's criterion (for squared error: the target's variance). */
   impurity?: Float64Array;
   /** `value` flattened: `values[node * nValues + k]`. */
@@ -106,6 +108,11 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
     } else if (!(l > i && l < nodeCount && r > i && r < nodeCount)) {
       throw corrupt(`tree ${index} node ${i} has children (${l}, ${r}) outside the tree.`);
     }
+  }
+  const ignored = raw.missingLeft ? unsetMissingDirections(raw, classOf(estimator)?.name, asString(st.get('_sklearn_version'))) : undefined;
+  if (ignored) {
+    raw.missingLeft = undefined;
+    raw.missingLeftIgnored = ignored;
   }
   const rs = st.get('random_state');
   const seed = asInt(rs) ?? asInt(asNumpyScalar(rs) ?? undefined);
@@ -199,6 +206,35 @@ export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: 
 }
 
 /** The version that wrote the model, from the estimator or its first tree. */
+/**
+ * Why a tree's `missing_go_to_left` says nothing, or undefined when it is read. scikit-learn's
+ * random splitter (ExtraTrees) gained missing-value support only in 1.6; before, the field is
+ * left as the memory held it (sweep 10: a public 1.5.2 ExtraTreesClassifier stored bytes 0, 16,
+ * 32, 176-224 and read as "trained with missing values of every feature").
+ */
+export function unsetMissingDirections(raw: RawTree, estimator: string | undefined, version: string | undefined): string | undefined {
+  for (let i = 0; i < raw.nodeCount; i++) {
+    const d = raw.missingLeft![i];
+    if (raw.left[i] !== -1 && d !== 0 && d !== 1) return `missing_go_to_left holds ${d} at node ${i}, not a direction (the field was not set when the tree was built)`;
+  }
+  const [major, minor] = (version ?? '').split('.').map(Number);
+  if (/^ExtraTree/.test(estimator ?? '') && Number.isFinite(major) && (major < 1 || (major === 1 && minor < 6))) {
+    return `scikit-learn ${version}'s ExtraTrees do not set missing_go_to_left (its random splitter takes missing values from 1.6)`;
+  }
+  return undefined;
+}
+
+/**
+ * A forest's missing-value directions, all or none: when any tree's are not read, no tree's are
+ * (a direction per tree for some trees only is no reading of the model). The note, when dropped.
+ */
+export function missingDirectionsOfForest(raws: RawTree[]): string | undefined {
+  const ignored = raws.find((raw) => raw.missingLeftIgnored)?.missingLeftIgnored;
+  if (!ignored) return undefined;
+  for (const raw of raws) raw.missingLeft = undefined;
+  return `missing-value directions not read: ${ignored}`;
+}
+
 export function sklearnVersion(st: PyDict, firstTree: PyValue | undefined): string | undefined {
   return asString(st.get('_sklearn_version')) ?? asString(stateDict(firstTree)?.get('_sklearn_version'));
 }

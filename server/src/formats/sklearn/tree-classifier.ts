@@ -9,7 +9,7 @@ import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyList, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
 import { classWeightFactors } from './class-weights';
-import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree, missingDirectionsOfForest } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_CLASSIFIERS = ['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier', 'ExtraTreeClassifier'] as const;
@@ -53,6 +53,7 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
   if (nClasses < 1) throw corrupt('the model has no classes.');
   if (outputs > 1) notes.push(firstOutputNote(outputs, 'label'));
   const raws = estimators.map((e, i) => readTree(e, i, nClasses, false, outputs));
+  const unreadDirections = missingDirectionsOfForest(raws);
   const featureNames = featureNamesOf(st, raws, estimators[0]);
 
   // version and value layout
@@ -133,6 +134,8 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
 
   if (version) notes.push(`scikit-learn ${version}`);
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
+  if (unreadDirections) notes.push(unreadDirections);
+
 
   const forest: ForestInput = {
     ...forestHeader(cls, version, featureNames, hyperParameters),

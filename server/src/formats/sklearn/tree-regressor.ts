@@ -11,7 +11,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { corrupt, type Decoded } from './decode-helpers';
-import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, missingDirectionsOfForest } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
@@ -33,6 +33,7 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const outputs = outputCount(st, cls);
   if (outputs > 1) notes.push(firstOutputNote(outputs, 'target'));
   const raws = estimators.map((e, i) => readTree(e, i, 1, true, outputs));
+  const unreadDirections = missingDirectionsOfForest(raws);
   const featureNames = featureNamesOf(st, raws, estimators[0]);
   const version = sklearnVersion(st, estimators[0]);
 
@@ -59,6 +60,8 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   const training = trainingFacts(st, raws, isForest, weighted, notes);
   if (version) notes.push(`scikit-learn ${version}`);
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
+  if (unreadDirections) notes.push(unreadDirections);
+
 
   const forest: ForestInput = {
     ...forestHeader(cls, version, featureNames, hyperParameters),
