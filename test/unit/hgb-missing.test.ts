@@ -17,7 +17,8 @@ import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { certifyByLeafRegions, countTreeLeafRows } from '../../server/src/attacks/reconstruction/first-tree-regions';
-import { missingValueRouting } from '../../server/src/attacks/missing-values';
+import { missingShownFeatures, missingValueRouting, mixedMissingFeatures, mixedMissingWords } from '../../server/src/attacks/missing-values';
+import { largerChildIsLeft } from '../../server/src/forest/structure';
 import { completeForest } from '../../server/src/forest/complete';
 import { MISSING_ONLY_THRESHOLD } from '../../server/src/forest/missing-split';
 import type { Forest } from '../../server/src/forest/schema';
@@ -129,6 +130,29 @@ describe('HistGradientBoosting trained with missing values', () => {
       row.intervals!.every((interval, f) => interval === null || (!Number.isNaN(rows[i].values[f]) && rows[i].values[f] > interval[0] && rows[i].values[f] <= interval[1]));
     const adjacency = certified.map((row) => rows.flatMap((_, i) => (holds(row, i) ? [i] : [])));
     assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
+  });
+
+  it("the words name a feature only where a split shows its missing values (sweep 10: 26 columns named 'may have had', their 18,441 splits all to the larger child)", () => {
+    const { forest } = forestOf('hgb_clf_missing_mixed');
+    const mixed = mixedMissingFeatures(forest);
+    assert.ok(mixed.length > 0);
+    // Every split to its larger child: no feature is shown, none is named.
+    assert.deepEqual(missingShownFeatures(forest), []);
+    const words = mixedMissingWords(forest, mixed);
+    assert.match(words, new RegExp(`no split shows any, but the splits of ${mixed.length} features? send them left at some nodes and right at others, always to the larger child`));
+    for (const name of mixed) assert.ok(!words.includes(name), `${name} is named`);
+    // One split of the first mixed feature turned to its smaller child: that feature is shown, and named as trained with missing values.
+    const f = forest.features.findIndex((x) => x.name === mixed[0]);
+    const t = forest.trees.findIndex((tree) => Array.from(tree.left).some((l, n) => l !== -1 && tree.feature[n] === f));
+    const tree = forest.trees[t];
+    const node = Array.from(tree.left).findIndex((l, n) => l !== -1 && tree.feature[n] === f);
+    const defaultLeft = Array.from(tree.defaultLeft!);
+    defaultLeft[node] = !largerChildIsLeft(tree, node);
+    const turned: Forest = { ...forest, trees: forest.trees.map((x, i) => (i === t ? { ...x, defaultLeft } : x)) };
+    assert.deepEqual(missingShownFeatures(turned), [f]);
+    const shown = mixedMissingWords(turned, mixed);
+    assert.match(shown, new RegExp(`^the model was trained with missing values of ${mixed[0]} \\(a split sends them to its smaller child`));
+    if (mixed.length > 1) assert.match(shown, new RegExp(`the splits of ${mixed.length - 1} features? more send them to the larger child`));
   });
 
   it('hgb_clf_multi (no missing values; every split to its larger child): reconstructed over every tree as if without missing values, every row certified by tree 0\'s leaf regions, each holding a distinct true row', async () => {

@@ -61,7 +61,11 @@ export function goesLeftAt(tree: Tree, node: number, value: number, rule: SplitR
  * Models saved by older versions refuse missing values; this is the nearest reading of them.
  */
 export function missingGoesLeft(tree: Tree, node: number): boolean {
-  if (tree.defaultLeft) return tree.defaultLeft[node];
+  return tree.defaultLeft ? tree.defaultLeft[node] : largerChildIsLeft(tree, node);
+}
+
+/** Whether a split's left child holds more training rows than its right (distinct rows where the tree keeps them, else weight). */
+export function largerChildIsLeft(tree: Tree, node: number): boolean {
   const size = (n: number) => {
     if (tree.distinctRows) return tree.distinctRows[n];
     const classes = Math.max(1, Math.round(tree.classWeights.length / tree.left.length));
