@@ -107,8 +107,22 @@ export async function reconstructRegressionWithBootstrap(forest: Forest, ctx: Ru
   if ('reason' in counted) return ctx.answer({ status: 'skipped', reason: counted.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, rowsAbout(forest)));
   const drawnBy = typeof forest.hyperParameters.subsample === 'number' ? 'subsample' : 'max_samples';
-  const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : `${hasNoLabels(forest) ? 'outlier detector' : 'regression forest'} trained with bootstrap`;
+  const why = forest.training.withoutReplacement ? `trees grown on draws of the rows without replacement (${drawnBy}), read as row counts` : bootstrapWords(forest);
   return labelBoxes(forest, await estimateBootstrap(counted.view, ctx, why), ctx);
+}
+
+/**
+ * What the estimate reads, in words. Stored seeds that replay the draws are said not to be used
+ * here (the replayed formulations are written over 0/1 features and classes), so that the share
+ * certified is not read as all the seeds give away; AdaBoost.R2 is no bagged forest.
+ */
+function bootstrapWords(forest: Forest): string {
+  if (/^AdaBoost/.test(forest.estimator)) return "AdaBoost.R2's trees, each grown on a weighted resample of the rows";
+  const kind = hasNoLabels(forest) ? 'outlier detector' : 'regression forest';
+  const seeded = forest.trees.length > 0 && forest.trees.every((tree) => tree.training?.seed !== undefined);
+  return seeded
+    ? `${kind} trained with bootstrap; its stored seeds replay every tree's draws, which this estimate does not use (the replayed formulations are written over 0/1 features and classes), so more may be recoverable`
+    : `${kind} trained with bootstrap`;
 }
 
 /** A box method's rows (on the count view) with targets, or with classes for a classifier read as counts. */
