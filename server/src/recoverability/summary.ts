@@ -112,5 +112,8 @@ export function rowsText(rows: number, kind: RowsKind | undefined): string {
 
 /** A share of N in parentheses' words: "70%", "about 70%", "at most 70%" (of at least N). */
 export function shareText(percentText: string, kind: RowsKind | undefined): string {
+  // "<1%" already bounds the share: "about <1%" and "at most <1%" read as typos (sweep 10).
+  if (percentText === '<1%') return kind === 'at-least' ? 'under 1%' : kind === 'estimate' ? 'about 1% or less' : percentText;
+  if (percentText === '>99%') return kind === 'estimate' ? 'about 99% or more' : kind === 'at-least' ? 'at most 100%' : percentText;
   return kind === 'estimate' ? `about ${percentText}` : kind === 'at-least' ? `at most ${percentText}` : percentText;
 }

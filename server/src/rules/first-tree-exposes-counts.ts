@@ -93,8 +93,10 @@ export const firstTreeExposesCounts: ModelRule = {
         message: lead(
           `${k === 1 ? 'First tree counts' : `First ${k} trees count`} training rows per leaf: serve predictions, not the model.`,
           `${which} of this ${modelWords} ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in ${leaves === 1 ? 'its only leaf' : `each of ${k === 1 ? 'its' : 'their'} ${plural(leaves, 'leaf', 'leaves')}`}: ` +
-            `${total}${balance}. ` +
-            `The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.${singletonText}${everyTree}${caveats}`,
+            `${total}${balance}.` +
+            // One leaf: its region is the whole space, so "the smallest" says nothing (sweep 10: "node 0 (the whole feature space)").
+            (leaves === 1 ? '' : ` The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.`) +
+            `${singletonText}${everyTree}${caveats}`,
         ),
         at: { tree: worst!.tree, node: worst!.leaf.node },
         data: {

@@ -37,6 +37,8 @@ export interface ReconstructionDetails {
 export interface EnumerationLimits {
   cells: number;
   deadline: number;
+  /** Why `cells` is lower than the engine's usual limit, for the reason (absent: it is the usual one). */
+  cellsWhy?: string;
 }
 
 /** The enumeration passed its limits: no answer, and why (for the method that answers instead). */
@@ -74,7 +76,7 @@ export async function reconstructAggregated(
   const overCap = limits !== undefined && enumerator.cells.length > limits.cells;
   if ((!enumerated || overCap) && !ctx.stopped() && limits) {
     // Said as why another method answers, not as a failure ("did not finish" beside "exact" read as one).
-    const past = enumerator.cells.length > limits.cells ? `found more than ${limits.cells.toLocaleString('en-US')} cells` : `was stopped at its share of the budget (${stats.cells.toLocaleString('en-US')} cells found)`;
+    const past = enumerator.cells.length > limits.cells ? `found more than ${limits.cells.toLocaleString('en-US')} cells${limits.cellsWhy ? ` (${limits.cellsWhy})` : ''}` : `was stopped at its share of the budget (${stats.cells.toLocaleString('en-US')} cells found)`;
     // Every caller then proves the rows one by one (row-boxes): said so, since an "exact" may follow.
     return { tooManyCells: `the cell enumeration ${past}, so the rows are proven one by one as boxes instead` };
   }

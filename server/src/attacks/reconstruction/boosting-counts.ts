@@ -245,6 +245,8 @@ export interface LabelSource {
   unsolvable: string;
   /** What determines the labels, for the reason: 'the gradient sums', 'the leaf means'. */
   source: string;
+  /** The labels are classes a later step proves (a classifier read as counts), not targets. */
+  classes?: boolean;
 }
 
 /** Replaces the single class 'row' by label estimates; a row is certified only if its label is determined. */
@@ -309,6 +311,6 @@ export function labelRegressionRows(
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction: rows,
     reconstructedRows: rows.length,
-    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${pluralPossessive(featureRows, 'row')} feature intervals certified, ${labelText}; a row is certified when its label is too`),
+    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${prepared.classes ? `${featureRows} rows proven in cells of their own (their feature intervals), ${labelText}` : `${pluralPossessive(featureRows, 'row')} feature intervals certified, ${labelText}; a row is certified when its label is too`}`),
   };
 }

@@ -70,14 +70,31 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   const trees = [...new Set(counted.trees.map((c) => c.tree))];
   // Binary boosting and AdaBoost grow one tree a round, which counts every class: no "class's tree" there.
   const single = trees.length === 1 ? `tree ${trees[0]}` : undefined;
-  const how =
-    (single
-      ? `${byBox} rows certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only; ` +
-        `${byLeaf.rows} more with their class and, as their box, a leaf of ${single} that holds that many more rows of the class; `
-      : `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')}); ` +
-        `${byLeaf.rows} more with their class and, as their box, a leaf of that class's tree that holds that many more rows of the class; `) +
-    (byLeaf.unproven > 0 ? `${pluralPossessive(byLeaf.unproven, 'row')} proven boxes meet such a leaf, whose rows of the class may all be taken, so they are estimates; ` : '') +
-    `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class ${single ? `with the largest share of the leaf of ${single}` : "whose tree's leaf"} at the row's point${single ? '' : ' has the largest share of it'})${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`;
+  // Each part only when it counts rows: "0 rows certified with their class ... 241 more" read as a
+  // contradiction of the headline's 241 (sweep 10, a public GradientBoostingClassifier).
+  const parts: string[] = [];
+  if (byBox > 0 || byLeaf.rows === 0) {
+    parts.push(
+      single
+        ? `${byBox} rows certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only`
+        : `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')})`,
+    );
+  }
+  if (byLeaf.rows > 0) {
+    const more = byBox > 0 ? ' more' : '';
+    parts.push(
+      single
+        ? `${byLeaf.rows}${more} rows certified with their class, each with a leaf of ${single} (which counts every class) as its box: the leaf holds that many rows of the class`
+        : `${byLeaf.rows}${more} rows certified with their class, each with a leaf of that class's tree as its box: the leaf holds that many rows of the class`,
+    );
+  }
+  if (byLeaf.unproven > 0) parts.push(`${pluralPossessive(byLeaf.unproven, 'row')} proven boxes meet such a leaf, whose rows of the class may all be taken, so they are estimates`);
+  if (rows > certified) {
+    parts.push(
+      `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class ${single ? `with the largest share of the leaf of ${single}` : "whose tree's leaf"} at the row's point${single ? '' : ' has the largest share of it'})${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+    );
+  }
+  const how = parts.join('; ');
   // The widths of the boxes the certified rows carry now (a leaf's region is wider than a row's own box).
   const boxes = byLeaf.rows > 0 ? certifiedBoxTightness(forest, reconstruction) : result.boxes;
   // The engine's reason gave the proven boxes' width before some became leaf regions: say which is which.

@@ -65,7 +65,8 @@ export async function reconstructRegressionForest(
   // stumps on 800 COMPAS rows: 16,384 cells, 100 leaves): past CELLS_PER_LEAF, row-boxes answers.
   const leaves = table.trees.reduce((n, tree) => n + tree.nodes.length, 0);
   const enumeration = limits(table.axes);
-  const answer = await reconstructAggregated(view, table, ctx, keep, { ...enumeration, cells: Math.min(enumeration.cells, CELLS_PER_LEAF * leaves) });
+  const perLeaf = CELLS_PER_LEAF * leaves;
+  const answer = await reconstructAggregated(view, table, ctx, keep, perLeaf < enumeration.cells ? { ...enumeration, cells: perLeaf, cellsWhy: `${CELLS_PER_LEAF} per leaf of the ${leaves.toLocaleString('en-US')} leaves: more cells than that leave the counts no single training set to find` } : enumeration);
   const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
@@ -78,8 +79,9 @@ export async function reconstructRegressionForest(
     meanLabel,
     // The leaf's mean target times its rows (the stored count) is the sum of its rows' targets.
     solve: means ? (cells, counts, deadline) => labelsFromLeafSums(table, cells, counts, meanLabel, deadline, (t, node) => forest.trees[t].targetMean![node] * forest.trees[t].classWeights[node]) : undefined,
-    unsolvable: forest.countedClasses ? 'classes from the first round\'s tree per class' : `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
+    unsolvable: forest.countedClasses ? 'their classes from the first round\'s trees, below' : `labels not determined (the trees store no mean targets: ${whyNoMeanTargets(forest)}); each row has the mean label`,
     source: 'the leaf means',
+    ...(forest.countedClasses ? { classes: true } : {}),
   };
   // An outlier detector's proven cells are its whole rows: there is no label to find.
   const unlabelled = hasNoLabels(forest);
