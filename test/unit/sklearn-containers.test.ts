@@ -155,6 +155,9 @@ describe('containers: the reader and the linter', () => {
       assert.ok(own.some((f) => f.rule === 'exact-counts'));
       // The primary model's findings say where it sits too, when it is not the file itself.
       if (read.location) assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${read.location} (`)), own.map((f) => f.message).join('\n'));
+      // With several models, the notes say why the deeper analyses run on this one (sweep 10: estimators_[11] of twelve, unexplained).
+      const chosen = report.notes.filter((n) => /^the reconstruction and the report run on this one of the file's \d+ tree models: it stores the most nodes/.test(n));
+      assert.equal(chosen.length, embedded.length > 0 ? 1 : 0, report.notes.join(' | '));
     });
   }
 });

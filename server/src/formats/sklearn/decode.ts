@@ -116,7 +116,9 @@ function primaryFirst(models: LocatedModel[]): LocatedModel[] {
   const size = (m: LocatedModel) => m.forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
   let best = 0;
   for (let i = 1; i < models.length; i++) if (size(models[i]) > size(models[best])) best = i;
-  return [models[best], ...models.filter((_, i) => i !== best)];
+  // Said, so that a header naming estimators_[11] of twelve is not read as an arbitrary pick.
+  const chosen = { ...models[best], notes: [...models[best].notes, `the reconstruction and the report run on this one of the file's ${models.length} tree models: it stores the most nodes (${size(models[best]).toLocaleString('en-US')}), where most of the training data is written down`] };
+  return [chosen, ...models.filter((_, i) => i !== best)];
 }
 
 /** A short description of the saved object, naming a Pipeline's steps and a container's entries. */
