@@ -15,6 +15,7 @@
  */
 import { hasNumberedNames } from '../forest/feature-names';
 import { applyPipelineInput, usablePipelineInput, type PipelineInput } from '../forest/pipeline-input';
+import { withSetSplitValues } from '../forest/set-splits';
 import { promises as fs } from 'node:fs';
 import type { Forest } from '../forest/schema';
 import { parseCsv } from '../util/csv';
@@ -95,7 +96,7 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
   if (data.labelColumn === undefined && !hasNoLabels(forest)) {
     return { ok: false, problem: `the model's training rows have ${classes.length > 0 ? 'classes' : 'targets'}: name ${data.path}'s label column with --label` };
   }
-  const fit = alignColumns(data, forest, classes);
+  const fit = alignSetSplits(forest, (view) => alignColumns(data, view, classes));
   if (!fit.ok || classes.length === 0) return fit;
   const unknown = new Set<string>();
   let known = 0;
@@ -108,6 +109,20 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
     ok: false,
     problem: `the label column '${data.labelColumn}' holds ${abbreviate([...unknown].map((v) => `'${v}'`))}, which ${unknown.size === 1 ? 'is not a class' : 'are not classes'} of the model (${abbreviate(classes.map(String))}): code the labels as the model was fitted (the encoding used in training), or name the right column with --label`,
   };
+}
+
+/**
+ * A model with categorical splits read as 0/1 features (forest/set-splits.ts): the file holds the
+ * categorical columns, so it is lined up with the model's own columns, and each row then gets the
+ * set-split features' values from them.
+ */
+function alignSetSplits(forest: AlignableForest, align: (view: AlignableForest) => Fit): Fit {
+  const own = forest.features.filter((f) => !f.setOf);
+  if (own.length === forest.features.length) return align(forest);
+  const fit = align({ ...forest, features: own });
+  if (!fit.ok) return fit;
+  const names = forest.features.slice(own.length).map((f) => f.name);
+  return { ok: true, aligned: { ...fit.aligned, rows: withSetSplitValues(forest.features, fit.aligned.rows), featureColumns: [...fit.aligned.featureColumns, ...names] } };
 }
 
 function alignColumns(data: TrainingData, forest: AlignableForest, classes: Classes): Fit {

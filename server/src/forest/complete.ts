@@ -36,12 +36,25 @@ export function completeForest(input: ForestInput): Completed {
 function completeFeatures(features: ForestInput['features']): Feature[] | string {
   if (!Array.isArray(features)) return 'features: Expected array';
   const out: Feature[] = new Array(features.length);
+  // Set-split features (forest/set-splits.ts) come after the model's own columns and name one of them.
+  let own = -1;
   for (let i = 0; i < features.length; i++) {
-    const f = features[i] as { name?: unknown; kind?: unknown } | null;
+    const f = features[i] as { name?: unknown; kind?: unknown; setOf?: unknown } | null;
     if (typeof f !== 'object' || f === null || typeof f.name !== 'string') return `features.${i}.name: Expected string`;
     const kind = f.kind ?? 'unknown';
     if (typeof kind !== 'string' || !KINDS.has(kind)) return `features.${i}.kind: Invalid enum value ${JSON.stringify(kind)}`;
-    out[i] = { name: f.name, kind: kind as Feature['kind'] };
+    if (f.setOf === undefined) {
+      if (own >= 0) return `features.${i}: a feature of the model's own after a categorical split's 0/1 feature`;
+      out[i] = { name: f.name, kind: kind as Feature['kind'] };
+      continue;
+    }
+    if (own < 0) own = i;
+    const set = f.setOf as { feature?: unknown; categories?: unknown; side?: unknown; missingLeft?: unknown } | null;
+    const valid =
+      typeof set === 'object' && set !== null && Number.isInteger(set.feature) && (set.feature as number) >= 0 && (set.feature as number) < own &&
+      Array.isArray(set.categories) && set.categories.every((c) => Number.isFinite(c)) && (set.side === 'left' || set.side === 'right') && typeof set.missingLeft === 'boolean';
+    if (!valid) return `features.${i}.setOf: expected { feature: one of the model's own columns, categories: [codes], side: 'left' or 'right', missingLeft: boolean }`;
+    out[i] = { name: f.name, kind: 'binary', setOf: { feature: set!.feature as number, categories: [...(set!.categories as number[])], side: set!.side as 'left' | 'right', missingLeft: set!.missingLeft as boolean } };
   }
   return out;
 }

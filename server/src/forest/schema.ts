@@ -121,6 +121,13 @@ export const FeatureSchema = z.object({
   name: z.string(),
   /** What values the feature takes, when known (from a sidecar, settings or the format). */
   kind: z.enum(['numeric', 'binary', 'categorical', 'unknown']).default('unknown'),
+  /**
+   * A 0/1 feature standing for a categorical split (forest/set-splits.ts): 1 for a row the split
+   * sends right (feature `feature`'s category listed in `categories` when `side` is 'right', not
+   * listed when 'left'; a missing value right unless `missingLeft`), else 0. Computed from that
+   * column; no data file holds it.
+   */
+  setOf: z.object({ feature: z.number().int().nonnegative(), categories: z.array(z.number()), side: z.enum(['left', 'right']), missingLeft: z.boolean() }).optional(),
 });
 
 export const PrivacySchema = z.object({

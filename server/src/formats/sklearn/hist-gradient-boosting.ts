@@ -20,13 +20,18 @@
  *    class k (every row at the softmax of the baseline, float32 gradients and hessians) gives class
  *    k's rows at every node: `countedClasses` (classRowsOfIterationZero);
  *  - anything else (other losses): count trees (rows only), noted.
- * Categorical splits (bitsets) are not thresholds: such a model is not read.
+ * Categorical splits (bitsets of categories sent left) are read as 0/1 features of their own
+ * (forest/set-splits.ts). scikit-learn 1.4+ may encode category columns itself (`_preprocessor`):
+ * the trees then index its output, named from it (ownPreprocessor).
  */
 import type { ForestInput, Tree } from '../../forest/schema';
 import { NumpyError, PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { heldOutSplit } from './validation-split';
+import { setSplitFeatures, type SetSplit } from '../../forest/set-splits';
+import type { PipelineInput } from '../../forest/pipeline-input';
+import { pipelineFeatures } from './pipeline-features';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -51,9 +56,20 @@ const HYPER_PARAMETERS = [
 const FIELDS = ['value', 'count', 'feature_idx', 'num_threshold', 'missing_go_to_left', 'left', 'right', 'is_leaf'] as const;
 
 interface Predictor extends RawTree {
-  categorical: boolean;
+  /** Categorical splits: per node, the raw categories (integer codes) it sends left. */
+  categorical: Map<number, number[]>;
   /** Splits on missing values alone (stored threshold +inf). */
   missingOnlySplits: number;
+}
+
+/** Categories of a raw bitset row (8 x uint32: bit c of the row set when category c goes left). */
+function bitsetCategories(words: Float64Array, row: number): number[] {
+  const out: number[] = [];
+  for (let w = 0; w < 8; w++) {
+    const word = words[row * 8 + w] >>> 0;
+    for (let b = 0; b < 32; b++) if ((word >>> b) & 1) out.push(w * 32 + b);
+  }
+  return out;
 }
 
 function readPredictor(p: PyValue, index: number): Predictor {
@@ -62,10 +78,23 @@ function readPredictor(p: PyValue, index: number): Predictor {
   const n = nodes.size;
   if (n < 1) throw corrupt(`predictor ${index} has no nodes.`);
   let col: Record<(typeof FIELDS)[number], Float64Array>;
-  let categorical = false;
+  const categorical = new Map<number, number[]>();
   try {
     col = Object.fromEntries(FIELDS.map((f) => [f, nodes.field(f)])) as typeof col;
-    if (nodes.hasField('is_categorical')) categorical = nodes.field('is_categorical').some((c, i) => c !== 0 && col.is_leaf[i] === 0);
+    const isCategorical = nodes.hasField('is_categorical') ? nodes.field('is_categorical') : undefined;
+    if (isCategorical?.some((c, i) => c !== 0 && col.is_leaf[i] === 0)) {
+      if (!nodes.hasField('bitset_idx')) throw corrupt(`predictor ${index} has categorical splits but no bitset_idx.`);
+      const bitsetOf = nodes.field('bitset_idx');
+      const raw = arrayOrThrow(stateDict(p)?.get('raw_left_cat_bitsets'), `predictor ${index}'s raw_left_cat_bitsets`);
+      if (raw.shape.length !== 2 || raw.shape[1] !== 8) throw corrupt(`predictor ${index}'s raw_left_cat_bitsets has shape (${raw.shape.join(', ')}), expected (n, 8).`);
+      const words = raw.numbers();
+      for (let i = 0; i < n; i++) {
+        if (isCategorical[i] === 0 || col.is_leaf[i] !== 0) continue;
+        const row = bitsetOf[i];
+        if (!(Number.isInteger(row) && row >= 0 && row < raw.shape[0])) throw corrupt(`predictor ${index} node ${i} names bitset ${row}, of ${raw.shape[0]}.`);
+        categorical.set(i, bitsetCategories(words, row));
+      }
+    }
   } catch (e) {
     if (e instanceof NumpyError) throw corrupt(`predictor ${index}: ${e.message}.`);
     throw e;
@@ -124,11 +153,20 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
     }
   }
   const raws = stored.map((p, i) => readPredictor(p, i));
-  const categorical = raws.findIndex((t) => t.categorical);
-  if (categorical >= 0) {
-    throw new DecodeError('unsupported-estimator', `tree ${categorical} of the ${cls.name} has categorical splits (bitsets of categories sent left), which no threshold expresses; the model is not analysed rather than misread.`);
+  // scikit-learn 1.4+ encodes pandas category columns itself (`_preprocessor`, a ColumnTransformer
+  // whose OrdinalEncoder's columns come first): the trees index its output, not the input columns.
+  const own = ownPreprocessor(st);
+  if (own.problem) notes.push(own.problem);
+  const featureNames = own.names ?? featureNamesOf(st, raws, undefined);
+  const setSplits = raws.flatMap((t, tree) => [...t.categorical].map(([node, left]): SetSplit => ({ tree, node, feature: t.feature[node], categories: left, side: 'left', missingLeft: t.missingLeft![node] !== 0 })));
+  const categoryFeatures = setSplits.length > 0 ? setSplitFeatures(setSplits, featureNames, own.categoryName) : undefined;
+  if (categoryFeatures) {
+    setSplits.forEach((split, k) => {
+      raws[split.tree].feature[split.node] = categoryFeatures.featureOf[k];
+      raws[split.tree].threshold[split.node] = categoryFeatures.threshold;
+    });
+    notes.push(categoryFeatures.note);
   }
-  const featureNames = featureNamesOf(st, raws, undefined);
   const version = sklearnVersion(st, undefined);
   const hyperParameters = hyperParametersOf(st, HYPER_PARAMETERS);
   const learningRate = numeric(st.get('learning_rate'));
@@ -153,7 +191,13 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   // Which features had missing values, from the directions: ./missing-directions.ts (every decoder's).
   const structure = treeStructure;
 
-  const base = forestHeader(cls, version, featureNames, hyperParameters);
+  const header = forestHeader(cls, version, featureNames, hyperParameters);
+  const base = {
+    ...header,
+    features: [...header.features, ...(categoryFeatures?.features ?? [])],
+    // The Pipeline-style input covers the model's own columns; set-split features come from them (training-data.ts).
+    ...(own.pipelineInput ? { pipelineInput: own.pipelineInput } : {}),
+  };
   const training = { bootstrap: false, weighted: false, rows, ...(heldOut ? { heldOut } : {}) };
   // Every tree as a count tree: one column, the rows that reached each node.
   const countTrees = (): Tree[] => raws.map((t) => ({ ...structure(t), classWeights: Array.from(t.nodeSamples) }));
@@ -271,4 +315,29 @@ function classRowsOfIterationZero(t: RawTree, p: number, l2: number, learningRat
   }
   if (rootSplit) rows[0] = rows[t.left[0]] + rows[t.right[0]];
   return rows;
+}
+
+/**
+ * scikit-learn 1.4+'s own encoding of pandas category columns (`_preprocessor`: a ColumnTransformer
+ * of an OrdinalEncoder on those columns, the rest passed through after them). Its output is what
+ * the trees index, in its order: the names (and how each comes from the input columns, for a raw
+ * CSV) are read from it as a Pipeline's step is. `feature_names_in_` is the input's order, which
+ * would name the trees' columns wrongly. Nothing when the model has no such step.
+ */
+function ownPreprocessor(st: ReturnType<typeof stateDict> & object): { names?: string[]; pipelineInput?: PipelineInput; categoryName?: (feature: number, code: number) => string; problem?: string } {
+  const pre = st.get('_preprocessor');
+  if (pre === undefined || pre === null) return {};
+  const walked = pipelineFeatures([pre]);
+  const n = numeric(st.get('n_features_in_'));
+  if (!walked.features || (n !== undefined && walked.features.length !== n)) {
+    return { names: n !== undefined ? Array.from({ length: n }, (_, i) => `x${i}`) : undefined, problem: "the model's own encoding of its category columns (_preprocessor) puts them first, and it could not be followed: its columns are numbered in that order, x0, x1, ..." };
+  }
+  const names = walked.features.map((f) => f.name);
+  const input = walked.pipelineInput;
+  const categoryName = (feature: number, code: number): string => {
+    const ordinal = input?.features[feature]?.ops.find((op) => op.op === 'ordinal');
+    const value = ordinal && ordinal.op === 'ordinal' ? ordinal.categories[code] : undefined;
+    return value === undefined || value === null ? String(code) : String(value);
+  };
+  return { names, ...(input ? { pipelineInput: input } : {}), categoryName };
 }

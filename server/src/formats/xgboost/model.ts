@@ -9,6 +9,7 @@
  * Hyper-parameters are not part of a saved model; the scikit-learn wrapper stores its own
  * (`learner.attributes.scikit_learn`), which is read when present.
  */
+import { setSplitFeatures, type SetSplit } from '../../forest/set-splits';
 import type { ForestInput, Tree } from '../../forest/schema';
 import { corrupt, gblinear, Refusal, unlessRefused, type Unreadable } from './refusal';
 import { featureCountProblem } from '../limits';
@@ -34,6 +35,34 @@ function numbers(tree: Obj, key: string, t: number, n: number, required: boolean
     if (typeof x !== 'number' || Number.isNaN(x)) throw corrupt(`tree ${t}: ${key}[${i}] is not a number`);
   }
   return v.map((x) => (typeof x === 'boolean' ? Number(x) : (x as number)));
+}
+
+/**
+ * A tree's categorical splits, per node the categories the file lists (XGBoost sends them right):
+ * `categories_nodes[k]`'s are `categories[categories_segments[k] ..][0 .. categories_sizes[k]]`.
+ */
+function categoricalSplits(raw: Obj, t: number, n: number, splitType: number[]): Map<number, number[]> {
+  const nodes = raw.categories_nodes;
+  const segments = raw.categories_segments;
+  const sizes = raw.categories_sizes;
+  const all = raw.categories;
+  if (!Array.isArray(nodes) || !Array.isArray(segments) || !Array.isArray(sizes) || !Array.isArray(all) || segments.length !== nodes.length || sizes.length !== nodes.length) {
+    throw corrupt(`tree ${t} has categorical splits without their categories (categories_nodes, categories_segments, categories_sizes, categories)`);
+  }
+  const out = new Map<number, number[]>();
+  nodes.forEach((node, k) => {
+    const start = segments[k];
+    const size = sizes[k];
+    if (!Number.isInteger(node) || node < 0 || node >= n || splitType[node] === 0) throw corrupt(`tree ${t}: categories_nodes[${k}] is ${node}, not a categorical split`);
+    if (!Number.isInteger(start) || !Number.isInteger(size) || start < 0 || size < 0 || start + size > all.length) throw corrupt(`tree ${t}: categories of node ${node} outside the list`);
+    const categories = all.slice(start, start + size);
+    if (!categories.every((c) => Number.isInteger(c) && c >= 0)) throw corrupt(`tree ${t}: node ${node} lists a category that is not a code`);
+    out.set(node, [...new Set(categories as number[])].sort((a, b) => a - b));
+  });
+  splitType.forEach((type, node) => {
+    if (type !== 0 && !out.has(node)) throw corrupt(`tree ${t}: node ${node} is a categorical split without categories`);
+  });
+  return out;
 }
 
 /** "5E-1", "[5E-1]", "[2.5E-1,3E-1]" or a number. */
@@ -167,6 +196,8 @@ function build(root: unknown): ModelBuild {
   if (tooMany) throw new Refusal('too-large', tooMany);
 
   const trees: Tree[] = [];
+  // Categorical splits (split_type 1): read after every tree, as 0/1 features (forest/set-splits.ts).
+  const setSplits: SetSplit[] = [];
   for (let t = 0; t < rawTrees.length; t++) {
     const raw = rawTrees[t];
     if (!isObj(raw)) throw corrupt(`tree ${t} is not an object`);
@@ -178,21 +209,20 @@ function build(root: unknown): ModelBuild {
     const n = intParam(tp.num_nodes) ?? left.length;
     if (n !== left.length || n === 0) throw corrupt(`tree ${t}: num_nodes is ${tp.num_nodes} but left_children has ${left.length} entries`);
     const splitType = numbers(raw, 'split_type', t, n, false);
-    if (splitType?.some((s) => s !== 0)) {
-      // A categorical split sends a set of categories left (`categories*` columns), which no threshold expresses.
-      throw new Refusal('unsupported-estimator', `tree ${t} has categorical splits (enable_categorical): they send a set of categories one way, which the analysis cannot express as a threshold, so the model is not analysed rather than misread`);
-    }
+    const categorical = splitType?.some((s) => s !== 0) ? categoricalSplits(raw, t, n, splitType) : undefined;
+    // The stored condition of a categorical split is NaN; the 0/1 feature it becomes splits at 0.5.
+    const conditions = categorical ? Object.assign([], raw.split_conditions, Object.fromEntries([...categorical.keys()].map((node) => [node, 0.5]))) : raw.split_conditions;
     const featureCol = numbers(raw, 'split_indices', t, n, true)!;
     const native: NativeTree = {
       size: n,
       left: numbers(raw, 'left_children', t, n, true)!,
       right: numbers(raw, 'right_children', t, n, true)!,
       feature: featureCol,
-      threshold: numbers(raw, 'split_conditions', t, n, true)!,
+      threshold: numbers({ split_conditions: conditions }, 'split_conditions', t, n, true)!,
       defaultLeft: numbers(raw, 'default_left', t, n, false)?.map((x) => x !== 0),
       cover: numbers(raw, 'sum_hessian', t, n, false),
       baseWeight: numbers(raw, 'base_weights', t, n, false),
-      leafValue: numbers(raw, 'split_conditions', t, n, true)!,
+      leafValue: numbers({ split_conditions: conditions }, 'split_conditions', t, n, true)!,
       gain: numbers(raw, 'loss_changes', t, n, false),
       group: 0,
     };
@@ -210,13 +240,27 @@ function build(root: unknown): ModelBuild {
       if (problem) throw new Refusal('too-large', problem);
       if (f >= numFeature) numFeature = f + 1;
     }
+    for (const [node, categories] of categorical ?? []) {
+      if (built.tree.left[node] === -1) throw corrupt(`tree ${t}: categories_nodes names leaf ${node}`);
+      setSplits.push({ tree: t, node, feature: built.tree.feature[node], categories, side: 'right', missingLeft: built.tree.defaultLeft?.[node] ?? false });
+    }
     trees.push(built.tree);
   }
 
-  const features = Array.from({ length: Math.max(numFeature, names.length) }, (_, f) => ({
+  const ownFeatures = Array.from({ length: Math.max(numFeature, names.length) }, (_, f) => ({
     name: names[f] ?? `f${f}`,
     kind: kindOf(types[f]),
   }));
+  // XGBoost lists the categories a split sends right; each (column, set, missing side) becomes a 0/1 feature.
+  const categoryFeatures = setSplits.length > 0 ? setSplitFeatures(setSplits, ownFeatures.map((f) => f.name)) : undefined;
+  if (categoryFeatures) {
+    setSplits.forEach((split, k) => {
+      (trees[split.tree].feature as number[])[split.node] = categoryFeatures.featureOf[k];
+      (trees[split.tree].threshold as number[])[split.node] = categoryFeatures.threshold;
+    });
+    notes.push(categoryFeatures.note);
+  }
+  const features = [...ownFeatures, ...(categoryFeatures?.features ?? [])];
   // XGBRFClassifier / XGBRFRegressor: one round of num_parallel_tree trees (per class). An
   // XGBClassifier with num_parallel_tree set grows several rounds of them, so keeps its name.
   const randomForestMode = parallel > 1 && trees.length === parallel * outputGroups;
