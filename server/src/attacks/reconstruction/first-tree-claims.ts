@@ -74,6 +74,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
   );
   let certified = 0;
   let withoutLabel = 0;
+  const lowerInclusive = forest.splitRule === 'less';
   const rows = placed.map((row): ReconstructedRow => {
     const byBox = row.intervals ? leafOfBox(tree, row.intervals) : -1;
     const node = byBox >= 0 ? byBox : leafOf(tree, row.values.map((v) => v ?? 0), forest.splitRule);
@@ -83,7 +84,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     const region = leaf.region;
     if (leaf.positives === undefined || assumed.length > 0) {
       withoutLabel++;
-      return { ...row, intervals: region, certified: false, certifiedValues: leaf.bounded };
+      return { ...row, ...settledIn(row, region, lowerInclusive), intervals: region, certified: false, certifiedValues: leaf.bounded };
     }
     // The label the leaf still has room for: the row's own first.
     const positive = row.label === labelOf(true);
@@ -94,13 +95,12 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     leaf[take]!--;
     certified++;
     const { certifiedValues: _, ...rest } = row;
-    return { ...rest, label: labelOf(take === 'positives'), intervals: region, certified: true };
+    return { ...rest, ...settledIn(row, region, lowerInclusive), label: labelOf(take === 'positives'), intervals: region, certified: true };
   });
   // Second pass: a row placed where tree 0's leaf has no room left (the later trees' matching moves
   // points) goes to a leaf that still has room, its point moved into the region (an estimate), so
   // what is certified is every leaf's stated rows, not what the clock let the matching reach: a
   // public booster certified 1,422 rows after 69 trees matched and 1,804 after 55 (sweep 8).
-  const lowerInclusive = forest.splitRule === 'less';
   const open = [...leaves.values()].filter((leaf) => leaf.rows > 0);
   for (let r = 0; r < rows.length && open.length > 0; r++) {
     const row = rows[r];
@@ -112,7 +112,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     const values = intoRegion(row.values, leaf.region, lowerInclusive);
     if (leaf.positives === undefined || assumed.length > 0) {
       withoutLabel++;
-      rows[r] = { ...row, values, intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
+      rows[r] = { ...row, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
       continue;
     }
     const positive = leaf.positives > 0 && (row.label === labelOf(true) || leaf.negatives! <= 0);
@@ -120,10 +120,23 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     else leaf.negatives!--;
     certified++;
     const { certifiedValues: _, ...rest } = row;
-    rows[r] = { ...rest, values, label: labelOf(positive), intervals: leaf.region, certified: true };
+    rows[r] = { ...rest, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), label: labelOf(positive), intervals: leaf.region, certified: true };
   }
   const unlabelled = assumed.length > 0 ? `${assumed.join(' and ')} not stated, so the positives rest on an assumption` : 'leaves whose positives are not determined';
   const note = `${certified} rows certified with their label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${withoutLabel} more as boxes without their label (${unlabelled})` : ''}`;
   const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
   return { rows, certified, withoutLabel, note, ...(boxes ? { boxes } : {}) };
+}
+
+/**
+ * A certified row's values and missing marks inside its leaf's region. The marks are the
+ * matching's estimate; where the region bounds a feature, no row missing it reaches the leaf
+ * (missingReachable), so the mark gives way to a point inside the interval. Where the region leaves
+ * the feature open the mark stays, an estimate: certified-check.ts never reads one as proven.
+ */
+function settledIn(row: ReconstructedRow, region: readonly ([number, number] | null)[], lowerInclusive: boolean): Pick<ReconstructedRow, 'values' | 'missing'> {
+  if (!row.missing?.some((m, f) => m && region[f] !== null)) return row.missing ? { values: row.values, missing: row.missing } : { values: row.values };
+  const settle = row.missing.map((m, f) => m && region[f] !== null);
+  const values = intoRegion(row.values.map((v, f) => (settle[f] ? null : v)), region.map((r, f) => (settle[f] ? r : null)), lowerInclusive);
+  return { values, missing: row.missing.map((m, f) => m && !settle[f]) };
 }
