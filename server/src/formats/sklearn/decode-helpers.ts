@@ -17,6 +17,8 @@ import {
   describe,
   isArray,
   numeric,
+  seqItems,
+  asString,
 } from '../pickle';
 import type { ForestInput } from '../../forest/schema';
 import type { UnreadableReason } from '../types';
@@ -110,3 +112,18 @@ export function versionAtLeast(version: string | undefined, major: number, minor
   return a > major || (a === major && b >= minor);
 }
 
+/**
+ * `[(name, estimator, ...), ...]` (Pipeline steps, FeatureUnion and ColumnTransformer parts) as
+ * [name, estimator, rest...] item lists, or undefined when any entry is not a named tuple.
+ */
+export function namedEntries(list: PyValue | undefined): PyValue[][] | undefined {
+  const entries = seqItems(list);
+  if (!entries) return undefined;
+  const out: PyValue[][] = [];
+  for (const entry of entries) {
+    const parts = seqItems(entry);
+    if (!parts || parts.length < 2 || asString(parts[0]) === undefined) return undefined;
+    out.push(parts);
+  }
+  return out;
+}

@@ -31,6 +31,7 @@ import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators
 import { memberRoles, type MemberRole } from './member-roles';
 import { rowOutputsOf, storedRowsOf } from './stored-rows';
 import type { SavedData } from '../types';
+import { namedEntries } from './decode-helpers';
 
 /** The name the loaded object goes by in locations. */
 export const ROOT = 'model';
@@ -223,22 +224,6 @@ export function findModels(root: PyValue): Walk {
 
   visit(root, ROOT, 0);
   return walk;
-}
-
-/**
- * `[(name, estimator, ...), ...]` (Pipeline steps, FeatureUnion and ColumnTransformer parts) as
- * [name, estimator, rest...] item lists, or undefined when any entry is not a named tuple.
- */
-export function namedEntries(list: PyValue | undefined): PyValue[][] | undefined {
-  const entries = seqItems(list);
-  if (!entries) return undefined;
-  const out: PyValue[][] = [];
-  for (const entry of entries) {
-    const parts = seqItems(entry);
-    if (!parts || parts.length < 2 || asString(parts[0]) === undefined) return undefined;
-    out.push(parts);
-  }
-  return out;
 }
 
 /** A dict entry that lists feature names (`"features"`, `"feature_names"`, `"columns"`): a list, tuple or array of strings. */

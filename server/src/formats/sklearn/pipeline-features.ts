@@ -24,8 +24,7 @@
  */
 import type { Category, ColumnOp, PipelineInput } from '../../forest/pipeline-input';
 import { PyCall, PyDict, type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
-import { arrayOrThrow, labelOf } from './decode-helpers';
-import { namedEntries } from './find-models';
+import { arrayOrThrow, labelOf, namedEntries } from './decode-helpers';
 import { categoriesOf, oneToOneOps, toCategory } from './pipeline-ops';
 import { SELECTORS, selectorMask } from './selectors';
 
