@@ -3,7 +3,8 @@
  * (forest/set-splits.ts), on real models (test/fixtures/categorical/generate.py: 600 Stroke rows,
  * five category columns): scikit-learn's HistGradientBoostingClassifier with categorical_features,
  * the same as scikit-learn 1.4+ stores it with its own encoder of string columns (`_preprocessor`,
- * category columns first), and XGBoost with enable_categorical. Before, each was `unsupported-model`
+ * category columns first), the same behind a Pipeline's OrdinalEncoder (before 1.4), and XGBoost
+ * with enable_categorical. Before, each was `unsupported-model`
  * and nothing was analysed. Checked against the libraries' own output: every training row walks to
  * the leaves that give scikit-learn's raw prediction and XGBoost's pred_leaf; every proven row pairs
  * with a distinct true row (which found an unsound reading of missing marks, certified-check.ts).
@@ -43,7 +44,7 @@ function rawPrediction(forest: Forest, values: readonly number[]): number {
 }
 
 describe('categorical splits as 0/1 features', () => {
-  for (const name of ['hgb_cat', 'hgb_cat_pre']) {
+  for (const name of ['hgb_cat', 'hgb_cat_pre', 'hgb_cat_pipe']) {
     it(`${name}: every training row lands where scikit-learn's raw prediction says`, async () => {
       const { forest, rows, throughPipeline } = await load(`${name}.joblib`);
       const sets = forest.features.filter((f) => f.setOf);
@@ -55,6 +56,14 @@ describe('categorical splits as 0/1 features', () => {
         const got = rawPrediction(forest, row.values.map((v) => v ?? NaN));
         assert.ok(Math.abs(got - truth.rawPrediction[i]) < 1e-6, `row ${i + 1}: ${got} against ${truth.rawPrediction[i]}`);
       });
+      if (name === 'hgb_cat_pipe') {
+        // Before 1.4: the user's own ColumnTransformer ordinal-encodes the strings; the set-split
+        // features are named from its columns and categories, and the raw CSV goes through it.
+        assert.deepEqual(forest.features.filter((f) => !f.setOf).map((f) => f.name), truth.treeColumns);
+        assert.equal(throughPipeline, true);
+        assert.ok(sets.every((f) => /^cat__\w+ [∉∈] \{/.test(f.name)), sets.map((f) => f.name).join(' | '));
+        assert.ok(sets.some((f) => /\{[^}]*[a-z]{3,}/i.test(f.name)), `categories named by their strings: ${sets.map((f) => f.name).join(' | ')}`);
+      }
       if (name === 'hgb_cat_pre') {
         // The trees index the encoder's output (category columns first), named from it; the raw CSV's strings go through it.
         assert.deepEqual(forest.features.filter((f) => !f.setOf).map((f) => f.name), truth.treeColumns);
@@ -71,7 +80,7 @@ describe('categorical splits as 0/1 features', () => {
     rows.forEach((row, i) => forest.trees.forEach((tree, t) => assert.equal(leafOf(tree, row.values.map((v) => v ?? NaN), forest.splitRule), leaves[i][t], `row ${i + 1}, tree ${t}`)));
   });
 
-  for (const file of ['hgb_cat.joblib', 'hgb_cat_pre.joblib', 'xgb_cat.json']) {
+  for (const file of ['hgb_cat.joblib', 'hgb_cat_pre.joblib', 'hgb_cat_pipe.joblib', 'xgb_cat.json']) {
     it(`${file}: reconstructed, and every proven row is a distinct true row inside its proven box`, async () => {
       const { forest, rows } = await load(file);
       const result = await reconstruct(forest, { budgetMs: 6_000 });

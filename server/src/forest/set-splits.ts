@@ -62,10 +62,8 @@ export function setSplitFeatures(splits: readonly SetSplit[], names: readonly st
     if (k === undefined) {
       k = features.length;
       index.set(key, k);
-      const name = names[split.feature] ?? `x${split.feature}`;
-      const set = split.categories.map((c) => categoryName(split.feature, c)).join(', ');
-      // 1 is the right side: "not in" the set sent left, "in" the set sent right.
-      features.push({ name: `${name} ${split.side === 'left' ? '∉' : '∈'} {${set}}`, kind: 'binary', setOf: { feature: split.feature, categories: [...split.categories], side: split.side, missingLeft: split.missingLeft } });
+      const setOf: SetOf = { feature: split.feature, categories: [...split.categories], side: split.side, missingLeft: split.missingLeft };
+      features.push({ name: setSplitName(names, setOf, categoryName), kind: 'binary', setOf });
     }
     return names.length + k;
   });
@@ -75,11 +73,46 @@ export function setSplitFeatures(splits: readonly SetSplit[], names: readonly st
   [...index.entries()].forEach(([key, k]) => {
     if ((seen.get(features[k].name) ?? 0) > 1) features[k].name += key.endsWith('L') ? ' (missing: 0)' : ' (missing: 1)';
   });
-  const columns = new Set(splits.map((s) => names[s.feature] ?? `x${s.feature}`));
+  // Columns counted, not named: a Pipeline may name them after this (pipeline-model.ts).
+  const columns = new Set(splits.map((s) => s.feature)).size;
   const note =
-    `${splits.length} categorical split${splits.length === 1 ? '' : 's'} (a set of categories sent left) on ${[...columns].join(', ')}, read as ${features.length} 0/1 feature${features.length === 1 ? '' : 's'} of their own ` +
+    `${splits.length} categorical split${splits.length === 1 ? '' : 's'} (a set of categories sent one way) on ${columns} column${columns === 1 ? '' : 's'}, read as ${features.length} 0/1 feature${features.length === 1 ? '' : 's'} of their own ` +
     "(`x ∉ {...}` or `x ∈ {...}`: 1 for a row the split sends right); the counts and every row's leaves are the model's own, but those features are not tied to one another, so an estimated row may combine them as no category does";
   return { features, featureOf, threshold: 0.5, note };
+}
+
+/**
+ * A set-split feature's name: `work_type ∉ {0, 3}` for a set sent left, `work_type ∈ {0, 3}` for
+ * one sent right (1 is the right side either way).
+ */
+export function setSplitName(names: readonly string[], setOf: SetOf, categoryName: (feature: number, code: number) => string = (_, c) => String(c)): string {
+  const name = names[setOf.feature] ?? `x${setOf.feature}`;
+  return `${name} ${setOf.side === 'left' ? '∉' : '∈'} {${setOf.categories.map((c) => categoryName(setOf.feature, c)).join(', ')}}`;
+}
+
+/**
+ * Category names from the encoders a Pipeline's input goes through (an OrdinalEncoder's code c is
+ * its c-th category), the code itself where there is none.
+ */
+export function ordinalCategoryName(input: { features: readonly { ops: readonly { op: string; categories?: readonly unknown[] }[] }[] } | undefined): (feature: number, code: number) => string {
+  return (feature, code) => {
+    const ordinal = input?.features[feature]?.ops.find((op) => op.op === 'ordinal');
+    const value = ordinal?.categories?.[code];
+    return value === undefined || value === null ? String(code) : String(value);
+  };
+}
+
+/**
+ * The features renamed after their columns were (a Pipeline's names): each set-split feature's
+ * name from its column's new name and categories, its "(missing: ...)" mark kept.
+ */
+export function renamedSetSplits<F extends { name: string; setOf?: SetOf }>(features: readonly F[], categoryName?: (feature: number, code: number) => string): F[] {
+  const names = features.map((f) => f.name);
+  return features.map((f) => {
+    if (!f.setOf) return f;
+    const mark = / \(missing: [01]\)$/.exec(f.name)?.[0] ?? '';
+    return { ...f, name: setSplitName(names, f.setOf, categoryName) + mark };
+  });
 }
 
 /** A set-split feature's value for a row whose categorical column holds `category` (null or NaN: missing). */

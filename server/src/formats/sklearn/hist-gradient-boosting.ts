@@ -29,7 +29,7 @@ import { NumpyError, PyGlobal, PyValue, asNdArray, asString, classOf, isArray, n
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { heldOutSplit } from './validation-split';
-import { setSplitFeatures, type SetSplit } from '../../forest/set-splits';
+import { ordinalCategoryName, setSplitFeatures, type SetSplit } from '../../forest/set-splits';
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { pipelineFeatures } from './pipeline-features';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
@@ -334,10 +334,5 @@ function ownPreprocessor(st: ReturnType<typeof stateDict> & object): { names?: s
   }
   const names = walked.features.map((f) => f.name);
   const input = walked.pipelineInput;
-  const categoryName = (feature: number, code: number): string => {
-    const ordinal = input?.features[feature]?.ops.find((op) => op.op === 'ordinal');
-    const value = ordinal && ordinal.op === 'ordinal' ? ordinal.categories[code] : undefined;
-    return value === undefined || value === null ? String(code) : String(value);
-  };
-  return { names, ...(input ? { pipelineInput: input } : {}), categoryName };
+  return { names, ...(input ? { pipelineInput: input } : {}), categoryName: ordinalCategoryName(input) };
 }

@@ -4,6 +4,7 @@
  * its values (`pipelineInput`), one-hot groups, and notes on what cannot be followed (a step the
  * reader does not know, a resampling step, a sparse matrix handed to XGBoost).
  */
+import { ordinalCategoryName, renamedSetSplits } from '../../forest/set-splits';
 import { type PyValue, classOf, stateDict } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
@@ -32,6 +33,17 @@ export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], besid
  * from the Pipeline's own input (`pipelineInput`), so a raw CSV can be lined up with it.
  */
 function namedByPipeline(decoded: Decoded, preceding: PyValue[], beside?: string, saved?: SavedNames): Decoded {
+  // Categorical splits' 0/1 features (forest/set-splits.ts) come from the model's own columns: the
+  // steps name those, and each set-split feature is named again from its column and its categories.
+  const all = decoded.forest.features;
+  const own = all.filter((f) => !f.setOf);
+  if (own.length === all.length) return namedOwnColumns(decoded, preceding, beside, saved);
+  const named = namedOwnColumns({ ...decoded, forest: { ...decoded.forest, features: own } }, preceding, beside, saved);
+  const features = renamedSetSplits([...named.forest.features, ...all.slice(own.length)], ordinalCategoryName(named.forest.pipelineInput));
+  return { ...named, forest: { ...named.forest, features } };
+}
+
+function namedOwnColumns(decoded: Decoded, preceding: PyValue[], beside?: string, saved?: SavedNames): Decoded {
   const features = decoded.forest.features;
   if (!hasNumberedNames(features)) return decoded;
   const walked = pipelineFeatures(preceding, saved?.names);
