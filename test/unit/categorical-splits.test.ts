@@ -17,6 +17,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { checkCertifiedRows } from '../../server/src/evaluate/certified-check';
 import { alignTrainingData, readTrainingData } from '../../server/src/evaluate/training-data';
 import { completeForest } from '../../server/src/forest/complete';
+import { readModel } from '../../server/src/formats';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
 import { lintFile } from '../../server/src/linter/linter';
@@ -90,6 +91,25 @@ describe('categorical splits as 0/1 features', () => {
       assert.deepEqual(checkCertifiedRows(forest, result.reconstruction, rows), { proven, held: proven });
     });
   }
+
+  it('damaged categorical columns of an XGBoost file are a clear "corrupt", never a crash or a misread', () => {
+    const model = JSON.parse(readFileSync(join(DIR, 'xgb_cat.json'), 'utf8').replace(/\bNaN\b/g, '0.5'));
+    const tree = model.learner.gradient_booster.model.trees.find((t: { split_type: number[] }) => t.split_type.some((x) => x === 1));
+    const damage: [string, (t: Record<string, unknown[]>) => void, RegExp][] = [
+      ['segments past the list', (t) => (t.categories_segments = t.categories_segments.map(() => 10_000)), /outside the list/],
+      ['a node that is no categorical split', (t) => (t.categories_nodes = [0, ...t.categories_nodes.slice(1)]), /not a categorical split|without categories/],
+      ['a category that is no code', (t) => (t.categories = t.categories.map(() => -1)), /not a code/],
+      ['columns of different lengths', (t) => (t.categories_sizes = t.categories_sizes.slice(1)), /without their categories/],
+    ];
+    for (const [what, edit, reason] of damage) {
+      const copy = JSON.parse(JSON.stringify(model));
+      const t = copy.learner.gradient_booster.model.trees.find((x: { id: number }) => x.id === tree.id);
+      edit(t);
+      const read = readModel(new TextEncoder().encode(JSON.stringify(copy)), 'damaged.json');
+      assert.equal(read.kind, 'unreadable', what);
+      if (read.kind === 'unreadable') assert.match(read.detail, reason, what);
+    }
+  });
 
   it('a set-split feature in a hand-written forest must name one of the model\'s own columns, after them', () => {
     const tree = { left: [1, -1, -1], right: [2, -1, -1], feature: [1, -2, -2], threshold: [0.5, -2, -2], classWeights: [4, 2, 2] };
