@@ -51,7 +51,8 @@ export interface LeafRows {
  */
 export function countTreeLeafRows(forest: Forest): LeafRows[] | undefined {
   if (forest.countedClasses) return forest.countedClasses.trees.map((t, k) => ({ tree: t.tree, rows: t.rows, label: forest.countedClasses!.classes[k] }));
-  if (forest.training.bootstrap || forest.training.weighted || forest.privacy) return undefined;
+  if (forest.training.weighted || forest.privacy) return undefined;
+  if (forest.training.bootstrap) return drawnTreeLeafRows(forest);
   const tree = forest.trees[0];
   const k = classCount(forest);
   const whole = (x: number) => Math.abs(x - Math.round(x)) < 1e-9;
@@ -60,6 +61,34 @@ export function countTreeLeafRows(forest: Forest): LeafRows[] | undefined {
     return forest.classes.map((label, c) => ({ tree: 0, rows: Array.from({ length: tree.left.length }, (_, n) => Math.round(tree.classWeights[n * k + c])), label }));
   }
   return [{ tree: 0, rows: Array.from({ length: tree.left.length }, (_, n) => Math.round(tree.classWeights[n * k])) }];
+}
+
+/**
+ * With bootstrap: a leaf's distinct rows (n_node_samples) are training rows its tree drew, in its
+ * region, and its class draws say their class where the leaf holds one class only. The tree that
+ * drew the most rows is read (sweep 11: a public 1.5 forest trained with missing values was
+ * `skipped` before). Leaves of several classes prove nothing of their rows' classes here, so only
+ * single-class leaves' rows are listed (a regressor's, every leaf's, without a target).
+ */
+function drawnTreeLeafRows(forest: Forest): LeafRows[] | undefined {
+  let best = -1;
+  forest.trees.forEach((tree, t) => {
+    if (tree.distinctRows && (best < 0 || tree.distinctRows[0] > forest.trees[best].distinctRows![0])) best = t;
+  });
+  if (best < 0) return undefined;
+  const tree = forest.trees[best];
+  const distinct = tree.distinctRows!;
+  if (forest.task !== 'classification' || forest.classes.length < 2) return [{ tree: best, rows: Array.from(distinct) }];
+  const k = classCount(forest);
+  return forest.classes.map((label, c) => ({
+    tree: best,
+    rows: Array.from({ length: tree.left.length }, (_, n) => {
+      let others = 0;
+      for (let j = 0; j < k; j++) if (j !== c) others += tree.classWeights[n * k + j];
+      return others === 0 && tree.classWeights[n * k + c] > 0 ? distinct[n] : 0;
+    }),
+    label,
+  }));
 }
 
 export function reconstructFromLeafRegions(forest: Forest, ctx: RunContext, why: string, sources: readonly LeafRows[], rows: number | null): ReconstructionResult {

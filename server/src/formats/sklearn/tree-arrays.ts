@@ -24,6 +24,7 @@ import {
 import type { ForestInput } from '../../forest/schema';
 import { featureCountProblem } from '../limits';
 import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
+import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 
 /** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
 export interface RawTree {
@@ -109,6 +110,7 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
       throw corrupt(`tree ${index} node ${i} has children (${l}, ${r}) outside the tree.`);
     }
   }
+  readMissingOnlySplits(raw);
   const ignored = raw.missingLeft ? unsetMissingDirections(raw, classOf(estimator)?.name, asString(st.get('_sklearn_version'))) : undefined;
   if (ignored) {
     raw.missingLeft = undefined;
@@ -206,6 +208,20 @@ export function featureNamesOf(st: PyDict, raws: readonly RawTree[], firstTree: 
 }
 
 /** The version that wrote the model, from the estimator or its first tree. */
+/**
+ * scikit-learn 1.3+'s trees split on missing values alone as histogram boosting does: threshold
+ * +inf, every value left, the rows missing the feature right (`missing_go_to_left` 0). Read at the
+ * IR's MISSING_ONLY_THRESHOLD, as hist-gradient-boosting.ts reads them (sweep 11: a public 1.5
+ * RandomForestClassifier trained with missing values, 109 such splits, was "corrupt"). A +inf
+ * threshold anywhere else stays, and the forest's checks call it what it is.
+ */
+export function readMissingOnlySplits(raw: RawTree): void {
+  if (!raw.missingLeft) return;
+  for (let i = 0; i < raw.nodeCount; i++) {
+    if (raw.left[i] !== -1 && raw.threshold[i] === Infinity && raw.missingLeft[i] === 0) raw.threshold[i] = MISSING_ONLY_THRESHOLD;
+  }
+}
+
 /**
  * Why a tree's `missing_go_to_left` says nothing, or undefined when it is read. scikit-learn's
  * random splitter (ExtraTrees) gained missing-value support only in 1.6; before, the field is
