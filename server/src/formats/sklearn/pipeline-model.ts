@@ -5,6 +5,7 @@
  * reader does not know, a resampling step, a sparse matrix handed to XGBoost).
  */
 import { ordinalCategoryName, renamedSetSplits } from '../../forest/set-splits';
+import { splitsOnMissingOnly } from '../../forest/missing-split';
 import { type PyValue, classOf, stateDict } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
@@ -22,7 +23,34 @@ export interface SavedNames {
  * saved beside it; `saved`: column names saved beside it, for the first step's numbered input.
  */
 export function withPrecedingSteps(decoded: Decoded, preceding: PyValue[], beside?: string, saved?: SavedNames): Decoded {
-  return withSparseNote(withResamplingNote(namedByPipeline(decoded, preceding, beside, saved), preceding), preceding);
+  return withSparseNote(withResamplingNote(namedByPipeline(withMissingFilled(decoded, preceding, beside), preceding, beside, saved), preceding), preceding);
+}
+
+/**
+ * When the Pipeline's steps fill every missing value before the model (an imputer of NaN on each
+ * column, or an encoder whose 0/1 output is never missing), the model never saw one: its
+ * missing-value directions say nothing about the training rows, and are not read. Without this a
+ * histogram-boosting model behind a median imputer of all its columns was read as "may have had
+ * missing values", and only one tree's leaves were used (sweep 11). Not for a preprocessor merely
+ * saved beside the model (it may not be what the model was fitted on), nor when XGBoost reads a
+ * sparse matrix (its zeros arrive as missing), nor when a split on missing values alone shows some.
+ */
+function withMissingFilled(decoded: Decoded, preceding: PyValue[], beside: string | undefined): Decoded {
+  const trees = decoded.forest.trees;
+  if (beside || !trees.some((tree) => tree.defaultLeft) || sparseToXgboost(decoded, preceding)) return decoded;
+  const own = decoded.forest.features.filter((f) => !f.setOf).length;
+  const walked = pipelineFeatures(preceding);
+  const input = walked.features ? walked.pipelineInput : undefined;
+  if (!input || input.features.length !== own) return decoded;
+  const fills = (op: PipelineInput['features'][number]['ops'][number]) =>
+    (op.op === 'impute' && op.missing === null && op.value !== null) || op.op === 'equals' || op.op === 'one-of' || op.op === 'none-of' || op.op === 'is-missing';
+  if (!input.features.every((f) => f.ops.some(fills))) return decoded;
+  if (trees.some((tree) => Array.from(tree.threshold).some((t, n) => tree.left[n] !== -1 && splitsOnMissingOnly(t)))) return decoded;
+  return {
+    ...decoded,
+    forest: { ...decoded.forest, trees: trees.map(({ defaultLeft, ...tree }) => (void defaultLeft, tree)) },
+    notes: [...decoded.notes, "the Pipeline fills every missing value before the model (its imputers and encoders), so the model never saw one: its missing-value directions are not read"],
+  };
 }
 
 /**
