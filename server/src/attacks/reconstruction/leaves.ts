@@ -124,6 +124,8 @@ function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefine
   if (forest.privacy) return 'differentially private forests (noised counts) are not reconstructed yet';
   if (forest.boosting) return 'boosted models (XGBoost) store hessian sums, not class counts; they are not reconstructed yet';
   if (forest.training.bootstrap && !bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
-  if (forest.training.weighted) return 'the counts are sample-weighted, so they do not count rows';
+  // A leaf's distinct rows (n_node_samples) still count rows: only the per-class counts are weights
+  // (sweep 11: "do not count rows" beside "the leaves hold that many distinct training rows").
+  if (forest.training.weighted) return 'the per-class counts are weighted (class or sample weights), so they count no rows of each class; the leaves\' distinct rows still do';
   return undefined;
 }
