@@ -21,6 +21,15 @@ describe('CalibratedClassifierCV fold models', () => {
     assert.equal(all.reduce((s, m) => s + m.trainingRows!, 0), 2 * 150);
     assert.match(writeText([report]), /training rows \(one of 3 cross-validation fold models, each fitted on the rows outside its fold: 150 rows given to fit\)/);
   });
+  it('fold models inside a Pipeline (one level deeper in each fold) are folds too (sweep 11)', async () => {
+    const report = await lintFile(path.join(DIR, 'calibrated_pipeline.joblib'));
+    const all = [report.model!, ...(report.embedded ?? [])];
+    assert.equal(all.length, 3);
+    for (const m of all) {
+      assert.match(m.location ?? '', /^model\.calibrated_classifiers_\[\d\]\.estimator\.named_steps\["rf"\]$/);
+      assert.deepEqual(m.crossValidation, { folds: 3, fitRows: 150 });
+    }
+  });
   it('ShuffleSplit folds do not partition the rows: the folds are stated, the rows given to fit are not', async () => {
     const report = await lintFile(path.join(DIR, 'calibrated_shuffle.joblib'));
     for (const m of [report.model!, ...(report.embedded ?? [])]) assert.deepEqual(m.crossValidation, { folds: 3, fitRows: null });

@@ -48,7 +48,7 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
       const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
       const named = preceding ? withPrecedingSteps(decoded, preceding, beside, names) : decoded;
-      models.push({ ...withBesideNames(withRole(named, walk.memberRoles.get(found.location)), names), location: found.location, estimator: found.cls.name });
+      models.push({ ...withBesideNames(withRole(named, roleAt(walk.memberRoles, found.location)), names), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
       firstError ??= e;
@@ -104,6 +104,19 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
   const { crossValidationFold, ...onForest } = role;
   const training = crossValidationFold ? { training: { ...decoded.forest.training, crossValidationFold } } : {};
   return { ...decoded, notes, forest: { ...decoded.forest, ...onForest, ...training } };
+}
+
+/**
+ * The role a wrapper gives the model at `location`: its own, or, for a cross-validation fold, that
+ * of the member it sits in (a CalibratedClassifierCV of a Pipeline keeps each fold's model at
+ * `...calibrated_classifiers_[i].estimator.named_steps["classifier"]`: sweep 11, whose folds went
+ * unrecognised).
+ */
+function roleAt(roles: ReadonlyMap<string, MemberRole>, location: string): MemberRole | undefined {
+  const own = roles.get(location);
+  if (own) return own;
+  for (const [at, role] of roles) if (role.crossValidationFold && location.startsWith(`${at}.`)) return { crossValidationFold: role.crossValidationFold };
+  return undefined;
 }
 
 /**
