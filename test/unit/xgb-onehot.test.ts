@@ -8,12 +8,14 @@
  * column the forest does split as a number is left out with a note, not the whole reconstruction.
  */
 import { strict as assert } from 'node:assert';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { featureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
 import { checkCertifiedRows } from '../../server/src/evaluate/certified-check';
 import { alignTrainingData, readTrainingData } from '../../server/src/evaluate/training-data';
+import { leafOf } from '../../server/src/forest/structure';
 import { lintFile } from '../../server/src/linter/linter';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import { FIXTURES } from '../support/paths';
@@ -66,5 +68,27 @@ describe('XGBoost hist splits of one-hot columns (x < 1)', () => {
     assert.notEqual(result.status, 'failed', result.reason);
     assert.ok(result.certifiedRows > 0);
     assert.match(result.reason ?? '', /a declared group was left out: each names a feature the forest splits as a number, not as 0\/1: num__age \(split at /);
+  });
+
+  it("behind a sparse OneHotEncoder (a present 1, an absent 'missing'), the splits read as 0/1: every row reaches XGBoost's own leaf, the groups hold, every proven row is a true row", async () => {
+    const model = join(FIXTURES, 'pipeline-inputs', 'stroke_xgb_sparse_onehot.joblib');
+    const truth = JSON.parse(readFileSync(join(FIXTURES, 'pipeline-inputs', 'stroke_xgb_sparse_onehot.truth.json'), 'utf8'));
+    const report = await lintFile(model, { keepForest: true });
+    const forest = report.forest!;
+    assert.deepEqual(forest.features.map((f) => f.name), truth.features);
+    assert.ok(report.notes.some((n) => /splits on one-hot columns \(a present 1 one way, an absent 0 the other\) are read as splits between 0 and 1/.test(n)), report.notes.join(' | '));
+    const axes = featureAxes(forest);
+    assert.ok(axes.ok);
+    const onehot = forest.features.flatMap((f, i) => (f.name.startsWith('cat__') && axes.axes.thresholds[i].length > 0 ? [i] : []));
+    assert.ok(onehot.length > 0);
+    for (const f of onehot) assert.equal(axes.axes.binary[f], 1, forest.features[f].name);
+    truth.rows.forEach((row: number[], r: number) => forest.trees.forEach((tree, t) => assert.equal(leafOf(tree, row, forest.splitRule), truth.leaves[r][t], `row ${r + 1}, tree ${t}`)));
+    const declared = await declaredGroupsFor(model, forest);
+    const result = await reconstruct(forest, { budgetMs: 8_000, groups: declared.groups });
+    assert.doesNotMatch(result.reason ?? '', /left out/);
+    assert.ok(result.certifiedRows > 0, result.reason);
+    const rows = truth.rows.map((values: number[], r: number) => ({ values, label: truth.labels[r] }));
+    const proven = result.reconstruction.filter((x) => x.certified || x.certifiedValues?.some((v) => v)).length;
+    assert.deepEqual(checkCertifiedRows(forest, result.reconstruction, rows), { proven, held: proven });
   });
 });

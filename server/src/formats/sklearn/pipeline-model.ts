@@ -6,7 +6,7 @@
  */
 import { ordinalCategoryName, renamedSetSplits } from '../../forest/set-splits';
 import { splitsOnMissingOnly } from '../../forest/missing-split';
-import { type PyValue, classOf, stateDict } from '../pickle';
+import { type PyValue, asNumpyScalar, classOf, stateDict } from '../pickle';
 import type { Decoded } from './decode-helpers';
 import { pipelineFeatures, resamplingSteps, type OneHotGroup } from './pipeline-features';
 import type { PipelineInput } from '../../forest/pipeline-input';
@@ -147,13 +147,49 @@ function withResamplingNote(decoded: Decoded, preceding: PyValue[]): Decoded {
 function withSparseNote(decoded: Decoded, preceding: PyValue[]): Decoded {
   const step = sparseToXgboost(decoded, preceding);
   if (!step) return decoded;
+  const onehot = sparseOneHotAsBinary(decoded);
   return {
-    ...decoded,
+    ...onehot.decoded,
     notes: [
-      ...decoded.notes,
-      `the Pipeline's ${step} hands the model a sparse matrix, whose absent entries XGBoost reads as missing values, not zeros: the zeros of its one-hot columns reached the trees as "missing", so a CSV of the Pipeline's input is not turned into the model's values`,
+      ...onehot.decoded.notes,
+      `the Pipeline's ${step} hands the model a sparse matrix, whose absent entries XGBoost reads as missing values, not zeros: the zeros of its one-hot columns reached the trees as "missing", so a CSV of the Pipeline's input is not turned into the model's values` +
+        (onehot.splits > 0 ? `; the ${onehot.splits} splits on one-hot columns (a present 1 one way, an absent 0 the other) are read as splits between 0 and 1` : ''),
     ],
   };
+}
+
+/**
+ * XGBoost behind a sparse one-hot matrix sees each one-hot column as a present 1 or an absent
+ * value: a split `x < t` sends the 1 one way (left when 1 < t) and the absent 0 its default way.
+ * Read as what it is, a split between 0 and 1 at 0.5 (children swapped where the 0 went right), so
+ * the one-hot columns read as 0/1 and their groups hold (sweep 11: 1,191 splits at 2.00001 read as
+ * numbers, 24 of 31 groups left out, leaves described as "Hematology < 2.00001"). A split sending
+ * both the same way sends every row one way; it is left as it is.
+ */
+function sparseOneHotAsBinary(decoded: Decoded): { decoded: Decoded; splits: number } {
+  const binary = decoded.forest.features.map((f) => f.kind === 'binary' && !f.setOf);
+  let splits = 0;
+  const trees = decoded.forest.trees.map((tree) => {
+    if (!tree.defaultLeft) return tree;
+    let changed = false;
+    const left = Array.from(tree.left);
+    const right = Array.from(tree.right);
+    const threshold = Array.from(tree.threshold);
+    const defaultLeft = Array.from(tree.defaultLeft);
+    for (let n = 0; n < left.length; n++) {
+      if (left[n] === -1 || !binary[tree.feature[n]]) continue;
+      const oneLeft = 1 < threshold[n];
+      const zeroLeft = defaultLeft[n];
+      if (oneLeft === zeroLeft) continue;
+      if (!zeroLeft) [left[n], right[n]] = [right[n], left[n]];
+      threshold[n] = 0.5;
+      defaultLeft[n] = true;
+      changed = true;
+      splits++;
+    }
+    return changed ? { ...tree, left, right, threshold, defaultLeft } : tree;
+  });
+  return { decoded: splits > 0 ? { ...decoded, forest: { ...decoded.forest, trees } } : decoded, splits };
 }
 
 /** The last step's class when it hands an XGBoost model a sparse matrix, else undefined. */
@@ -162,9 +198,11 @@ function sparseToXgboost(decoded: Decoded, preceding: readonly PyValue[]): strin
   const last = preceding[preceding.length - 1];
   const state = stateDict(last);
   const cls = classOf(last)?.name;
+  // A fitted flag may be a numpy bool (`density < sparse_threshold` stores np.True_), not Python's True.
+  const isTrue = (v: PyValue | undefined) => v === true || asNumpyScalar(v) === true;
   const sparse =
-    (cls === 'ColumnTransformer' && state?.get('sparse_output_') === true) ||
-    (cls === 'OneHotEncoder' && (state?.get('sparse_output') === true || state?.get('sparse') === true));
+    (cls === 'ColumnTransformer' && isTrue(state?.get('sparse_output_'))) ||
+    (cls === 'OneHotEncoder' && (isTrue(state?.get('sparse_output')) || isTrue(state?.get('sparse'))));
   return sparse ? cls : undefined;
 }
 
