@@ -15,3 +15,9 @@ test("class_weight='balanced' is named as why a HistGradientBoosting model is re
   assert.equal(report.forest?.task, 'regression', 'read as count trees');
   assert.ok(report.notes.some((n) => /class_weight='balanced', which weighs each row's gradient and hessian\); the trees are read as row counts only/.test(n)), report.notes.join(' | '));
 });
+
+test('sample weights the model states (_fitted_with_sw, scikit-learn 1.5+) are named as why, as class weights are', async () => {
+  const report = await lintFile(join(FIXTURES, 'class-weights', 'hgb_sample_weight.joblib'), { keepForest: true });
+  assert.equal(report.forest?.task, 'regression', 'read as count trees');
+  assert.ok(report.notes.some((n) => /the model states it was fitted with sample weights, which weigh each row's gradient and hessian\); the trees are read as row counts only/.test(n)), report.notes.join(' | '));
+});

@@ -102,7 +102,7 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
   });
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const describe = `${certified > 0 ? `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}${unproven > 0 ? `; ${unproven} proven boxes meet a leaf whose rows were all claimed, so they are estimates` : ''}`;
+  const describe = `${certified > 0 ? `${certified} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${rows - certified} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}${unproven > 0 ? `; so ${unproven} of the ${result.reconstruction.filter((r) => r.certified).length} boxes proven above are estimates now: each meets a leaf whose rows the classes above all claimed` : ''}`;
   return {
     ...rest,
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,

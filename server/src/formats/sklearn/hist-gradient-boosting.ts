@@ -25,7 +25,7 @@
  * the trees then index its output, named from it (ownPreprocessor).
  */
 import type { ForestInput, Tree } from '../../forest/schema';
-import { NumpyError, PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
+import { NumpyError, PyGlobal, PyValue, asNdArray, asNumpyScalar, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { heldOutSplit } from './validation-split';
@@ -204,7 +204,14 @@ export function decodeHistGradientBoosting(est: PyValue, cls: PyGlobal): Decoded
   const asCounts = (why: string): Decoded => {
     // class_weight (1.2+) weighs each row's gradient and hessian: the Newton steps no longer count rows.
     const weights = st.get('class_weight');
-    const weighted = weights !== undefined && weights !== null ? ` (the model was fitted with class_weight=${asString(weights) !== undefined ? `'${asString(weights)}'` : 'a dict'}, which weighs each row's gradient and hessian)` : '';
+    // scikit-learn 1.5+ states whether fit was given sample weights (`_fitted_with_sw`).
+    const withSampleWeights = st.get('_fitted_with_sw') === true || asNumpyScalar(st.get('_fitted_with_sw')) === true;
+    const weighted =
+      weights !== undefined && weights !== null
+        ? ` (the model was fitted with class_weight=${asString(weights) !== undefined ? `'${asString(weights)}'` : 'a dict'}, which weighs each row's gradient and hessian)`
+        : withSampleWeights
+          ? " (the model states it was fitted with sample weights, which weigh each row's gradient and hessian)"
+          : '';
     notes.push(`${why}${weighted}; the trees are read as row counts only (no labels or targets)`);
     // A classifier read as counts is still a classifier: its labels, for the summary.
     const stored = st.get('classes_');
