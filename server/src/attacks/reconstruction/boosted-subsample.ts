@@ -79,7 +79,7 @@ export function subsampledRows(roots: readonly number[], stated: unknown): Subsa
  * `view`: the model as count trees with one class and bootstrap (each leaf's covers as its
  * distinct rows); `weights` undefined when the leaf weights give no targets.
  */
-export async function reconstructSubsampled(forest: Forest, view: Forest, table: LeafTable, ctx: RunContext, subsample: SubsampledRows, weights: BoostedWeights | undefined): Promise<ReconstructionResult> {
+export async function reconstructSubsampled(forest: Forest, view: Forest, table: LeafTable, ctx: RunContext, subsample: SubsampledRows, weights: BoostedWeights | undefined, unreadWeights = 'targets not determined (the leaf weights are not readable)'): Promise<ReconstructionResult> {
   // Two walks per row (the certified target through the box, the prediction at the point).
   ctx.reserve(2 * labellingMs(forest, subsample.rows));
   const estimate = await reconstructByEstimate(view, table, ctx, {
@@ -91,5 +91,5 @@ export async function reconstructSubsampled(forest: Forest, view: Forest, table:
       : `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
     anchorTree: 0,
   });
-  return labelBoostedBoxes(forest, estimate, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)', () => ctx.overBudget());
+  return labelBoostedBoxes(forest, estimate, weights, unreadWeights, () => ctx.overBudget());
 }

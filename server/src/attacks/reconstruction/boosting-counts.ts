@@ -40,7 +40,24 @@ export const isMultiClass = (forest: Forest) => forest.boosting?.objective === '
 
 /** What the count view needs, or why it does not apply. */
 /** `probe`: the first-tree probe of the model (undefined only for weighted rows, refused first). */
-function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; classTrees?: ProbedTree[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string; subsample?: SubsampledRows } {
+/**
+ * Why the leaf weights give no targets, in words: which of the settings the target equations do
+ * not model applies (sweep 11: "not readable: L1 alpha, max_delta_step or an unknown learning
+ * rate" beside a first-tree finding that read the labels with the stated alpha).
+ */
+function unreadWeightsWhy(probe: FirstTreeProbe): string {
+  const p = probe.parameters;
+  const why: string[] = [];
+  if (p.alpha && p.alpha.value > 0) why.push(`L1 alpha=${p.alpha.value} shrinks every later tree's leaf weights, which the target equations do not model (the first tree's labels, read with it, are in its finding)`);
+  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) why.push(`max_delta_step=${p.maxDeltaStep.value} caps the leaf weights`);
+  if (p.eta === undefined) why.push('the learning rate is not known');
+  if (probe.status === 'rows-only') why.push("the first tree's probe read its rows, not its leaves' label sums");
+  else if (probe.status === 'partial') why.push("the first tree's probe read the label sums of some leaves only");
+  else if (probe.status !== 'exact') why.push(`first-tree probing ended ${probe.status}`);
+  return `targets not determined (${why.length > 0 ? why.join('; ') : 'the leaf weights are not readable'})`;
+}
+
+function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false; reason: string } | { ok: true; view: Forest; table: LeafTable; classOfTree?: number[]; classTrees?: ProbedTree[]; eta?: number; lambda: number; gradients: boolean; meanLabel: number; note?: string; subsample?: SubsampledRows; unreadWeights?: string } {
   const b = forest.boosting!;
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
   const stated = forest.hyperParameters.subsample;
@@ -60,7 +77,7 @@ function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false
     const subsample = subsampledRows(forest.trees.map((tree) => Math.round(tree.boosting!.cover![0])), stated);
     const covers = subsample ? wholeCovers : everyTreeRowCounts(forest);
     if (!covers.ok) return covers;
-    const common = { eta: p.eta?.value, lambda, gradients, meanLabel: (probe.labelSum ?? 0) / Math.max(1, rows), ...(missing.note ? { note: missing.note } : {}) };
+    const common = { eta: p.eta?.value, lambda, gradients, meanLabel: (probe.labelSum ?? 0) / Math.max(1, rows), ...(missing.note ? { note: missing.note } : {}), unreadWeights: unreadWeightsWhy(probe) };
     if (subsample) {
       // Each tree's covers count the distinct rows of its own draw: a view with bootstrap, whose
       // leaves state their distinct rows, for box-estimate (boosted-subsample.ts). N is estimated.
@@ -185,7 +202,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
   }
   if (prepared.subsample) {
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: 1, treesWhy: 'subsample' } : undefined;
-    const labelled = await reconstructSubsampled(forest, prepared.view, prepared.table, ctx, prepared.subsample, weights);
+    const labelled = await reconstructSubsampled(forest, prepared.view, prepared.table, ctx, prepared.subsample, weights, prepared.unreadWeights);
     return prepared.note ? { ...labelled, reason: `${labelled.reason}; ${prepared.note}` } : labelled;
   }
   ctx.method = 'boosting-counts';
@@ -219,7 +236,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
     ctx.method = 'boosting-counts';
     const dart = forest.boosting!.booster === 'dart';
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: dart ? 1 : forest.trees.length, ...(dart ? { treesWhy: 'dart' } : {}) } : undefined;
-    const labelled = labelBoostedBoxes(forest, boxes, weights, 'targets not determined (the leaf weights are not readable: L1 alpha, max_delta_step or an unknown learning rate)', () => ctx.overBudget());
+    const labelled = labelBoostedBoxes(forest, boxes, weights, prepared.unreadWeights ?? 'targets not determined (the leaf weights are not readable)', () => ctx.overBudget());
     return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
   }
   if (classOfTree || answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: withNote([answer.reason, what].filter((x) => x).join('; ')) };
