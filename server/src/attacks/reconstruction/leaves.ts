@@ -126,6 +126,10 @@ function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefine
   if (forest.training.bootstrap && !bootstrap) return 'forests trained with bootstrap are not reconstructed yet';
   // A leaf's distinct rows (n_node_samples) still count rows: only the per-class counts are weights
   // (sweep 11: "do not count rows" beside "the leaves hold that many distinct training rows").
-  if (forest.training.weighted) return 'the per-class counts are weighted (class or sample weights), so they count no rows of each class; the leaves\' distinct rows still do';
+  if (forest.training.weighted) {
+    return forest.classes.length > 1
+      ? "the per-class counts are weighted (class or sample weights), so they count no rows of each class; the leaves' distinct rows still do"
+      : "the counts are sample-weighted, so they count no rows; the leaves' distinct rows still do";
+  }
   return undefined;
 }
