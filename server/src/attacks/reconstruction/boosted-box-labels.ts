@@ -24,7 +24,7 @@ import { boostedMargins, leafOfBox } from '../../forest/structure';
 import { withTargets } from './regression-box-labels';
 import { probeFirstTrees } from '../first-tree-probe';
 import type { ReconstructionResult } from './types';
-import { pluralPossessive } from '../../rules/format';
+import { formatCount, pluralPossessive } from '../../rules/format';
 
 /** What the leaf weights need, or undefined when they do not give targets (see the module comment). */
 export interface BoostedWeights {
@@ -89,7 +89,7 @@ export function labelBoostedBoxes(forest: Forest, result: ReconstructionResult, 
     (certified, withoutLabel, rows) =>
       !weights
         ? `${unreadable}; each row's target is the model's prediction at its point`
-        : `${certified > 0 ? `${certified} ${certified === 1 ? 'row' : 'rows'} certified with ${certified === 1 ? 'its' : 'their'} target: each lies` : 'no row certified with its target: none lies'}, in every tree up to one, inside one leaf, with that tree's leaf holding only it to give its target (${forest.library.name === 'xgboost' ? "the margin before the tree plus (1 + lambda) x the leaf's weight" : "the prediction before the tree plus that one row's residual, which the leaf's stored value gives"})${weights.trees < forest.trees.length ? ` (${weights.treesWhy ?? 'the method'}: tree 0 only)` : ''}; ${pluralPossessive(rows - certified, 'row')} targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+        : `${certified > 0 ? `${formatCount(certified)} ${certified === 1 ? 'row' : 'rows'} certified with ${certified === 1 ? 'its' : 'their'} target: each lies` : 'no row certified with its target: none lies'}, in every tree up to one, inside one leaf, with that tree's leaf holding only it to give its target (${forest.library.name === 'xgboost' ? "the margin before the tree plus (1 + lambda) x the leaf's weight" : "the prediction before the tree plus that one row's residual, which the leaf's stored value gives"})${weights.trees < forest.trees.length ? ` (${weights.treesWhy ?? 'the method'}: tree 0 only)` : ''}; ${pluralPossessive(rows - certified, 'row')} targets are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}`,
     { stop, standIn: () => lateStandIn(forest) },
   );
 }

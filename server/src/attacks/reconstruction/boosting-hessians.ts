@@ -36,6 +36,7 @@
  * whose box allows both is given the range's representative value (the model cannot tell which,
  * and a value is the likelier guess when most rows have one): the reason says so.
  */
+import { formatCount } from '../../rules/format';
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
@@ -458,7 +459,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       status: 'bounded',
       reason:
         `tree 1's cover (${actual.toFixed(3)}) is not the hessian sum of tree 0's ${rows} rows after tree 0 (${predicted.toFixed(3)}): each tree grew on its own draw of the rows (subsample below 1, which the file does not record), so only tree 0 is read: ` +
-        `its exact counts give the ${rows} rows it drew in its leaves' boxes with their labels; the training set holds at least these rows (its size is unknown), and any others are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
+        `its exact counts give the ${formatCount(rows)} rows it drew in its leaves' boxes with their labels; the training set holds at least these rows (its size is unknown), and any others are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
       rows: null,
       certifiedRows: claims.certified,
       ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}),
@@ -487,8 +488,8 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     ctx.rowsKind = 'estimate';
     return firstTreeOnly(
       `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
-        `its exact counts give the ${rows} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${estimated}) in its leaves' boxes with their labels; ` +
-        `the other ~${Math.max(0, estimated - rows)} rows are not reconstructed`,
+        `its exact counts give the ${formatCount(rows)} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${formatCount(estimated)}) in its leaves' boxes with their labels; ` +
+        `the other ~${formatCount(Math.max(0, estimated - rows))} rows are not reconstructed`,
       estimated,
     );
   }

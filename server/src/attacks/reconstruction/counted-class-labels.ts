@@ -28,7 +28,7 @@ import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox, leavesMeetingBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { pluralPossessive } from '../../rules/format';
+import { formatCount, pluralPossessive } from '../../rules/format';
 
 type CountedClasses = NonNullable<Forest['countedClasses']>;
 
@@ -76,22 +76,22 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   if (byBox > 0 || byLeaf.rows === 0) {
     parts.push(
       single
-        ? `${byBox} rows certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only`
-        : `${byBox} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')})`,
+        ? `${formatCount(byBox)} rows certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only`
+        : `${formatCount(byBox)} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')})`,
     );
   }
   if (byLeaf.rows > 0) {
     const more = byBox > 0 ? ' more' : '';
     parts.push(
       single
-        ? `${byLeaf.rows}${more} rows certified with their class, each with a leaf of ${single} (which counts every class) as its box: the leaf holds that many rows of the class`
-        : `${byLeaf.rows}${more} rows certified with their class, each with a leaf of that class's tree as its box: the leaf holds that many rows of the class`,
+        ? `${formatCount(byLeaf.rows)}${more} rows certified with their class, each with a leaf of ${single} (which counts every class) as its box: the leaf holds that many rows of the class`
+        : `${formatCount(byLeaf.rows)}${more} rows certified with their class, each with a leaf of that class's tree as its box: the leaf holds that many rows of the class`,
     );
   }
   if (byLeaf.unproven > 0) parts.push(`${pluralPossessive(byLeaf.unproven, 'row')} proven boxes meet such a leaf, whose rows of the class may all be taken, so they are estimates`);
   if (rows > certified) {
     parts.push(
-      `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class ${single ? `with the largest share of the leaf of ${single}` : "whose tree's leaf"} at the row's point${single ? '' : ' has the largest share of it'})${withoutLabel > 0 ? `, ${withoutLabel} of them in proven boxes` : ''}`,
+      `${pluralPossessive(rows - certified, 'row')} classes are estimates (the class ${single ? `with the largest share of the leaf of ${single}` : "whose tree's leaf"} at the row's point${single ? '' : ' has the largest share of it'})${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}`,
     );
   }
   const how = parts.join('; ');

@@ -11,6 +11,7 @@
  * class weights, or the released counts), each class scaled to one total shared by all trees, and
  * rows are walked against them (complete.ts) from their anchors' leaves.
  */
+import { formatCount } from '../../../rules/format';
 import type { Forest } from '../../../forest/schema';
 import { classCount } from '../../../forest/structure';
 import type { RunContext } from '../context';
@@ -109,12 +110,12 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   // What is certified, in words, once the certified rows and their boxes' median width are known.
   const claim = (certifiedRows: number, medianWidth: number) =>
     noised
-      ? `nothing certified: noised counts prove no row (training-set size ${N}: ${input.rowsSource})`
+      ? `nothing certified: noised counts prove no row (training-set size ${formatCount(N)}: ${input.rowsSource})`
       : certifiedRows > 0
-        ? `${certifiedRows} of ${N} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
+        ? `${formatCount(certifiedRows)} of ${formatCount(N)} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
         : withoutDistinct
-          ? `nothing certified: the trees store no distinct-row counts (their counts are draws), so no leaf proves how many distinct rows it holds (training-set size ${N}: ${input.rowsSource})`
-          : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${N}: ${input.rowsSource})`;
+          ? `nothing certified: the trees store no distinct-row counts (their counts are draws), so no leaf proves how many distinct rows it holds (training-set size ${formatCount(N)}: ${input.rowsSource})`
+          : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${formatCount(N)}: ${input.rowsSource})`;
   const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
   if (N * forest.features.length > walkCap) {
     const past = `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the estimate's walks keep in memory`;
