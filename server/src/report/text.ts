@@ -119,8 +119,13 @@ export function writeText(files: FileReport[]): string {
     lines.push(`${file.path}  (${about})`);
     if (file.findings.length === 0) lines.push('  no findings');
     // Positions (JSON models: the first tree's line) in a column of their own, so that findings with
-    // and without one line up.
-    const whereOf = (finding: Finding) => (finding.location.range ? `${finding.location.range.start.line + 1}:${finding.location.range.start.character + 1}  ` : '');
+    // and without one line up. The file's very start says nothing: `save_model` writes the whole
+    // model on one line, where a finding sits at the line's start (formats/xgboost LONG_LINE), and
+    // a lone `1:1` before one finding read as a stray mark. SARIF and JSON keep it (annotations).
+    const whereOf = (finding: Finding) => {
+      const start = finding.location.range?.start;
+      return start && (start.line > 0 || start.character > 0) ? `${start.line + 1}:${start.character + 1}  ` : '';
+    };
     const whereWidth = Math.max(0, ...file.findings.map((finding) => whereOf(finding).length));
     for (const finding of file.findings) {
       const where = whereOf(finding).padEnd(whereWidth);
