@@ -144,15 +144,24 @@ describe('containers: the reader and the linter', () => {
       assert.equal(report.model.location, read.location ?? null);
       const embedded = (report.embedded ?? []).map((e) => e.location).sort();
       assert.deepEqual(embedded, (read.others ?? []).map((o) => o.location).sort());
-      // Each further model gets its own fast findings, marked with where it sits.
+      // Each further model gets its own fast findings, marked with where it sits; with three or more
+      // models a rule's findings are one, which names the others (alsoIn, and in its detail).
+      const primaryPlace = read.location ?? 'model';
+      const folded = (location: string) => report.findings.filter((f) => f.location.alsoIn?.includes(location));
       for (const location of embedded) {
         const own = report.findings.filter((f) => f.location.model === location);
-        assert.ok(own.some((f) => f.rule === 'exact-counts'), `${entry.file}: no findings for ${location}`);
+        assert.ok(own.some((f) => f.rule === 'exact-counts') || folded(location).some((f) => f.rule === 'exact-counts'), `${entry.file}: no findings for ${location}`);
         // The first line stays the short one; where the model sits leads the detail.
         assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${location}`)), own.map((f) => f.message).join('\n'));
+        for (const f of folded(location)) assert.ok(detailOf(f.message).includes(location) || /\bto \[\d+\]/.test(detailOf(f.message)), f.message);
       }
       const own = report.findings.filter((f) => f.location.model === undefined && MODEL_RULE_IDS.has(f.rule));
-      assert.ok(own.some((f) => f.rule === 'exact-counts'));
+      assert.ok(own.some((f) => f.rule === 'exact-counts') || folded(primaryPlace).some((f) => f.rule === 'exact-counts'));
+      // One finding a rule and model: a rule's findings name no model twice.
+      for (const rule of MODEL_RULE_IDS) {
+        const places = report.findings.filter((f) => f.rule === rule).flatMap((f) => [f.location.model ?? primaryPlace, ...(f.location.alsoIn ?? [])]);
+        assert.equal(new Set(places).size, places.length, `${entry.file} ${rule}: ${places.join(', ')}`);
+      }
       // The primary model's findings say where it sits too, when it is not the file itself.
       if (read.location) assert.ok(own.every((f) => detailOf(f.message).startsWith(`In ${read.location} (`)), own.map((f) => f.message).join('\n'));
       // With several models, the notes say why the deeper analyses run on this one (sweep 10: estimators_[11] of twelve, unexplained).

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { readModel } from '../formats';
 import { sideFilesBeside, withSideFiles } from './side-files';
+import { foldAcrossModels } from './fold-findings';
 import { completeForest } from '../forest/complete';
 import type { Forest } from '../forest/schema';
 import { treeDepth } from '../forest/structure';
@@ -181,13 +182,15 @@ function lintRead(bytes: Uint8Array, path: string, contentHash: string, options:
     findings.push(...analysed.findings);
   }
   withFoldRows([primary.summary, ...embedded], analysedForests);
-  findings.unshift(...scriptGlobalsFinding(read, severities));
-  findings.push(...savedDataFindings(read, severities), ...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
+  // Sibling models (a multi-output model's forests, calibration folds) fire the same rules: one finding a rule.
+  const foldedFindings = foldAcrossModels(findings, read.location ?? 'model');
+  foldedFindings.unshift(...scriptGlobalsFinding(read, severities));
+  foldedFindings.push(...savedDataFindings(read, severities), ...unsupportedModelFindings(read.unread ?? [], severities), ...unknownGlobalFindings(read, severities));
   return {
     ...base,
     model: primary.summary,
     ...(embedded.length ? { embedded } : {}),
-    findings,
+    findings: foldedFindings,
     notes,
     ...(options.keepForest ? { forest: primary.forest } : {}),
   };

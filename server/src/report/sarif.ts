@@ -166,7 +166,14 @@ function result(file: FileReport, finding: Finding, options: SarifOptions, finge
           })),
         }
       : {}),
-    properties: { ...(tree !== undefined ? { tree, node } : {}), ...(finding.data ? { data: finding.data } : {}) },
+    properties: {
+      ...(tree !== undefined ? { tree, node } : {}),
+      // Which model of a file of several, and the others a folded finding holds for (linter/fold-findings.ts).
+      // The primary model's findings carry no place of their own: a folded one names the file's model.
+      ...(finding.location.model || finding.location.alsoIn ? { model: finding.location.model ?? file.model?.location ?? 'model' } : {}),
+      ...(finding.location.alsoIn ? { alsoIn: finding.location.alsoIn } : {}),
+      ...(finding.data ? { data: finding.data } : {}),
+    },
   };
 }
 

@@ -17,6 +17,11 @@ export interface FindingLocation {
    * expression that reaches it, `model.named_estimators_["gb"]`); absent for the file's primary model.
    */
   model?: string;
+  /**
+   * The file's other models the same rule fired for, when their findings were folded into this one
+   * (linter/fold-findings.ts: a rule firing for three or more models of one file).
+   */
+  alsoIn?: string[];
 }
 
 export interface Finding {
