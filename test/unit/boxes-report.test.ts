@@ -267,6 +267,14 @@ describe("a Pipeline's features in the finding (sweep 9: `udp.stream` in one fin
     assert.match(draft(forest.features[scaled].name), /narrowest on age \(median 30%\)/);
     assert.match(draft(forest.features[encoded].name), new RegExp(`narrowest on ${forest.features[encoded].name} \\(median 30%\\)`));
   });
+
+  it("the reconstruction's reason names them the same way (sweep 11: `num__age` in the reason beside `age` in the finding)", async () => {
+    const forest = await forestOf(join(FIXTURES, 'pipeline-inputs', 'stroke_bundle.joblib'));
+    assert.ok(forest.features.some((f) => f.name === 'num__age'), forest.features.map((f) => f.name).join(', '));
+    const r = await reconstruct(forest, { budgetMs: 2_000 });
+    assert.match(r.reason ?? '', /trained with bootstrap on numeric features \(age, avg_glucose_level, bmi\)/);
+    assert.doesNotMatch(r.reason ?? '', /num__/);
+  });
 });
 
 describe('box statistics over one population (sweep 9: "721 of 539 are pinned")', () => {

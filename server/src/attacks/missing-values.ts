@@ -13,6 +13,7 @@
  *    had missing values of that feature (uniform ones do not show that it had none).
  */
 import { splitsOnMissingOnly } from '../forest/missing-split';
+import { featureLabel } from '../forest/pipeline-input';
 import type { Forest } from '../forest/schema';
 import { largerChildIsLeft } from '../forest/structure';
 
@@ -55,7 +56,7 @@ export function mixedMissingWords(forest: Forest, names: readonly string[]): str
   // often when values were missing at random: only a split to the smaller child (or on missing
   // values alone) shows them. Listing every feature as "may have had" read as a statement about
   // the data (sweep 10: 26 columns, one-hot outputs among them, whose 18,441 splits all follow the rule).
-  const shown = new Set(missingShownFeatures(forest).map((f) => forest.features[f]?.name));
+  const shown = new Set(missingShownFeatures(forest).map((f) => featureLabel(forest, f)));
   const proven = names.filter((name) => shown.has(name));
   const rest = names.length - proven.length;
   const features = (n: number) => (n === 1 ? '1 feature' : `${n} features`);
@@ -86,7 +87,7 @@ export function missingShownFeatures(forest: Forest): number[] {
 
 /** Names of the features whose missing values follow mixed directions (the model saw them missing). */
 export function mixedMissingFeatures(forest: Forest): string[] {
-  return missingValueRouting(forest).routes.flatMap((r, f) => (r === 'mixed' ? [forest.features[f].name] : []));
+  return missingValueRouting(forest).routes.flatMap((r, f) => (r === 'mixed' ? [featureLabel(forest, f)] : []));
 }
 
 /**
@@ -115,8 +116,8 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
 export function uniformMissingNote(forest: Forest): string | undefined {
   if (!forest.boosting) return undefined;
   const { routes } = missingValueRouting(forest);
-  const lowest = routes.flatMap((r, f) => (r === 'left' ? [forest.features[f].name] : []));
-  const highest = routes.flatMap((r, f) => (r === 'right' ? [forest.features[f].name] : []));
+  const lowest = routes.flatMap((r, f) => (r === 'left' ? [featureLabel(forest, f)] : []));
+  const highest = routes.flatMap((r, f) => (r === 'right' ? [featureLabel(forest, f)] : []));
   if (lowest.length + highest.length === 0) return undefined;
   const mixed = routes.some((r) => r === 'mixed');
   // Every used feature the same way (the common case: exact sets default_left everywhere, hist nowhere).

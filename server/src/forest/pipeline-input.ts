@@ -78,6 +78,15 @@ export function inputColumnOf(forest: { features: readonly unknown[]; pipelineIn
 }
 
 /**
+ * How reports name a model feature: its Pipeline input column where it is one up to scaling
+ * (inputColumnOf), else its own name, else `x<i>`. One name per column across a report: sweep 11
+ * read "narrowest on age" in a finding and "num__age" in the reason beside it.
+ */
+export function featureLabel(forest: { features: readonly { name: string }[]; pipelineInput?: PipelineInput }, feature: number): string {
+  return inputColumnOf(forest, feature) ?? forest.features[feature]?.name ?? `x${feature}`;
+}
+
+/**
  * Texts pandas' read_csv reads as a missing value by default (so a CSV written by `to_csv` or by
  * hand with `N/A` reads back as the NaN the Pipeline's imputer was fitted to replace).
  */

@@ -50,6 +50,7 @@ import { firstTreeRows } from './first-tree-rows';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
 import { solveMilp, withHighs, type SparseProblem } from './highs';
 import { boxToRow } from './rows';
+import { featureLabel } from '../../forest/pipeline-input';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 
 /** One leaf of a boosted tree: its box (interval indices), what it adds to the margin, its sums. */
@@ -98,7 +99,7 @@ function applicability(
   if (forest.trees.some((t) => !t.boosting?.cover)) return { ok: false, reason: 'the file stores no hessian sums (cover) for every tree' };
   // Mixed features are modelled with a missing value of their own; uniform ones fold it into an end interval.
   const mixed = Uint8Array.from(missingValueRouting(forest).routes, (r) => (r === 'mixed' ? 1 : 0));
-  const mixedNames = forest.features.flatMap((feature, f) => (mixed[f] ? [feature.name] : []));
+  const mixedNames = forest.features.flatMap((_, f) => (mixed[f] ? [featureLabel(forest, f)] : []));
   const notes = [
     ...(mixedNames.length
       ? [

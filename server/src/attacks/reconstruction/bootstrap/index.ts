@@ -21,6 +21,7 @@ import { replayDraws } from './draws';
 import { estimateRows, reconstructByLikelihood, rootDraws } from './likelihood';
 import { reconstructByEstimate } from '../boxes/estimate';
 import { reconstructReplayed } from './replayed';
+import { featureLabel } from '../../../forest/pipeline-input';
 
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   // Draws without replacement (gradient boosting's subsample): no replay or likelihood of bootstrap
@@ -35,7 +36,7 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   // Weighted draws (class or sample weights) or numeric features: the estimate, which certifies
   // what single-class leaves prove (the formulations here are written over whole draws of binary rows).
   if (!prepared.ok) return estimateBootstrap(forest, ctx, prepared.reason);
-  const numeric = Array.from(prepared.table.axes.binary).flatMap((binary, f) => (binary === 0 ? [forest.features[f]?.name ?? `x${f}`] : []));
+  const numeric = Array.from(prepared.table.axes.binary).flatMap((binary, f) => (binary === 0 ? [featureLabel(forest, f)] : []));
   if (numeric.length > 0) {
     // The replayed formulations are written over 0/1 features; numeric ones get boxes.
     const named = numeric.length <= 3 ? numeric.join(', ') : `${numeric.slice(0, 3).join(', ')} and ${numeric.length - 3} more`;
