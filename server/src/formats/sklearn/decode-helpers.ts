@@ -127,3 +127,37 @@ export function namedEntries(list: PyValue | undefined): PyValue[][] | undefined
   }
   return out;
 }
+
+/** Python's repr of a float: the shortest digits, '.0' on whole numbers, exponent form below 1e-4 and from 1e16. */
+export function pythonFloat(v: number): string {
+  if (Number.isNaN(v)) return 'nan';
+  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
+  const magnitude = Math.abs(v);
+  if (v !== 0 && (magnitude < 1e-4 || magnitude >= 1e16)) {
+    const [mantissa, exponent] = v.toExponential().split('e');
+    const e = Number(exponent);
+    return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
+  }
+  const s = String(v);
+  return /[.e]/.test(s) ? s : `${s}.0`;
+}
+
+/**
+ * A dict key as Python's repr writes it, for places (`model["rf"]`, `model[0.15]`, `model[("a", 1)]`):
+ * a string quoted, a float as repr, a tuple of such keys; anything else an ellipsis. A dict of
+ * quantile models keyed by their alpha read `model[…]` (sweep 12).
+ */
+export function pythonKey(key: PyValue, depth = 0): string {
+  if (typeof key === 'string') return JSON.stringify(key);
+  if (typeof key === 'boolean') return key ? 'True' : 'False';
+  if (key === null) return 'None';
+  if (typeof key === 'number' || typeof key === 'bigint') return String(key);
+  if (key instanceof PyFloat) return pythonFloat(key.value);
+  if (key instanceof PyTuple && depth < 3) {
+    const items = key.items.map((item) => pythonKey(item, depth + 1));
+    return items.length === 1 ? `(${items[0]},)` : `(${items.join(', ')})`;
+  }
+  const scalar = asNumpyScalar(key);
+  if (typeof scalar === 'string' || typeof scalar === 'number') return pythonKey(scalar, depth + 1);
+  return '…';
+}

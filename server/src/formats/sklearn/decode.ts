@@ -7,7 +7,7 @@
 import type { ForestInput } from '../../forest/schema';
 import { hasNumberedNames } from '../../forest/feature-names';
 import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
-import { DecodeError, corrupt, type Decoded } from './decode-helpers';
+import { DecodeError, corrupt, pythonKey, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
 import { withPrecedingSteps, type SavedNames } from './pipeline-model';
@@ -149,7 +149,7 @@ export function describeHolding(v: PyValue): string {
     return `an instance of ${cls.qualified}`;
   }
   if (v instanceof PyDict) {
-    const entries = v.keys.slice(0, 4).map((key, i) => `${JSON.stringify(asString(key) ?? String(key))}: ${shortName(v.values[i])}`);
+    const entries = v.keys.slice(0, 4).map((key, i) => `${pythonKey(key)}: ${shortName(v.values[i])}`);
     return `a dict (${entries.join(', ')}${v.size > 4 ? `, and ${v.size - 4} more` : ''})`;
   }
   const items = seqItems(v);

@@ -31,7 +31,7 @@ import { decoderFor, unreadTreeModel, type EstimatorDecoder } from './estimators
 import { memberRoles, type MemberRole } from './member-roles';
 import { rowOutputsOf, storedRowsOf } from './stored-rows';
 import type { SavedData } from '../types';
-import { namedEntries } from './decode-helpers';
+import { namedEntries, pythonKey } from './decode-helpers';
 
 /** The name the loaded object goes by in locations. */
 export const ROOT = 'model';
@@ -126,7 +126,7 @@ export function findModels(root: PyValue): Walk {
     if (v instanceof PyDict) {
       const named = namesEntry(v);
       if (named) for (const value of v.values) if (value !== null && typeof value === 'object') walk.besideNames.set(value, named);
-      v.keys.forEach((key, i) => visit(v.values[i], `${location}[${pyKey(key)}]`, depth + 1));
+      v.keys.forEach((key, i) => visit(v.values[i], `${location}[${pythonKey(key)}]`, depth + 1));
       pairBeside(v.values);
       return;
     }
@@ -200,7 +200,7 @@ export function findModels(root: PyValue): Walk {
     const steps = accessor.endsWith('.named_steps') ? entries.map((pair) => pair[1]) : undefined;
     entries.forEach((pair, i) => {
       if (steps && i > 0 && pair[1] !== null && typeof pair[1] === 'object') walk.precedingSteps.set(pair[1], steps.slice(0, i));
-      visit(pair[1], `${accessor}[${pyKey(pair[0])}]`, depth + 1);
+      visit(pair[1], `${accessor}[${pythonKey(pair[0])}]`, depth + 1);
     });
     return true;
   };
@@ -218,7 +218,7 @@ export function findModels(root: PyValue): Walk {
       .filter((pair): pair is PyValue[] => !!pair && pair.length >= 2 && asString(pair[0]) !== undefined && pair[1] !== 'drop')
       .map((pair) => asString(pair[0])!);
     if (names.length !== members.length) return false;
-    members.forEach((member, i) => visit(member, `${location}.named_estimators_[${pyKey(names[i])}]`, depth + 1));
+    members.forEach((member, i) => visit(member, `${location}.named_estimators_[${pythonKey(names[i])}]`, depth + 1));
     return true;
   };
 
@@ -257,9 +257,3 @@ function objectArrayItems(v: PyValue): PyValue[] | undefined {
   }
 }
 
-/** A dict key or step name as Python would write it. */
-function pyKey(key: PyValue): string {
-  if (typeof key === 'string') return JSON.stringify(key);
-  if (typeof key === 'number' || typeof key === 'bigint' || typeof key === 'boolean') return String(key);
-  return '…';
-}

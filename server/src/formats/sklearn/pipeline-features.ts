@@ -24,7 +24,7 @@
  */
 import type { Category, ColumnOp, PipelineInput } from '../../forest/pipeline-input';
 import { PyCall, PyDict, type PyValue, asString, classOf, isArray, numeric, seqItems, stateDict } from '../pickle';
-import { arrayOrThrow, labelOf, namedEntries } from './decode-helpers';
+import { arrayOrThrow, labelOf, namedEntries, pythonFloat } from './decode-helpers';
 import { categoriesOf, oneToOneOps, toCategory } from './pipeline-ops';
 import { SELECTORS, selectorMask } from './selectors';
 
@@ -487,16 +487,3 @@ function pythonStr(value: PyValue, float: boolean): string {
   return String(labelOf(value));
 }
 
-/** Python's repr of a float: the shortest digits, '.0' on whole numbers, exponent form below 1e-4 and from 1e16. */
-export function pythonFloat(v: number): string {
-  if (Number.isNaN(v)) return 'nan';
-  if (!Number.isFinite(v)) return v > 0 ? 'inf' : '-inf';
-  const magnitude = Math.abs(v);
-  if (v !== 0 && (magnitude < 1e-4 || magnitude >= 1e16)) {
-    const [mantissa, exponent] = v.toExponential().split('e');
-    const e = Number(exponent);
-    return `${mantissa}e${e < 0 ? '-' : '+'}${String(Math.abs(e)).padStart(2, '0')}`;
-  }
-  const s = String(v);
-  return /[.e]/.test(s) ? s : `${s}.0`;
-}
