@@ -48,6 +48,16 @@ const EXACT = new Set<string>([
   '_codecs.encode',
   'collections.OrderedDict',
   'collections.defaultdict',
+  // functools.partial(f): scikit-learn's histogram boosting (1.4+, fitted on a DataFrame with
+  // category columns) keeps FunctionTransformer(partial(check_array, dtype=..., ...)) in its
+  // _preprocessor. Building a partial calls nothing; calling one later calls f with the bound
+  // arguments. The VM checks that it is only built around a named global (whose own tier decides
+  // its finding) and that, called while loading, it counts as calling that global
+  // (checked-callables.ts); any other use of it is dangerous.
+  'functools.partial',
+  '_functools.partial',
+  // scikit-learn's input validation function, bound in that partial: it converts and checks an array.
+  'sklearn.utils.validation.check_array',
   // numpy < 1.20 pickled ufuncs as _ufunc_reconstruct('numpy.core._multiarray_umath', 'log1p'),
   // which is __import__(module) + getattr: harmless only with two literal strings naming an
   // allowed global. The VM checks exactly that and counts the named global as if the pickle had

@@ -85,8 +85,38 @@ export const BYTECODE_ROLES = new Map<string, BytecodeRole>(
 /** The types `_builtin_type` may name while only building code: calling them makes a code object or a cell. */
 const CODE_TYPES = new Set(['CodeType', 'CellType']);
 
+/**
+ * `functools.partial(f)` as pickled (`REDUCE(partial, (f,))`, then `BUILD((f, args, kwargs, dict))`,
+ * partial's __setstate__, which may name another f): harmless when every f is a named global,
+ * tiered as such. Built around anything else (a computed value), with state of another shape, or
+ * called while loading (the way a pickle passes keyword arguments to a callable; the VM then also
+ * records f as called), it is dangerous.
+ */
+export const PARTIAL = new Set(['functools.partial', '_functools.partial']);
+
+/** `partial(f)` with f a named global: the partial object, with f recorded (vm.ts, build() checks the state). */
+export function checkPartial(findings: Findings, callable: PyGlobal, args: PyTuple, call: PyCall): void {
+  if (!PARTIAL.has(callable.qualified)) return;
+  const [f] = args.items;
+  if (args.items.length !== 1 || !(f instanceof PyGlobal)) return;
+  countCheckedUse(findings, callable.qualified);
+  findings.partials.set(call, f);
+}
+
+/**
+ * BUILD on a partial object: its state `(f, args, kwargs, dict)` sets its callable, which must be
+ * a named global as well; anything else makes `functools.partial` dangerous.
+ */
+export function checkPartialState(findings: Findings, partial: PyCall, state: PyValue): void {
+  const built = partial.callable instanceof PyGlobal && PARTIAL.has(partial.callable.qualified) ? partial.callable.qualified : undefined;
+  if (!built) return;
+  const f = state instanceof PyTuple ? state.items[0] : undefined;
+  if (state instanceof PyTuple && state.items.length === 4 && f instanceof PyGlobal && findings.partials.has(partial)) findings.partials.set(partial, f);
+  else addUnsafe(findings, built);
+}
+
 /** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
-const CHECKED_CALLABLES = new Set([...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys()]);
+const CHECKED_CALLABLES = new Set([...PARTIAL, ...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys()]);
 
 export function countCheckedPush(findings: Findings, v: PyValue): void {
   if (v instanceof PyGlobal && CHECKED_CALLABLES.has(v.qualified)) {

@@ -119,9 +119,10 @@ export const DANGEROUS_NAMES: ReadonlyMap<string, string> = new Map([
   ['_operator.attrgetter', 'operator.attrgetter'],
   ['_operator.methodcaller', 'operator.methodcaller'],
   ['_operator.itemgetter', 'operator.itemgetter'],
-  ['functools.partial', 'binds arguments to any callable: partial(os.system, "...") (picklescan lists it)'],
-  ['functools.partialmethod', 'as functools.partial'],
-  ['_functools.partial', 'functools.partial'],
+  // functools.partial itself is a checked callable (allowlist.ts, checked-callables.ts): picklescan
+  // lists it because it binds arguments to any callable, partial(os.system, "..."); the VM checks
+  // what it binds and when it is called.
+  ['functools.partialmethod', 'binds arguments to any method'],
   ['numpy.load', 'loads another file, pickles included with allow_pickle=True'],
   ['numpy.lib.npyio.load', 'numpy.load'],
   ['numpy.fromfile', 'reads any file'],

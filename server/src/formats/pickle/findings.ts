@@ -22,6 +22,8 @@ export interface Findings {
   applied: Set<string>;
   /** `_ufunc_reconstruct(m, n)` calls with literal names: the global they resolve to. */
   resolved: WeakMap<PyCall, PyGlobal>;
+  /** `functools.partial(f)` objects built around a named global f: f (checked-callables.ts, PARTIAL). */
+  partials: WeakMap<PyCall, PyGlobal>;
   /**
    * Per checked callable (CHECKED_CALLABLES), how often it was put on the stack and how often it
    * was applied in the one way known to be harmless: any push left over is a dangerous use.
@@ -50,6 +52,7 @@ export function newFindings(): Findings {
     called: new Set(),
     applied: new Set(),
     resolved: new WeakMap(),
+    partials: new WeakMap(),
     checkedPushes: new Map(),
     checkedUses: new Map(),
     refused: [],

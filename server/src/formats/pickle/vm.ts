@@ -14,7 +14,7 @@
 import type { BytecodeFunctions, UnknownGlobal } from '../types';
 
 export type { BytecodeFunctions };
-import { bytecodeCall, callsRebuiltFunction, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
+import { bytecodeCall, callsRebuiltFunction, checkPartial, checkPartialState, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
 import { addUnsafe, newFindings, type Findings } from './findings';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
@@ -374,7 +374,12 @@ class Machine {
   private markCalled(target: PyValue, applied = true): void {
     // A function rebuilt from bytecode, or anything it returned, called while loading: its code runs now.
     if (callsRebuiltFunction(this.findings, target)) this.findings.runsBytecode = true;
-    const g = target instanceof PyCall ? this.findings.resolved.get(target) : target;
+    // A partial object called while loading calls the global it was built around, with arguments
+    // bound beforehand: no library's model does that on load, and it is the way a pickle passes
+    // keyword arguments to a callable, so the partial is dangerous as well.
+    const bound = target instanceof PyCall ? this.findings.partials.get(target) : undefined;
+    if (bound && target instanceof PyCall && target.callable instanceof PyGlobal) addUnsafe(this.findings, target.callable.qualified);
+    const g = target instanceof PyCall ? (this.findings.resolved.get(target) ?? bound) : target;
     if (!(g instanceof PyGlobal)) return;
     this.findings.called.add(g.qualified);
     if (applied) this.findings.applied.add(g.qualified);
@@ -391,6 +396,7 @@ class Machine {
       const q = callable.qualified;
       if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0], !reconstructsBare(q, args.items));
       resolveUfuncReconstruct(this.host, callable, args, call);
+      checkPartial(this.findings, callable, args, call);
     }
     return call;
   }
@@ -451,6 +457,7 @@ class Machine {
     if (!(inst instanceof PyObject || inst instanceof PyCall)) {
       throw this.corrupt('BUILD on something that is not an object');
     }
+    if (inst instanceof PyCall) checkPartialState(this.findings, inst, state);
     if (inst.state instanceof PyDict && state instanceof PyDict) {
       for (let i = 0; i < state.keys.length; i++) inst.state.set(state.keys[i], state.values[i]);
     } else {
