@@ -189,6 +189,15 @@ describe('HistGradientBoosting trained with missing values', () => {
     const wrong = r.reconstruction.map((row) => ({ ...row, label: classes.find((c) => c !== row.label)!, certified: false }));
     const again = certifyByLeafRegions(forest, countTreeLeafRows(forest)!, wrong);
     assert.equal(again.certified, rows.length);
+    // Rows sharing one values array (a group standing at its box, past the walk cap) moved into a
+    // leaf's region share one array per region, not one per row (sweep 12: 933,606 rows of 1,146
+    // features ran out of memory on per-row copies).
+    const one = wrong[0].values;
+    const shared = certifyByLeafRegions(forest, countTreeLeafRows(forest)!, wrong.map((row) => ({ ...row, values: one })));
+    assert.equal(shared.certified, rows.length);
+    const leaves = new Set(countTreeLeafRows(forest)!.flatMap((s) => forest.trees[s.tree].left.flatMap((l, n) => (l === -1 ? [`${s.tree}:${n}`] : []))));
+    const arrays = new Set(shared.rows.map((row) => row.values));
+    assert.ok(arrays.size <= leaves.size + 1, `${arrays.size} values arrays for ${shared.rows.length} rows in ${leaves.size} leaves`);
     const certified = r.reconstruction.filter((row) => row.certified);
     const adjacency = certified.map((row) => rows.flatMap((t, i) => (containsRow(row, t) ? [i] : [])));
     assert.equal(maximumMatching(adjacency, rows.length).size, certified.length, 'a certified box without its own true row');
