@@ -9,7 +9,7 @@ import { buildLeafTable, type LeafTable } from '../../server/src/attacks/reconst
 import type { Forest } from '../../server/src/forest/schema';
 
 /** The engine's pieces run as reconstructByBoxes runs them: anchor groups, then propagation to a fixpoint. */
-export async function propagatedGroups(forest: Forest, budgetMs: number): Promise<{ table: LeafTable; walk: BoxForest; groups: RowGroup[]; propagation: PropagationResult }> {
+export async function propagatedGroups(forest: Forest, budgetMs: number, maxGroups = Infinity): Promise<{ table: LeafTable; walk: BoxForest; groups: RowGroup[]; propagation: PropagationResult }> {
   const prepared = buildLeafTable(forest);
   assert.ok(prepared.ok, prepared.ok ? '' : prepared.reason);
   const { table } = prepared;
@@ -22,7 +22,7 @@ export async function propagatedGroups(forest: Forest, budgetMs: number): Promis
   const leafBox = leafBoxReader(walk, table);
   const groups = anchorGroups(walk, anchor, leafBox);
   const deadline = Date.now() + budgetMs;
-  const propagation = await propagateGroups(walk, groups, () => Date.now() > deadline);
+  const propagation = await propagateGroups(walk, groups, () => Date.now() > deadline, undefined, maxGroups);
   return { table, walk, groups, propagation };
 }
 

@@ -159,6 +159,22 @@ describe('row-boxes on scikit-learn forests too large to enumerate', () => {
       assert.ok(placements > groups.length, `${name}: no group is placed beyond its anchor leaf (${groups.length} groups)`);
     });
 
+    it(`${name}: capped at a few groups (memory.ts GROUP_BYTES_CAP), the propagation stops with fewer proofs, every one still true`, async (t) => {
+      const { forest, truth } = await fixture(name);
+      const full = await propagatedGroups(forest, BUDGET_MS);
+      // A forest whose propagation places groups whole and splits none has nothing to cap.
+      if ((await propagatedGroups(forest, BUDGET_MS, 0)).propagation.capped === undefined) return t.skip(`${name}: no group is split`);
+      // One group short of the uncapped propagation's: some split is left out.
+      const cap = full.groups.length - 1;
+      const { table, groups, propagation } = await propagatedGroups(forest, BUDGET_MS, cap);
+      assert.ok(propagation.ok, `${name}: ${propagation.contradiction}`);
+      assert.equal(propagation.capped, cap, `${name}: the cap of ${cap} groups (of ${full.groups.length} uncapped) was not reached`);
+      assert.equal(propagation.complete, false);
+      assert.ok(groups.length <= cap, `${name}: ${groups.length} groups past the cap of ${cap}`);
+      assert.equal(groups.reduce((n, g) => n + g.size, 0), truth.length, `${name}: the groups' sizes add up to N`);
+      checkGroups(name, forest, truth, table.axes, groups);
+    });
+
     it(`${name}: the completion's rows lie in their proven intervals and its leaf-count error is what routing them gives`, async () => {
       const { forest, result } = await fixture(name);
       assert.equal(result.method, 'row-boxes');

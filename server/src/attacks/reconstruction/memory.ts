@@ -61,6 +61,22 @@ export function millions(n: number): string {
 export const WALK_CELL_CAP = 4_000_000;
 
 /**
+ * Bytes the row groups of `row-boxes` may hold (boxes/propagate.ts): each group keeps its own box,
+ * two Int32 per feature, and its leaf per tree, and the propagation splits groups up to one per
+ * row. A public HistGradientBoostingRegressor on 706,048 rows, whose categorical splits make 3,975
+ * 0/1 features (32 KB a group), went past 6 GB while splitting. Past the cap no group is split
+ * further: what was proven stands, the rest stays unproven (an answer with fewer proofs, never a
+ * wrong one). 256 MB is 570,000 groups of Pima's 8 features and 100 trees, so numeric forests of
+ * ordinary width never meet it.
+ */
+export const GROUP_BYTES_CAP = 256 * 1024 * 1024;
+
+/** The groups GROUP_BYTES_CAP allows for a model of `features` features and `trees` trees. */
+export function groupCap(features: number, trees: number): number {
+  return Math.max(1, Math.floor(GROUP_BYTES_CAP / (8 * features + 4 * trees + 96)));
+}
+
+/**
  * Leaf choices (walked rows x trees) the estimate's repair passes and point search keep
  * (boxes/complete.ts, point-search.ts: an Int32 per row and tree, each). A public 950-tree XGBoost
  * regressor on 168,864 rows (160M choices, under WALK_CELL_CAP's 1.5M cells) took its worker from

@@ -28,7 +28,7 @@ import { boxForest, leafBoxReader } from './box-forest';
 import { completeRows } from './complete';
 import { propagateGroups } from './propagate';
 import { anchorGroups } from './row-groups';
-import { WALK_CELL_CAP } from '../memory';
+import { GROUP_BYTES_CAP, WALK_CELL_CAP, groupCap } from '../memory';
 import { relativeWidth, widthSummary } from './tightness';
 
 /** Share of the budget (from the start of this method) the propagation may take before the completion. */
@@ -56,9 +56,14 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   // The propagation gets a share of the budget; the completion needs the rest (at 10,000 rows one
   // round of propagation takes seconds, and rows left unwalked stand at their proven box only).
   const propagationEnd = started + (ctx.deadline - started) * PROPAGATION_SHARE;
-  const propagated = await propagateGroups(walk, groups, () => ctx.stopped() || Date.now() >= propagationEnd, (_round, placed) => ctx.progress('propagation', { done: placed, total: rows }));
-  // Stopped by its share, not by the budget or a cancel: the completion still runs.
-  const cut = !propagated.complete && !ctx.stopped();
+  const maxGroups = groupCap(forest.features.length, table.trees.length);
+  const propagated = await propagateGroups(walk, groups, () => ctx.stopped() || Date.now() >= propagationEnd, (_round, placed) => ctx.progress('propagation', { done: placed, total: rows }), maxGroups);
+  // Stopped by its share, not by the budget, a cancel or the group cap: the completion still runs.
+  const cut = !propagated.complete && !ctx.stopped() && propagated.capped === undefined;
+  const capped =
+    propagated.capped !== undefined
+      ? `the propagation stopped at ${propagated.capped.toLocaleString('en-US')} row groups, the most whose boxes of ${forest.features.length.toLocaleString('en-US')} features fit its ${GROUP_BYTES_CAP / (1024 * 1024)} MB memory cap, after ${propagated.rounds} rounds; the boxes proven by then are reported`
+      : undefined;
   // The propagation stands in this method for the other methods' cell enumeration.
   ctx.stats.enumerationMs = Date.now() - started;
   if (!propagated.ok) return ctx.answer({ status: 'failed', reason: `the leaf counts contradict each other (${propagated.contradiction})`, rows, certifiedRows: 0 });
@@ -84,7 +89,8 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     const reason = [
       why,
       cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
-      !propagated.complete && !cut ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
+      capped,
+      !propagated.complete && !cut && !capped ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
       `${rows.toLocaleString('en-US')} rows certified as boxes (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree`,
       `the rows are not walked to points: ${rows.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the walks keep in memory, so each row stands at its proven box`,
     ].filter((x) => x).join('; ');
@@ -106,7 +112,8 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   const reason = [
     why,
     cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
-    !propagated.complete && !cut ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
+    capped,
+    !propagated.complete && !cut && !capped ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
     `${rows.toLocaleString('en-US')} rows certified as boxes (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree${pinned < rows ? `, the other ${(rows - pinned).toLocaleString('en-US')} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves.toLocaleString('en-US')} moves of the point search` : ''})` : ''}`,
     completed.unrepaired,
   ].filter((x) => x).join('; ');

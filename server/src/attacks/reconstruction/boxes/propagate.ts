@@ -28,17 +28,24 @@ export interface PropagationResult {
   ok: boolean;
   /** Why the counts contradict each other (ok false). */
   contradiction?: string;
-  /** False when the deadline or the stop signal ended it before a fixpoint. */
+  /** False when the deadline, the stop signal or the group cap ended it before a fixpoint. */
   complete: boolean;
   rounds: number;
+  /** Set when a group was left unsplit at `maxGroups` (memory.ts GROUP_BYTES_CAP): the proofs stop there. */
+  capped?: number;
 }
 
-export async function propagateGroups(forest: BoxForest, groups: RowGroup[], stopped: () => boolean, onRound?: (round: number, placed: number) => void): Promise<PropagationResult> {
+/**
+ * `maxGroups`: past it no group is split (each holds a box of its own); a split left out keeps the
+ * fixed leaf among the group's candidates, so nothing unproven is claimed, and the propagation ends.
+ */
+export async function propagateGroups(forest: BoxForest, groups: RowGroup[], stopped: () => boolean, onRound?: (round: number, placed: number) => void, maxGroups = Infinity): Promise<PropagationResult> {
   const { classes, features } = forest;
   const trees = forest.trees.length;
   const candidates = new Candidates(features);
   let rounds = 0;
   let lastYield = Date.now();
+  let capped = false;
   // Per tree node: local index of a leaf in the current problem (-1 when not in it).
   const leafSlot = forest.trees.map((tree) => new Int32Array(tree.left.length).fill(-1));
   for (;;) {
@@ -48,6 +55,7 @@ export async function propagateGroups(forest: BoxForest, groups: RowGroup[], sto
       for (let c = 0; c < classes; c++) {
         const step = treeStep(t, c);
         if (step === STOPPED) return { ok: true, complete: false, rounds };
+        if (capped) return { ok: true, complete: false, rounds, capped: groups.length };
         if (typeof step === 'string') return { ok: false, contradiction: step, complete: false, rounds };
         if (step) changed = true;
         if (Date.now() - lastYield > 25) {
@@ -121,6 +129,12 @@ export async function propagateGroups(forest: BoxForest, groups: RowGroup[], sto
               placeIn(group, t, tree, open, c, node);
               allowed.clear();
               break;
+            }
+            if (groups.length >= maxGroups) {
+              // At the cap: the split is left out, and the leaf stays a candidate of the whole group.
+              capped = true;
+              allowed.add(node);
+              continue;
             }
             const part = splitOff(group, size);
             group.size -= size;
