@@ -98,6 +98,32 @@ describe('XGBoost legacy binary: the object save_model("m.json") writes, and its
     });
   }
 
+  it("reads leaves written as (-1, 0), as XGBoost 0.8x boosters have them, as leaves (sweep 12: 'node 1 has exactly one child')", () => {
+    const json = JSON.parse(fs.readFileSync(path.join(DIR, 'bin_pima.json'), 'utf8'));
+    // The same JSON written back unchanged is the baseline (JSON.stringify writes -0 as 0).
+    const { forest: baseline } = readForest('bin_pima.json', new TextEncoder().encode(JSON.stringify(json)));
+    const trees = json.learner.gradient_booster.model.trees as { left_children: number[]; right_children: number[] }[];
+    for (const tree of trees) tree.right_children = tree.right_children.map((r, i) => (tree.left_children[i] === -1 ? 0 : r));
+    const { forest } = readForest('bin_pima_leaf_zero.json', new TextEncoder().encode(JSON.stringify(json)));
+    assert.deepEqual(forest.trees, baseline.trees);
+    // A split with one child is still refused.
+    const split = trees.find((t) => t.left_children[0] !== -1)!;
+    split.right_children[0] = -1;
+    const broken = readModel(new TextEncoder().encode(JSON.stringify(json)), 'one_child.json');
+    assert.equal(broken.kind, 'unreadable');
+    if (broken.kind === 'unreadable') assert.match(broken.detail, /node 0 has exactly one child/);
+  });
+
+  it('reads a booster whose leaves keep no hessian sums without its covers, with a note, instead of refusing it (sweep 12)', () => {
+    const json = JSON.parse(fs.readFileSync(path.join(DIR, 'bin_pima.json'), 'utf8'));
+    const trees = json.learner.gradient_booster.model.trees as { left_children: number[]; sum_hessian: number[] }[];
+    for (const tree of trees) tree.sum_hessian = tree.sum_hessian.map((h, i) => (tree.left_children[i] === -1 ? 0 : h));
+    const { read, forest } = readForest('no_leaf_stats.json', new TextEncoder().encode(JSON.stringify(json)));
+    assert.ok(forest.trees.every((t) => t.boosting!.cover === undefined));
+    assert.ok(read.notes.some((n) => /^hessian sums \(cover\) not read: in tree 0 a node's cover is not its children's together/.test(n)), read.notes.join(' | '));
+    assert.equal(forest.trees.length, readForest('bin_pima.json').forest.trees.length);
+  });
+
   it('reads the wrapper\'s attributes and the multi-class groups as XGBoost holds them', () => {
     const sk = readForest('bin_stroke_sk_xgb.bin').forest;
     assert.equal(sk.estimator, 'XGBClassifier');

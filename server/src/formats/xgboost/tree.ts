@@ -41,7 +41,10 @@ export function toIrTree(native: NativeTree, classes: number): { ok: true; tree:
     order.push(id);
     const l = native.left[id];
     const r = native.right[id];
-    if ((l === LEAF) !== (r === LEAF)) return { ok: false, problem: `node ${id} has exactly one child` };
+    // A leaf is a node without a left child, whatever its right field holds: XGBoost's IsLeaf() reads
+    // the left one alone, and boosters of the 0.8x era wrote leaves as (-1, 0) (sweep 12: 11,858 of
+    // a public model's 11,882 trees, read as "corrupt" before).
+    if (l !== LEAF && r === LEAF) return { ok: false, problem: `node ${id} has exactly one child` };
     if (l !== LEAF) stack.push(r, l);
   }
   let identity = order.length === n;
@@ -55,7 +58,7 @@ export function toIrTree(native: NativeTree, classes: number): { ok: true; tree:
   const m = ids.length;
   const pick = <T>(column: ArrayLike<T> | undefined): T[] | undefined => (column ? ids.map((id) => column[id]) : undefined);
   const left = ids.map((id) => (native.left[id] === LEAF ? LEAF : newId[native.left[id]]));
-  const right = ids.map((id) => (native.right[id] === LEAF ? LEAF : newId[native.right[id]]));
+  const right = ids.map((id) => (native.left[id] === LEAF || native.right[id] === LEAF ? LEAF : newId[native.right[id]]));
   const isLeaf = (i: number) => left[i] === LEAF;
   const tree: Tree = {
     left,
