@@ -83,9 +83,11 @@ describe('containers: the walk finds every tree model where scikit-learn keeps i
         assert.deepEqual(decoded.unread, []);
         assert.ok(decoded.holds.includes(entry.holds!), decoded.holds);
       } else {
-        // The primary model is the one storing the most nodes.
+        // The primary model is the one storing the most nodes, of those fitted on the data (a
+        // stack's final estimator is fitted on its members' predictions).
         const size = (nodes: number[]) => nodes.reduce((a, b) => a + b, 0);
-        const largest = Math.max(...entry.models.map((m) => size(m.nodes)));
+        const onData = entry.models.filter((m) => !m.location.endsWith('.final_estimator_'));
+        const largest = Math.max(...(onData.length ? onData : entry.models).map((m) => size(m.nodes)));
         assert.equal(size(decoded.models[0].forest.trees.map((t) => t.left.length)), largest);
       }
     });
@@ -317,6 +319,21 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     assert.deepEqual(places, ['model[("rf", 2)]', 'model[0.15]', 'model[0.5]']);
     const where = report.notes.find((n) => n.startsWith('the model analysed is'));
     assert.match(where ?? '', /in a dict \(0\.15: GradientBoostingRegressor, 0\.5: GradientBoostingRegressor, \("rf", 2\): RandomForestClassifier\)/);
+  });
+
+  it("analyses a stack's member rather than its final estimator, whose features are named by the members it reads (sweep 12)", () => {
+    const bytes = fs.readFileSync(path.join(DIR, 'stacking_final_forest.joblib'));
+    const read = readSklearn(bytes, 'stacking_final_forest.joblib');
+    assert.equal(read.kind, 'model');
+    if (read.kind !== 'model') return;
+    // The final forest stores the most nodes, but is fitted on the members' predictions.
+    assert.equal(read.location, 'model.named_estimators_["et"]');
+    assert.ok(read.notes.some((n) => /of those fitted on the data, .*final estimator, fitted on their predictions, is not/.test(n)), read.notes.join(' | '));
+    const final = read.others?.find((o) => o.location === 'model.final_estimator_');
+    assert.ok(final);
+    // Three classes, two members, predict_proba: one column per member and class.
+    assert.deepEqual(final.forest.features.map((f) => f.name), ['dt[0]', 'dt[1]', 'dt[2]', 'et[0]', 'et[1]', 'et[2]']);
+    assert.ok(final.notes.some((n) => /predictions of the stack's estimators \(dt, et\)/.test(n)), final.notes.join(' | '));
   });
 
   it("writes categories as Python's str() does", () => {

@@ -101,9 +101,15 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
     notes.push(`a OneVsRestClassifier's model of class ${c} against the rest: its classes 0 and 1 are "not ${c}" and "${c}" (its reconstructed labels and --training-data use 0 and 1)`);
   }
   if (role.targetTransform) notes.push(`fitted by a TransformedTargetRegressor on the target transformed by ${role.targetTransform}: its targets are in that scale`);
-  const { crossValidationFold, ...onForest } = role;
+  let features = decoded.forest.features;
+  if (role.stackingFinal) {
+    const { estimators, columns } = role.stackingFinal;
+    notes.push(`a stack's final estimator: its features are the predictions of the stack's estimators (${estimators.join(', ')}), made out of fold on the training rows, so its rows are those predictions with the labels, not the data's columns`);
+    if (columns && columns.length === features.length && hasNumberedNames(features)) features = features.map((f, i) => ({ ...f, name: columns[i] }));
+  }
+  const { crossValidationFold, stackingFinal: _, ...onForest } = role;
   const training = crossValidationFold ? { training: { ...decoded.forest.training, crossValidationFold } } : {};
-  return { ...decoded, notes, forest: { ...decoded.forest, ...onForest, ...training } };
+  return { ...decoded, notes, forest: { ...decoded.forest, features, ...onForest, ...training } };
 }
 
 /**
@@ -127,10 +133,19 @@ function roleAt(roles: ReadonlyMap<string, MemberRole>, location: string): Membe
 function primaryFirst(models: LocatedModel[]): LocatedModel[] {
   if (models.length < 2) return models;
   const size = (m: LocatedModel) => m.forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
-  let best = 0;
-  for (let i = 1; i < models.length; i++) if (size(models[i]) > size(models[best])) best = i;
+  // A stack's final estimator is fitted on the other members' predictions, not on the data: one
+  // of the members is the model of the training data (sweep 12: a final forest of 15,896 nodes
+  // was reconstructed, its "training rows" four predicted probabilities each).
+  const onData = (m: LocatedModel) => !/\.final_estimator_$/.test(m.location);
+  let best = models.findIndex(onData);
+  if (best < 0) best = 0;
+  for (let i = 0; i < models.length; i++) if (onData(models[i]) && size(models[i]) > size(models[best])) best = i;
   // Said, so that a header naming estimators_[11] of twelve is not read as an arbitrary pick.
-  const chosen = { ...models[best], notes: [...models[best].notes, `the reconstruction and the report run on this one of the file's ${models.length} tree models: it stores the most nodes (${size(models[best]).toLocaleString('en-US')}), where most of the training data is written down`] };
+  const passedOver = models.some((m) => !onData(m) && size(m) > size(models[best]));
+  const why = passedOver
+    ? `it stores the most nodes (${size(models[best]).toLocaleString('en-US')}) of those fitted on the data, where most of the training data is written down (the stack's final estimator, fitted on their predictions, is not)`
+    : `it stores the most nodes (${size(models[best]).toLocaleString('en-US')}), where most of the training data is written down`;
+  const chosen = { ...models[best], notes: [...models[best].notes, `the reconstruction and the report run on this one of the file's ${models.length} tree models: ${why}`] };
   return [chosen, ...models.filter((_, i) => i !== best)];
 }
 

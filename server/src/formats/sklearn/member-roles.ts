@@ -17,6 +17,12 @@ export interface MemberRole {
   oneVsRest?: { positive: string | number | boolean };
   targetTransform?: string;
   crossValidationFold?: CalibrationFold;
+  /**
+   * A StackingClassifier's or StackingRegressor's final estimator: fitted on the stack's estimators'
+   * (out-of-fold) predictions, one column per name listed, then the raw columns with passthrough.
+   * `columns` is undefined where the count per estimator is not stated (scikit-learn before 1.0).
+   */
+  stackingFinal?: { estimators: string[]; columns?: string[] };
 }
 
 /** The roles a wrapper at `location` gives the members it holds, by their locations. */
@@ -41,6 +47,41 @@ export function memberRoles(v: PyValue, location: string): Map<string, MemberRol
     const how = named ?? (transformer && transformer.name !== 'FunctionTransformer' ? transformer.name : undefined);
     if (how) roles.set(`${location}.regressor_`, { targetTransform: how });
   }
+  if (cls.name === 'StackingClassifier' || cls.name === 'StackingRegressor') {
+    const stackingFinal = stackedColumns(state);
+    if (stackingFinal) roles.set(`${location}.final_estimator_`, { stackingFinal });
+  }
   for (const [at, crossValidationFold] of calibrationFolds(v, location)) roles.set(at, { crossValidationFold });
   return roles;
+}
+
+/**
+ * The columns a stack's final estimator was fitted on: per kept estimator (`estimators`, 'drop'
+ * left out) its prediction, one column (`gb`) or one per class (`gb[setosa]`, scikit-learn's
+ * `_n_feature_outs` says how many), then the stack's input columns when `passthrough` is set.
+ */
+function stackedColumns(state: NonNullable<ReturnType<typeof stateDict>>): MemberRole['stackingFinal'] {
+  const pairs = seqItems(state.get('estimators')) ?? [];
+  const names: string[] = [];
+  for (const pair of pairs) {
+    const [name, estimator] = seqItems(pair) ?? [];
+    if (typeof name === 'string' && estimator !== 'drop') names.push(name);
+  }
+  if (names.length === 0) return undefined;
+  const outs = seqItems(state.get('_n_feature_outs'));
+  if (!outs || outs.length !== names.length || !outs.every((n) => typeof n === 'number' && Number.isInteger(n) && n >= 1)) return { estimators: names };
+  const stored = state.get('classes_');
+  const classes = isArray(stored) ? asNdArray(stored).values().map(labelOf) : [];
+  const columns = names.flatMap((name, i) => {
+    const n = outs[i] as number;
+    if (n === 1) return [name];
+    return Array.from({ length: n }, (_, k) => `${name}[${classes.length === n ? String(classes[k]) : k}]`);
+  });
+  if (state.get('passthrough') === true) {
+    const inputs = state.get('feature_names_in_');
+    const raw = isArray(inputs) ? asNdArray(inputs).values().map((x) => String(labelOf(x))) : undefined;
+    if (!raw) return { estimators: names };
+    columns.push(...raw);
+  }
+  return { estimators: names, columns };
 }
