@@ -111,7 +111,7 @@ export function writeText(files: FileReport[]): string {
     // file's other tree models after it: the header named only the analysed member, so a
     // VotingClassifier read as "XGBClassifier".
     const about = model
-      ? `${file.format}, ${model.estimator}${model.location ? ` at ${model.location}` : ''}, ${model.trees} tree${model.trees === 1 ? '' : 's'}` +
+      ? `${file.format}, ${model.estimator}${model.location ? ` at ${model.location}` : ''}, ${model.trees.toLocaleString('en-US')} tree${model.trees === 1 ? '' : 's'}` +
         trainingRowsText(model) +
         ((model.outputs ?? 1) > 1 ? `, ${model.outputs} outputs (the first read)` : '') +
         otherModels(file.embedded ?? [])
