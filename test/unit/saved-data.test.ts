@@ -15,6 +15,7 @@ import { lintFile } from '../../server/src/linter/linter';
 import { NdArray, stateDict, unpickle, type PyValue } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { savedDataFindings } from '../../server/src/rules';
+import { summaryOf } from '../../server/src/rules/message';
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'saved-data');
@@ -64,6 +65,35 @@ describe('saved-data', () => {
     const { finding, tables } = await tablesOf('smote_forest.joblib');
     assert.deepEqual(tables, [{ location: 'model.named_steps["smote"].nn_k_._fit_X', kind: 'fitted-rows', rows: 75, columns: 8, estimator: 'NearestNeighbors' }]);
     assert.match(finding!.message, /^SMOTE's neighbours store 75 training rows verbatim: save the model without it\./);
+  });
+
+  it("SMOTENC's neighbours keep the minority rows as a sparse matrix: its shape is read too (sweep 12: 1,259 rows went unseen)", async () => {
+    const { finding, tables } = await tablesOf('smotenc_forest.joblib');
+    assert.equal(tables.length, 1);
+    const [table] = tables as unknown as { location: string; rows: number; columns: number; estimator: string }[];
+    assert.equal(table.location, 'model.named_steps["smote"].nn_k_._fit_X');
+    assert.equal(table.estimator, 'NearestNeighbors');
+    // 75 minority rows (as SMOTE's), the categorical column one-hot encoded: 7 numeric + 6 categories.
+    assert.deepEqual([table.rows, table.columns], [75, 13]);
+    assert.match(finding!.message, /^SMOTENC's neighbours store 75 training rows verbatim/);
+  });
+
+  it('a list of models: the headline names the estimator that keeps the most rows, with its article (sweep 12: "A SVC stores 307" for a KNN\'s rows)', async () => {
+    const { finding, tables } = await tablesOf('models_list.joblib');
+    const kept = tables as unknown as { estimator: string; rows: number }[];
+    assert.deepEqual(kept.map((t) => t.estimator), ['SVC', 'KNeighborsClassifier']);
+    assert.ok(kept[0].rows < kept[1].rows, 'the SVC keeps fewer rows than the KNN (precondition)');
+    assert.match(finding!.message, new RegExp(`^A KNeighborsClassifier stores ${kept[1].rows} training rows verbatim: keep it private\\.`));
+  });
+
+  it('"An SVC", "An SVR", "An XGBClassifier", "A KNeighborsRegressor": the article as the name is read aloud', () => {
+    const lead = (estimator: string) => summaryOf(savedDataFindings({ savedData: [{ location: 'model', kind: 'fitted-rows', rows: 12, columns: 3, estimator, what: 'its support vectors', keeper: 'model' }] }, {})[0].message);
+    assert.match(lead('SVC'), /^An SVC stores 12 training rows/);
+    assert.match(lead('SVR'), /^An SVR stores/);
+    assert.match(lead('XGBClassifier'), /^An XGBClassifier stores/);
+    assert.match(lead('IsolationForest'), /^An IsolationForest stores/);
+    assert.match(lead('KNeighborsRegressor'), /^A KNeighborsRegressor stores/);
+    assert.match(lead('KNNImputer'), /^A KNNImputer stores/);
   });
 
   it("oob_score=True: the forest keeps each training row's out-of-bag prediction, found on the model itself", async () => {

@@ -79,9 +79,19 @@ const STORED_ROWS_FIX: Record<NonNullable<SavedData['keeper']>, { short: string;
  */
 function storedRowsLead(d: SavedData, rows: number): string {
   const fix = STORED_ROWS_FIX[d.keeper ?? 'model'].short;
-  const subject = d.owner ? `${d.owner}'s neighbours store` : `A ${d.estimator} stores`;
+  const subject = d.owner ? `${d.owner}'s neighbours store` : `${article(d.estimator ?? 'estimator')} ${d.estimator} stores`;
   const line = `${subject} ${plural(rows, 'training row')} verbatim: ${fix}.`;
   return line.length <= 80 ? line : `A fitted estimator stores ${plural(rows, 'training row')} verbatim: ${fix}.`;
+}
+
+/**
+ * "A" or "An" before an estimator's name, by how it is read aloud: "an SVC", "an SVR", "an
+ * XGBClassifier" (initialisms of a vowel sound), "a KNeighborsClassifier".
+ */
+function article(name: string): string {
+  const initialism = /^[A-Z]{2}/.test(name);
+  const vowelSound = initialism ? /^[AEFHILMNORSX]/.test(name) : /^[AEIOU]/.test(name);
+  return vowelSound ? 'An' : 'A';
 }
 
 /** "SMOTE's fitted NearestNeighbors", "a fitted KNNImputer". */
@@ -110,7 +120,8 @@ function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: 
   // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.
   if (data.every((d) => d.kind === 'fitted-rows')) {
     return {
-      headline: storedRowsLead(data[0], rows),
+      // Named after the estimator that keeps the most rows, whose count the line states.
+      headline: storedRowsLead(data.reduce((most, d) => ((d.rows ?? 0) > (most.rows ?? 0) ? d : most)), rows),
       advice:
         'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
         [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' '),

@@ -12,7 +12,7 @@
  * not the rows, but a label or target per row, found on the model itself (`rowOutputsOf`).
  */
 import { isArray } from '../pickle/numpy';
-import type { PyDict, PyGlobal } from '../pickle/values';
+import { classOf, seqItems, stateDict, type PyDict, type PyGlobal, type PyValue } from '../pickle/values';
 import type { SavedData } from '../types';
 import { shapeOfArray } from './saved-data';
 
@@ -40,12 +40,25 @@ const KEEPERS: readonly Keeper[] = [
 export function storedRowsOf(cls: PyGlobal, state: PyDict, location: string, owner?: PyGlobal): SavedData | undefined {
   const keeper = KEEPERS.find((k) => k.module.test(cls.module) && k.classes.test(cls.name));
   const kept = keeper ? state.get(keeper.attribute) : undefined;
-  const shape = kept !== undefined && isArray(kept) ? shapeOfArray(kept) : undefined;
+  const shape = kept === undefined ? undefined : isArray(kept) ? shapeOfArray(kept) : sparseShape(kept);
   if (!keeper || !shape || shape.length !== 2 || shape[0] <= 0) return undefined;
   // A resampler's neighbours are needed only while fitting, an imputer can be swapped, a model is its rows.
   const sampler = owner !== undefined && owner.module.startsWith('imblearn.');
   const what = sampler ? 'resampler' : cls.name === 'KNNImputer' ? 'imputer' : 'model';
   return { location: `${location}.${keeper.attribute}`, kind: 'fitted-rows', rows: shape[0], columns: shape[1], estimator: cls.name, what: keeper.rows, keeper: what, ...(sampler ? { owner: owner.name } : {}) };
+}
+
+/**
+ * The shape of a scipy sparse matrix or array (`_shape`, `shape` before scipy 1.8): SMOTENC keeps its
+ * minority rows one-hot encoded that way (sweep 12: 1,259 rows of a public loan model went unseen).
+ */
+function sparseShape(v: PyValue): number[] | undefined {
+  const cls = classOf(v);
+  if (!cls || !cls.module.startsWith('scipy.sparse') || !/^(csr|csc|coo|lil|dok|bsr)_(matrix|array)$/.test(cls.name)) return undefined;
+  const state = stateDict(v);
+  const shape = seqItems(state?.get('_shape') ?? state?.get('shape'));
+  const dims = shape?.map((d) => (typeof d === 'number' ? d : typeof d === 'bigint' ? Number(d) : NaN));
+  return dims && dims.length === 2 && dims.every((d) => Number.isInteger(d) && d >= 0) ? dims : undefined;
 }
 
 /** The out-of-bag outputs an ensemble fitted with `oob_score=True` keeps, one per training row. */
