@@ -104,6 +104,7 @@ describe('pickle tiers: classification', () => {
       // met in models committed to public repositories
       'sklearn.compose._column_transformer.make_column_selector',
       'xgboost.sklearn.XGBClassifier',
+      'xgboost.compat.XGBoostLabelEncoder',
       'xgboost.core.Booster',
       'sklearn.metrics._scorer._passthrough_scorer',
       'numpy.ma.core._mareconstruct',

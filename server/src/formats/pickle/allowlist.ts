@@ -111,6 +111,9 @@ const EXACT = new Set<string>([
   'xgboost.sklearn.XGBRFRegressor',
   'xgboost.sklearn.XGBRanker',
   'xgboost.core.Booster',
+  // XGBClassifier 1.0-1.2 keeps its labels in `_le`, XGBoost's subclass of scikit-learn's
+  // LabelEncoder (allowed), whose state is its classes_ array (sweep 12: a 1.1.1 file warned).
+  'xgboost.compat.XGBoostLabelEncoder',
   // pandas Index objects (a ColumnTransformer's columns given as `X.select_dtypes(...).columns`):
   // _new_Index(cls, d) builds the index from the data in d; the class is checked separately.
   'pandas.core.indexes.base._new_Index',
