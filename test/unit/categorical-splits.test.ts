@@ -21,6 +21,7 @@ import { readModel } from '../../server/src/formats';
 import type { Forest } from '../../server/src/forest/schema';
 import { leafOf } from '../../server/src/forest/structure';
 import { lintFile } from '../../server/src/linter/linter';
+import { formatCondition } from '../../server/src/rules/conditions';
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'categorical');
@@ -124,6 +125,28 @@ describe('categorical splits as 0/1 features', () => {
     ]) {
       const result = completeForest(forest(bad) as never);
       assert.ok(!result.ok, JSON.stringify(bad));
+    }
+  });
+
+  it('a set split reads as its set (`x ∈ {..}` or `x ∉ {..}`), and its missing side is no evidence of missing values (sweep 12: 7,468 characters)', async () => {
+    for (const file of ['xgb_cat.json', 'hgb_cat.joblib']) {
+      const { report, forest } = await load(file);
+      const sets = forest.features.flatMap((f, i) => (f.setOf ? [i] : []));
+      assert.ok(sets.length > 0, `${file}: no set split (precondition)`);
+      for (const f of sets) {
+        const name = forest.features[f].name;
+        const other = name.includes(' ∈ {') ? name.replace(' ∈ {', ' ∉ {') : name.replace(' ∉ {', ' ∈ {');
+        assert.notEqual(other, name);
+        // Value 1 (a row the split sends right) is the name; value 0 its negation.
+        assert.equal(formatCondition(forest, { feature: f, lower: 0.5 }), name, file);
+        assert.equal(formatCondition(forest, { feature: f, upper: 0.5 }), other, file);
+      }
+      // No message lists a set split as a feature whose end interval stands for a missing value.
+      const text = report.findings.map((x) => x.message).join('\n');
+      assert.doesNotMatch(text, /interval of [^.;]*[∈∉] \{/, file);
+      assert.doesNotMatch(text, /[∈∉] \{[^}]*\} (>=|<=|<|>) 0\.5/, file);
+      const r = await reconstruct(forest, { budgetMs: 3_000 });
+      assert.doesNotMatch(r.reason ?? '', /interval of [^.;]*[∈∉] \{/, file);
     }
   });
 });

@@ -25,7 +25,8 @@ import { baseMargin, isLogistic, nativeNodeId } from '../forest/boosting';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
 import { heldOutSentence } from '../forest/held-out';
 import { isSquaredError, squaredErrorRootsDiffer } from './boosted-covers';
-import { missingValueReading, missingValueRouting, mixedMissingFeatures, mixedMissingWords } from './missing-values';
+import { columnRoutes, missingValueReading, mixedMissingFeatures, mixedMissingWords } from './missing-values';
+import { capitalised } from '../rules/format';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
 
@@ -900,10 +901,10 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   } else {
     // One way per feature, but not the same way for all: an updater sets one direction on every
     // feature it saw complete, so the others had missing values; a leaf's end interval holds them.
-    const { routes } = missingValueRouting(forest);
+    const routes = columnRoutes(forest);
     const reading = missingValueReading(forest);
     if (routes.includes('left') && routes.includes('right') && reading.ok && reading.note) {
-      caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${reading.note}; a leaf's region holds its rows missing a value there. The counts are not affected.`);
+      caveats.push(`the training data had missing values (the features' splits do not all send a missing value the same way). ${capitalised(reading.note)}; a leaf's region holds its rows missing a value there. The counts are not affected.`);
     }
   }
   // scikit-learn's early stopping: the trees' N is the training split, not every row given to fit.

@@ -115,7 +115,9 @@ export function missingValueReading(forest: Forest): { ok: false; reason: string
  */
 export function uniformMissingNote(forest: Forest): string | undefined {
   if (!forest.boosting) return undefined;
-  const { routes } = missingValueRouting(forest);
+  // A categorical split's 0/1 feature already says where a missing value goes (its value for one,
+  // set-splits.ts): only the model's own columns are listed (sweep 12: 120 set names in one note).
+  const routes = columnRoutes(forest);
   const lowest = routes.flatMap((r, f) => (r === 'left' ? [featureLabel(forest, f)] : []));
   const highest = routes.flatMap((r, f) => (r === 'right' ? [featureLabel(forest, f)] : []));
   if (lowest.length + highest.length === 0) return undefined;
@@ -123,8 +125,23 @@ export function uniformMissingNote(forest: Forest): string | undefined {
   // Every used feature the same way (the common case: exact sets default_left everywhere, hist nowhere).
   if (highest.length === 0 && !mixed) return 'every split sends a missing value left, with the values below its threshold: the lowest interval of a feature also stands for a missing value';
   if (lowest.length === 0 && !mixed) return 'every split sends a missing value right, with the values above its threshold: the highest interval of a feature also stands for a missing value';
-  const parts = [...(lowest.length ? [`the lowest interval of ${lowest.join(', ')}`] : []), ...(highest.length ? [`the highest interval of ${highest.join(', ')}`] : [])];
+  const parts = [...(lowest.length ? [`the lowest interval of ${namesText(lowest)}`] : []), ...(highest.length ? [`the highest interval of ${namesText(highest)}`] : [])];
   return `the model sends a missing value along each split's stated direction, so ${parts.join(' and ')} also stand for a missing value`;
+}
+
+/**
+ * The missing-value routes of the model's own columns: a categorical split's 0/1 feature is
+ * 'unused' here, its missing side being part of its value, and XGBoost sends a missing category one
+ * way of its own (sweep 12: left on every categorical split, right on every numeric one, which read
+ * as "the training data had missing values").
+ */
+export function columnRoutes(forest: Forest): MissingRoute[] {
+  return missingValueRouting(forest).routes.map((r, f) => (forest.features[f]?.setOf ? 'unused' : r));
+}
+
+/** Up to eight names, then how many more. */
+function namesText(names: readonly string[]): string {
+  return names.length <= 8 ? names.join(', ') : `${names.slice(0, 8).join(', ')} and ${names.length - 8} more`;
 }
 
 const routings = new WeakMap<Forest, MissingValueRouting>();

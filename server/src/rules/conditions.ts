@@ -95,6 +95,13 @@ function oneHotSide(forest: Pick<Forest, 'splitRule'>, interval: FeatureInterval
   return undefined;
 }
 
+/** `x ∈ {a, b}` as `x ∉ {a, b}` and back: a set-split feature's value 0. */
+function negatedSet(name: string): string {
+  const at = name.search(/ [∈∉] \{/);
+  if (at < 0) return `not ${name}`;
+  return `${name.slice(0, at)} ${name[at + 1] === '∈' ? '∉' : '∈'} ${name.slice(at + 3)}`;
+}
+
 /** `priors:=1` is the category `1`; `priors:>3` keeps its operator (`priors >3`). */
 function valueText(value: string): string {
   return value.replace(/^=\s*/, '');
@@ -115,6 +122,12 @@ export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, 
     if (side !== undefined) return categoryText(category, side);
   }
   const name = featureName(forest as Forest, interval.feature);
+  // A categorical split's 0/1 feature (`SEASON ∈ {1}`, 1 for a row it sends right): its name when
+  // 1, the set negated when 0, rather than `SEASON ∈ {1} >= 0.5` (sweep 12).
+  if (forest.features[interval.feature]?.setOf) {
+    const side = oneHotSide(forest, interval);
+    if (side !== undefined) return side ? name : negatedSet(name);
+  }
   const le = forest.splitRule === 'less' ? '<' : '<=';
   const gt = forest.splitRule === 'less' ? '>=' : '>';
   const { lower, upper } = interval;

@@ -7,7 +7,7 @@ import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
-import { formatClass, formatCount, formatCountList, formatNumber, percent, plural } from './format';
+import { capitalised, formatClass, formatCount, formatCountList, formatNumber, percent, plural } from './format';
 import { formatConditions, type Categories } from './conditions';
 import { lead } from './message';
 
@@ -16,7 +16,6 @@ function label(forest: Forest, index: number): string {
   return index < forest.classes.length ? formatClass(forest, index) : String(index);
 }
 
-const capitalised = (text: string) => text.charAt(0).toUpperCase() + text.slice(1);
 
 function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, classIndex: number, categories?: Categories): string {
   const where = formatConditions(forest, leaf.box, categories).join(', ') || 'the whole feature space';

@@ -30,6 +30,11 @@ export function formatCountList(values: readonly number[]): string {
   return values.map(formatCount).join(values.some((v) => Math.abs(v) >= 1000) ? '; ' : ', ');
 }
 
+/** The sentence with its first letter upper-case. */
+export function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
 export function plural(count: number, one: string, many = `${one}s`): string {
   return `${formatCount(count)} ${count === 1 ? one : many}`;
 }

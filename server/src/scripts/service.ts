@@ -26,6 +26,7 @@ import type { TextEdit } from './edits';
 import type { ScriptFinding } from './rules';
 import { isScriptPath, ScriptIndex, type ScriptEntry } from './workspace';
 import { disableInScriptEdit } from './directives';
+import { capitalised } from '../rules/format';
 
 export const FIX_ALL_KIND = 'source.fixAll.modelPrivacyLint';
 /** Scripts larger than this are not read (generated code, data dumped as .py). */
@@ -146,7 +147,7 @@ export class ScriptService {
     const lines: string[] = [];
     if (finding.estimator && finding.estimator.call.start !== finding.start) lines.push(`built at ${this.index.label(entry, finding.estimator.call.start)}`);
     if (finding.save.call.start !== finding.start) lines.push(`saved at ${this.index.label(entry, finding.save.call.start)}`);
-    const where = lines.length ? ` (${capitalize(lines.join(', '))}.)` : '';
+    const where = lines.length ? ` (${capitalised(lines.join(', '))}.)` : '';
     return {
       range: this.index.range(entry, finding.start, finding.end),
       severity: SEVERITY[severity],
@@ -249,7 +250,7 @@ export class ScriptService {
         if (!overlaps) continue;
         const matching = params.context.diagnostics.filter((d) => d.code === f.rule && d.range.start.line === range.start.line);
         actions.push({
-          title: `${capitalize(f.fix!.title)} (${basename(path)})`,
+          title: `${capitalised(f.fix!.title)} (${basename(path)})`,
           kind: CodeActionKind.QuickFix,
           diagnostics: matching,
           isPreferred: f.fix!.fixAll,
@@ -295,6 +296,3 @@ export function mergeEdits(edits: TextEdit[]): TextEdit[] {
   return out;
 }
 
-function capitalize(s: string): string {
-  return s.charAt(0).toUpperCase() + s.slice(1);
-}
