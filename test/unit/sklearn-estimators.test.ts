@@ -524,6 +524,15 @@ describe('sklearn gradient boosting', () => {
       assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
     }
   });
+  it('gb_quantile_sub (quantile loss, subsample 0.9 on 168 rows): N determined by the draw alone, said without a class prior (sweep 12)', async () => {
+    const { forest } = readFixture('gb_quantile_sub');
+    assert.equal(forest.training.rows, 168);
+    const r = await reconstruct(forest, { budgetMs: 3_000 });
+    assert.equal(r.rows, 168);
+    assert.match(r.reason ?? '', /training-set size: determined by the draw: int\(0\.9 x N\) = 151 for this N only\)/);
+    assert.doesNotMatch(r.reason ?? '', /class prior/);
+  });
+
   it('gb_clf_sub (subsample 0.7): stage 0\'s counts are exact for the rows it drew; N determined by the draw and the prior; every drawn row certified with its class', async () => {
     const truth = truthOf('gb_clf_sub');
     const { forest, notes } = readFixture('gb_clf_sub');

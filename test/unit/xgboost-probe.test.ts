@@ -15,6 +15,9 @@ import { leafOf as leafOfTree } from '../../server/src/forest/structure';
 import { maximumMatching } from '../support/bipartite-matching';
 import { FIXTURES } from '../support/paths';
 import { readFixture } from './xgboost-readers.test';
+import { readModel } from '../../server/src/formats';
+import { completeForest } from '../../server/src/forest/complete';
+import type { Forest } from '../../server/src/forest/schema';
 
 const DIR = path.join(FIXTURES, 'xgboost');
 interface Entry { file: string; model?: string; probe?: string; hyper?: Record<string, number> }
@@ -230,7 +233,16 @@ describe('first-tree probing finds the true counts', () => {
       const leaf = leafOf(probe, 0, Number(id));
       assert.ok(leaf.rows <= want.rows && leaf.positives! <= want.positives! && leaf.rows - leaf.positives! <= want.rows - want.positives!, `leaf ${id}`);
     }
-    assert.ok(probe.caveats.some((c) => c.startsWith('subsample=0.7')));
+    assert.ok(probe.caveats.some((c) => c.startsWith('with subsample=0.7, the counts are those of the rows drawn')), probe.caveats.join(' | '));
+    // A rate a tuner chose prints as six digits, as every number in a message (sweep 12: "Subsample=0.9559763235078597").
+    const tuned = new TextDecoder().decode(fs.readFileSync(path.join(FIXTURES, 'xgboost', 'bin_pima_subsample.json'))).replace('\\"subsample\\": 0.7', '\\"subsample\\": 0.7000123456789');
+    assert.notEqual(tuned, new TextDecoder().decode(fs.readFileSync(path.join(FIXTURES, 'xgboost', 'bin_pima_subsample.json'))));
+    const read = readModel(new TextEncoder().encode(tuned), 'tuned.json');
+    assert.equal(read.kind, 'model');
+    const completed = completeForest((read as { forest: Forest }).forest);
+    assert.ok(completed.ok);
+    const again = probeFirstTrees(completed.forest);
+    assert.ok(again.caveats.some((c) => c.startsWith('with subsample=0.700012, the counts')), again.caveats.join(' | '));
   });
 
   it('refuses numbers when the hessians are not equal (sample weights): covers scaled by 1.37', () => {

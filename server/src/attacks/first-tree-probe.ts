@@ -26,7 +26,7 @@ import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure'
 import { heldOutSentence } from '../forest/held-out';
 import { isSquaredError, squaredErrorRootsDiffer } from './boosted-covers';
 import { columnRoutes, missingValueReading, mixedMissingFeatures, mixedMissingWords } from './missing-values';
-import { capitalised } from '../rules/format';
+import { capitalised, formatNumber } from '../rules/format';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
 
@@ -869,7 +869,7 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     const mean = draws.reduce((s, r) => s + r, 0) / Math.max(1, draws.length);
     caveats.push(
       subsample !== undefined && subsample < 1
-        ? `subsample=${subsample}: each class's first tree grew on its own draw of the rows, about ${Math.round(subsample * 100)}% of the training set (N is about ${Math.round(mean / subsample).toLocaleString('en-US')}); each tree's counts are exact for its own draw.`
+        ? `with subsample=${formatNumber(subsample)}, each class's first tree grew on its own draw of the rows, about ${Math.round(subsample * 100)}% of the training set (N is about ${Math.round(mean / subsample).toLocaleString('en-US')}); each tree's counts are exact for its own draw.`
         : `the first trees of the ${draws.length} classes hold ${draws.join(', ')} rows, so each grew on its own draw of the rows: the model was trained with subsample below 1 (the file does not record it), and each tree's counts are exact for its own draw of a training set of unknown size.`,
     );
   } else if (subsample !== undefined && subsample < 1) {
@@ -878,7 +878,7 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     const roots = isSquaredError(forest) ? forest.trees.map((t) => Math.round(t.boosting?.cover?.[0] ?? 0)).filter((r) => r > 0) : [];
     const drawn = roots.length > 0 ? Math.max(Math.max(...roots), Math.round(roots.reduce((a, b) => a + b, 0) / roots.length / subsample)) : Math.round(probe.rows! / subsample);
     caveats.push(
-      `subsample=${subsample}: the counts are those of the rows drawn for the first tree, about ${Math.round(subsample * 100)}% of the training set ` +
+      `with subsample=${formatNumber(subsample)}, the counts are those of the rows drawn for the first tree, about ${Math.round(subsample * 100)}% of the training set ` +
         `(N is about ${drawn.toLocaleString('en-US')}); they are still exact for those rows.`,
     );
   } else if (subsample === undefined && forest.hyperParameters.subsample === undefined) {
@@ -888,7 +888,7 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     } else if (drew) {
       probe.ownDraw = drew;
       caveats.push(
-        `tree 1's cover (${drew.actual.toFixed(3)}) is not the hessian sum of tree 0's ${probe.rows} rows after tree 0 (${drew.predicted.toFixed(3)}), so tree 1 grew on other rows: ` +
+        `tree 1's cover (${drew.actual.toFixed(3)}) is not the hessian sum of tree 0's ${probe.rows!.toLocaleString('en-US')} rows after tree 0 (${drew.predicted.toFixed(3)}), so tree 1 grew on other rows: ` +
           `the model was trained with subsample below 1 (the file does not record it), and these are the rows drawn for the first tree, of a training set of at least ${probe.rows!.toLocaleString('en-US')} rows (its size is unknown: a subsample near 1 may have drawn every row).`,
       );
     } else {
@@ -917,10 +917,10 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   if (!model && probe.status !== 'rows-only' && (p.eta?.source === 'inferred' || p.lambda?.source === 'inferred')) {
     caveats.push(`the dump does not state the learning rate or lambda; eta=${p.eta?.value} and lambda=${p.lambda?.value} make every leaf's positives whole and are used.`);
   }
-  if (p.alpha && p.alpha.value > 0) caveats.push(`L1 regularisation alpha=${p.alpha.value} (${p.alpha.source}) shifts every gradient sum by alpha; it is taken into account, leaves with weight 0 give only bounds.`);
+  if (p.alpha && p.alpha.value > 0) caveats.push(`L1 regularisation alpha=${formatNumber(p.alpha.value)} (${p.alpha.source}) shifts every gradient sum by alpha; it is taken into account, leaves with weight 0 give only bounds.`);
   const poissonDefault = probe.objective === 'count:poisson' && numberParam(forest, 'max_delta_step') === undefined;
   const labelWord = probe.objective.startsWith('reg:') || probe.objective.startsWith('count:') ? 'label sums' : 'positives';
-  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${p.maxDeltaStep.value} (${poissonDefault ? "count:poisson's default" : p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their ${labelWord}; row counts stay exact.`);
+  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) caveats.push(`max_delta_step=${formatNumber(p.maxDeltaStep.value)} (${poissonDefault ? "count:poisson's default" : p.maxDeltaStep.source}) clips leaf weights: clipped leaves give only a bound on their ${labelWord}; row counts stay exact.`);
   if (probe.status === 'rows-only' && (probe.objective === 'reg:absoluteerror' || probe.objective === 'reg:quantileerror')) {
     caveats.push(`${probe.objective} sets each leaf's value from its residuals' quantile, not from the gradient sum, so the leaves give no label sums; every row's hessian is 1 in every tree, so the row counts are exact, in every tree.`);
   } else if (probe.fractionalLabels) {

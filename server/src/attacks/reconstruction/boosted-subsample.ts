@@ -24,6 +24,7 @@ import type { RunContext } from './context';
 import type { LeafTable } from './leaves';
 import { labellingMs } from './regression-box-labels';
 import type { ReconstructionResult, RowsKind } from './types';
+import { formatNumber } from '../../rules/format';
 
 /** The subsample and the N it suggests. */
 export interface SubsampledRows {
@@ -87,7 +88,7 @@ export async function reconstructSubsampled(forest: Forest, view: Forest, table:
     rowsSource: subsample.rowsSource,
     ...(subsample.rowsKind ? { rowsKind: subsample.rowsKind } : {}),
     why: subsample.stated
-      ? `each tree was grown on its own draw of the rows (subsample=${subsample.rate})`
+      ? `each tree was grown on its own draw of the rows (subsample=${formatNumber(subsample.rate)})`
       : `each tree was grown on its own draw of the rows (subsample about ${subsample.rate}), which the file does not record`,
     anchorTree: 0,
   });

@@ -34,7 +34,7 @@ import { boxToRow, fillUnbounded } from './rows';
 import { reconstructClassDraws } from './class-draw-rows';
 import { certifiedEstimate, reconstructFromLeafRegions, withoutMissingDirections, type LeafRows } from './first-tree-regions';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { pluralPossessive } from '../../rules/format';
+import { formatNumber, pluralPossessive } from '../../rules/format';
 
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 
@@ -48,8 +48,8 @@ export const isMultiClass = (forest: Forest) => forest.boosting?.objective === '
 function unreadWeightsWhy(probe: FirstTreeProbe): string {
   const p = probe.parameters;
   const why: string[] = [];
-  if (p.alpha && p.alpha.value > 0) why.push(`L1 alpha=${p.alpha.value} shrinks every later tree's leaf weights, which the target equations do not model (the first tree's labels, read with it, are in its finding)`);
-  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) why.push(`max_delta_step=${p.maxDeltaStep.value} caps the leaf weights`);
+  if (p.alpha && p.alpha.value > 0) why.push(`L1 alpha=${formatNumber(p.alpha.value)} shrinks every later tree's leaf weights, which the target equations do not model (the first tree's labels, read with it, are in its finding)`);
+  if (p.maxDeltaStep && p.maxDeltaStep.value > 0) why.push(`max_delta_step=${formatNumber(p.maxDeltaStep.value)} caps the leaf weights`);
   if (p.eta === undefined) why.push('the learning rate is not known');
   if (probe.status === 'rows-only') why.push("the first tree's probe read its rows, not its leaves' label sums");
   else if (probe.status === 'partial') why.push("the first tree's probe read the label sums of some leaves only");
@@ -61,7 +61,7 @@ function prepare(forest: Forest, probe: FirstTreeProbe | undefined): { ok: false
   const b = forest.boosting!;
   if (forest.training.weighted) return { ok: false, reason: 'the rows carry sample weights, so hessian sums do not count rows' };
   const stated = forest.hyperParameters.subsample;
-  if (typeof stated === 'number' && stated < 1 && !isSquaredError(forest)) return { ok: false, reason: `subsample=${stated}: each tree saw a different draw of the rows` };
+  if (typeof stated === 'number' && stated < 1 && !isSquaredError(forest)) return { ok: false, reason: `subsample=${formatNumber(stated)}: each tree saw a different draw of the rows` };
   const missing = missingValueReading(forest);
   if (!missing.ok) return missing;
   if (!probe) return { ok: false, reason: 'first-tree probing did not run' };

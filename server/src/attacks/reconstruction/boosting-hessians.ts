@@ -36,7 +36,7 @@
  * whose box allows both is given the range's representative value (the model cannot tell which,
  * and a value is the likelier guess when most rows have one): the reason says so.
  */
-import { formatCount } from '../../rules/format';
+import { formatCount, formatNumber } from '../../rules/format';
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
@@ -488,7 +488,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     const estimated = Math.round(rows / app.subsample);
     ctx.rowsKind = 'estimate';
     return firstTreeOnly(
-      `subsample=${app.subsample}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
+      `subsample=${formatNumber(app.subsample)}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
         `its exact counts give the ${formatCount(rows)} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${formatCount(estimated)}) in its leaves' boxes with their labels; ` +
         `the other ~${formatCount(Math.max(0, estimated - rows))} rows are not reconstructed`,
       estimated,

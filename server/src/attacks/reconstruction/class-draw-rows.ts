@@ -10,7 +10,7 @@
  * are left out, and N is the stated subsample's estimate or unknown.
  */
 import type { Forest } from '../../forest/schema';
-import { formatCount, formatCountList } from '../../rules/format';
+import { formatCount, formatCountList, formatNumber, plural } from '../../rules/format';
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
@@ -26,7 +26,7 @@ export function reconstructClassDraws(forest: Forest, probe: FirstTreeProbe, ctx
   const stated = typeof subsample === 'number' && subsample > 0 && subsample < 1 ? subsample : undefined;
   const N = stated !== undefined ? Math.round(draws.reduce((s, r) => s + r, 0) / draws.length / stated) : null;
   if (N !== null) ctx.rowsKind = 'estimate';
-  const drew = `the first trees of the ${draws.length} classes each grew on their own draw of the rows (${formatCountList(draws)} rows${stated !== undefined ? `, subsample=${stated}; N about ${formatCount(N!)}` : '; subsample below 1, which the file does not record, so N is unknown'})`;
+  const drew = `the first trees of the ${draws.length} classes each grew on their own draw of the rows (${formatCountList(draws)} rows${stated !== undefined ? `, subsample=${formatNumber(stated)}; N about ${formatCount(N!)}` : '; subsample below 1, which the file does not record, so N is unknown'})`;
   const skip = (why: string) => ctx.answer({ status: 'skipped', reason: `${drew}; ${why}`, rows: N, certifiedRows: 0 });
   if (probe.status !== 'exact') return skip(`first-tree probing did not give every leaf's rows of its class (${probe.status})`);
   // As first-tree-claims.ts: missing values sent both ways, or an objective the file does not
@@ -56,7 +56,7 @@ export function reconstructClassDraws(forest: Forest, probe: FirstTreeProbe, ctx
   const boxes = certified > 0 ? certifiedBoxTightness(forest, reconstruction) : undefined;
   const reason = [
     drew,
-    `each class's first tree proves its rows of that class in its leaves' regions, and rows of different classes are different rows: ${certified} rows certified with their label as boxes (${perClass.join(', ')}), each at a point of its leaf's region (an estimate)`,
+    `each class's first tree proves its rows of that class in its leaves' regions, and rows of different classes are different rows: ${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} label as boxes (${perClass.join(', ')}), each at a point of its leaf's region (an estimate)`,
     'the rows of other classes each tree counts are not reconstructed (the draws overlap), nor the rows no first tree drew; later rounds are not used',
   ].join('; ');
   ctx.stats.treesMatched = probe.trees.length;

@@ -29,6 +29,7 @@ import { missingReachable } from '../missing-values';
 import { intoRegion, regionIntervals } from './region-points';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { BoxTightness, ReconstructedRow } from './types';
+import { formatCount, plural } from '../../rules/format';
 
 export interface FirstTreeClaims {
   rows: ReconstructedRow[];
@@ -123,7 +124,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     rows[r] = { ...rest, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), label: labelOf(positive), intervals: leaf.region, certified: true };
   }
   const unlabelled = assumed.length > 0 ? `${assumed.join(' and ')} not stated, so the positives rest on an assumption` : 'leaves whose positives are not determined';
-  const note = `${certified} rows certified with their label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${withoutLabel} more as boxes without their label (${unlabelled})` : ''}`;
+  const note = `${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more as boxes without their label (${unlabelled})` : ''}`;
   const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
   return { rows, certified, withoutLabel, note, ...(boxes ? { boxes } : {}) };
 }

@@ -9,7 +9,7 @@
  * Tree 0's leaves certify their rows as boxes, with the label where the positives are known
  * (first-tree-claims.ts).
  */
-import { formatCount } from '../../rules/format';
+import { formatCount, formatNumber } from '../../rules/format';
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { baseMargin } from '../../forest/boosting';
 import type { Forest } from '../../forest/schema';
@@ -53,7 +53,7 @@ export function firstTreeRows(forest: Forest, probe: FirstTreeProbe, ctx: RunCon
   const claims = certifyFirstTreeLeaves(forest, probe, rows);
   const reason = [
     why,
-    `so only tree 0 is read: its ${first.leaves.length} leaves hold ${formatCount(drawn)} rows${subsample !== undefined ? ` (the rows it drew at subsample=${subsample}; N about ${N === null ? "unknown" : formatCount(N)})` : probe.ownDraw ? ' (the rows it drew: tree 1 grew on other rows, so the model was trained with a subsample the file does not record, and the training set holds at least these rows, its size unknown)' : ''}, each given a point of its leaf's region`,
+    `so only tree 0 is read: its ${first.leaves.length} leaves hold ${formatCount(drawn)} rows${subsample !== undefined ? ` (the rows it drew at subsample=${formatNumber(subsample)}; N about ${N === null ? "unknown" : formatCount(N)})` : probe.ownDraw ? ' (the rows it drew: tree 1 grew on other rows, so the model was trained with a subsample the file does not record, and the training set holds at least these rows, its size unknown)' : ''}, each given a point of its leaf's region`,
     `${labelled} rows labelled by their leaf's positives, ${drawn - labelled} by the model's prediction at that point (an estimate)`,
     claims.note,
   ].join('; ');

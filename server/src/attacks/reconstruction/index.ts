@@ -99,7 +99,7 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
     const ctx = new RunContext({ ...options, groups: compacted.groups });
     const result = await dispatch(compacted.forest, ctx, () => undefined);
     const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length), seconds: elapsed(ctx) };
-    const note = [`run on the ${compacted.used.length} features the trees split on, of ${forest.features.length}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
+    const note = [`run on the ${compacted.used.length.toLocaleString('en-US')} features the trees split on, of ${forest.features.length.toLocaleString('en-US')}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
     return { result: withNote({ ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note }) };
   }
   let details: ReconstructionDetails | undefined;

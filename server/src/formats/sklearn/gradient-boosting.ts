@@ -37,6 +37,7 @@ import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, typ
 import { exactDrawRows } from '../../forest/subsample';
 import { heldOutSplit } from './validation-split';
 import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { formatNumber } from '../../rules/format';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const GRADIENT_BOOSTING = ['GradientBoostingRegressor', 'GradientBoostingClassifier'] as const;
@@ -108,7 +109,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const roots = raws.map((t) => t.weighted[0]);
   let rows: number | undefined;
   if (subsample < 1) {
-    notes.push(`subsample=${subsample}: each stage was grown on a draw of about ${Math.round(subsample * 100)}% of the rows (without replacement), so no root counts N and the stages' rows differ`);
+    notes.push(`subsample=${formatNumber(subsample)}: each stage was grown on a draw of about ${Math.round(subsample * 100)}% of the rows (without replacement), so no root counts N and the stages' rows differ`);
   } else if (!weighted) {
     rows = roots[0];
     if (roots.some((r) => r !== rows)) notes.push('the stages\' root counts differ although subsample is 1');

@@ -22,6 +22,7 @@ import { estimateRows, reconstructByLikelihood, rootDraws } from './likelihood';
 import { reconstructByEstimate } from '../boxes/estimate';
 import { reconstructReplayed } from './replayed';
 import { featureLabel } from '../../../forest/pipeline-input';
+import { formatNumber } from '../../../rules/format';
 
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   // Draws without replacement (gradient boosting's subsample): no replay or likelihood of bootstrap
@@ -65,8 +66,11 @@ export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: st
     const rate = forest.hyperParameters.subsample;
     const least = typeof rate === 'number' ? exactDrawRows(drawn, rate)[0] : undefined;
     const rows = forest.training.rows ?? least ?? drawn;
-    const stated = typeof rate === 'number' ? 'determined by the draw and the class prior' : 'stated by the model';
-    const rowsSource = forest.training.rows !== undefined ? stated : least !== undefined ? `at least: the least N whose draw int(${rate} x N) is ${drawn}` : 'at least: the rows drawn';
+    // A classifier's N may need its class prior to be the only one (whole positives); a regressor's
+    // comes from the draw alone (sweep 12: "and the class prior" for a quantile regressor).
+    const byDraw = `determined by the draw: int(${typeof rate === 'number' ? formatNumber(rate) : rate} x N) = ${drawn.toLocaleString('en-US')} for this N only`;
+    const stated = typeof rate === 'number' ? (forest.logLoss ? 'determined by the draw and the class prior' : byDraw) : 'stated by the model';
+    const rowsSource = forest.training.rows !== undefined ? stated : least !== undefined ? `at least: the least N whose draw int(${formatNumber(rate as number)} x N) is ${drawn.toLocaleString('en-US')}` : 'at least: the rows drawn';
     return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(forest.training.rows === undefined ? { rowsKind: 'at-least' as const } : {}) });
   }
   const replay = replayDraws(forest, ctx.deadline);

@@ -118,7 +118,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
           : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${formatCount(N)}: ${input.rowsSource})`;
   const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
   if (N * forest.features.length > walkCap) {
-    const past = `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the estimate's walks keep in memory`;
+    const past = `the other rows are not estimated: ${N.toLocaleString('en-US')} rows x ${forest.features.length.toLocaleString('en-US')} features are past the ${walkCap.toLocaleString('en-US')} cells the estimate's walks keep in memory`;
     return certifiedOnly(forest, table, ctx, N, groups, certifiedOf, (rows, width) => [input.why, claim(rows, width), past].join('; '));
   }
   ctx.progress('search', { done: 0, total: N });
@@ -140,7 +140,7 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const reason = [
     input.why,
     claim(certifiedRows, boxes.medianWidth),
-    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : withoutDistinct ? 'counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N} rows` : `${N} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
+    `the whole reconstruction is an estimate: rows walked against every tree's ${noised ? 'released counts' : withoutDistinct ? 'counts' : classes > 1 ? 'distinct rows split by class weight' : 'distinct rows'}, scaled in every tree to ${classes > 1 ? `each class's mean share of the ${N.toLocaleString('en-US')} rows` : `${N.toLocaleString('en-US')} rows`} (the rows miss the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves)`,
     completed.unrepaired,
     completed.walkedAll ? undefined : `${ctx.stopReason()} while placing rows`,
   ].filter((x) => x).join('; ');
