@@ -45,6 +45,8 @@ describe('saved-data', () => {
     const { report, tables } = await tablesOf('model_with_arrays.joblib');
     assert.deepEqual(tables, [{ location: 'model["X"]', kind: 'array', rows: 200, columns: 8 }]);
     assert.equal(report.model?.estimator, 'RandomForestClassifier');
+    // The arrays are named as such, not by numpy's reconstructor (sweep 12: "a tuple of 2 (_reconstruct, a list)").
+    assert.ok(report.notes.some((n) => n.includes('in a dict ("model": RandomForestClassifier, "X": a numpy array, "y": a numpy array)')), report.notes.join(' | '));
   });
 
   it('a model saved alone: its own arrays are parameters, not data', async () => {

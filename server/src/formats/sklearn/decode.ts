@@ -6,7 +6,7 @@
  */
 import type { ForestInput } from '../../forest/schema';
 import { hasNumberedNames } from '../../forest/feature-names';
-import { PyDict, type PyValue, asString, classOf, describe, seqItems, stateDict } from '../pickle';
+import { PyDict, type PyValue, asString, classOf, describe, isArray, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, pythonKey, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
@@ -176,6 +176,8 @@ export function describeHolding(v: PyValue): string {
 }
 
 function shortName(v: PyValue): string {
+  // A numpy array's class is its reconstructor's (`_reconstruct`), not a name a reader knows.
+  if (isArray(v)) return 'a numpy array';
   return classOf(v)?.name ?? describe(v);
 }
 
