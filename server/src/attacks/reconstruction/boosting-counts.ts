@@ -316,8 +316,8 @@ export function labelRegressionRows(
   const labelText = !labels
     ? prepared.solve
       ? complete
-        ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out); each row has the mean label'
-        : 'labels not estimated (no complete reconstruction); each row has the mean label'
+        ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out): each row carries the mean label as its estimate'
+        : 'labels not solved for (no complete reconstruction): each row carries the mean label as its estimate'
       : prepared.unsolvable
     : `${pluralPossessive(determinedRows, 'row')} labels determined by ${prepared.source}${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
