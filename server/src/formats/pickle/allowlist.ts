@@ -138,6 +138,16 @@ const EXACT = new Set<string>([
   'pandas._libs.arrays.__pyx_unpickle_NDArrayBacked',
   'pandas.core.arrays.categorical.Categorical',
   'pandas.core.dtypes.dtypes.CategoricalDtype',
+  // Strings in pandas 3 (and pandas 2 with `string[pyarrow]`): an Arrow-backed string array, rebuilt
+  // from its Arrow type, length and buffers by pyarrow's reconstructors; data, as a DataFrame's
+  // blocks are (sweep 12: a DataFrame of item weights inside a fitted imputer listed all five).
+  'pandas.arrays.ArrowStringArray',
+  'pandas.core.arrays.string_arrow.ArrowStringArray',
+  'pandas.StringDtype',
+  'pandas.core.arrays.string_.StringDtype',
+  'pyarrow.lib._restore_array',
+  'pyarrow.lib.type_for_alias',
+  'pyarrow.lib.py_buffer',
   // scikit-learn's Cython reconstructors, `newObj(obj)`: `obj.__new__(obj)` (a KD-tree kept by SMOTE).
   'sklearn.neighbors._kd_tree.newObj',
   'sklearn.neighbors._ball_tree.newObj',
