@@ -69,6 +69,22 @@ describe('wide models: the engine on the columns the trees split on', () => {
     assert.equal(expandResult(result, compacted.used, 400).listedRows, undefined);
   });
 
+  it('rows that share an array (a group standing at its box) share its copy in all columns (sweep 12: 3,018 rows x 3,975 columns past 1 GB)', async () => {
+    const forest = (await lintFile(join(DIR, 'pima_wide.joblib'), { keepForest: true })).forest!;
+    const compacted = compactFeatures(forest, [])!;
+    const run = await reconstruct(compacted.forest, { budgetMs: 10_000 });
+    const [first] = run.reconstruction;
+    // Every row standing at the first row's box, as past the walk cap.
+    const shared = { ...run, reconstruction: run.reconstruction.map((row) => ({ ...row, values: first.values, intervals: first.intervals })) };
+    const expanded = expandResult(shared, compacted.used, 400);
+    assert.equal(new Set(expanded.reconstruction.map((row) => row.values)).size, 1);
+    assert.equal(new Set(expanded.reconstruction.map((row) => row.intervals)).size, 1);
+    // The same values as a copy of their own would have.
+    const alone = expandResult({ ...run, reconstruction: [first] }, compacted.used, 400).reconstruction[0];
+    assert.deepEqual(expanded.reconstruction[5].values, alone.values);
+    assert.deepEqual(expanded.reconstruction[5].intervals, alone.intervals);
+  });
+
   it('a declared one-hot group over columns some tree never splits becomes at-most-one over the others; narrow models are not compacted', async () => {
     const forest = (await lintFile(join(DIR, 'pima_wide.joblib'), { keepForest: true })).forest!;
     const compacted = compactFeatures(forest, [
