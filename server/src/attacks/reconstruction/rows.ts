@@ -73,23 +73,24 @@ export function boxToRow(axes: FeatureAxes, low: ArrayLike<number>, high: ArrayL
  * marked missing, a 0/1 feature and a feature no tree splits keep theirs.
  */
 export function fillUnbounded(rows: ReconstructedRow[], axes: FeatureAxes): ReconstructedRow[] {
-  // The point of a whole axis is one per feature; rows that share their values, intervals and
-  // missing marks (a group's rows standing at its box, past the walk cap) share the filled copy: a
-  // public 933,606-row model of 1,146 features would otherwise take a copy per row.
+  // The point of a whole axis is one per feature; rows that share their values and intervals (a
+  // group's rows standing at its box, past the walk cap) share the filled copy: a public
+  // 933,606-row model of 1,146 features would otherwise take a copy per row.
   const wholeAxis = new Map<number, number | null>();
   const pointOf = (f: number) => {
     if (!wholeAxis.has(f)) wholeAxis.set(f, likeliestPoint(axes, f, -Infinity, Infinity));
     return wholeAxis.get(f)!;
   };
-  const filled = new WeakMap<object, Map<unknown, (number | null)[] | undefined>>();
+  // The last row's inputs and answer: a group's rows come one after another, so this shares the
+  // filled copy without a map entry per row (a Map each for walked rows that share nothing).
+  let lastValues: unknown;
+  let lastIntervals: unknown;
+  let lastFilled: (number | null)[] | undefined;
   return rows.map((row) => {
     if (!row.intervals) return row;
-    let byShape = filled.get(row.values);
-    if (!byShape) filled.set(row.values, (byShape = new Map()));
-    const shape = row.missing ? undefined : row.intervals;
-    let values = shape ? byShape.get(shape) : undefined;
-    if (!shape || !byShape.has(shape)) {
-      values = undefined;
+    let values: (number | null)[] | undefined;
+    if (!row.missing && row.values === lastValues && row.intervals === lastIntervals) values = lastFilled;
+    else {
       row.values.forEach((v, f) => {
         if (row.intervals![f] !== null || row.missing?.[f] || axes.binary[f] || f >= axes.thresholds.length) return;
         const point = pointOf(f);
@@ -97,7 +98,7 @@ export function fillUnbounded(rows: ReconstructedRow[], axes: FeatureAxes): Reco
         values ??= row.values.slice();
         values[f] = point;
       });
-      if (shape) byShape.set(shape, values);
+      [lastValues, lastIntervals, lastFilled] = row.missing ? [undefined, undefined, undefined] : [row.values, row.intervals, values];
     }
     return values ? { ...row, values } : row;
   });
