@@ -145,7 +145,7 @@ export function pythonFloat(v: number): string {
 /**
  * A dict key as Python's repr writes it, for places (`model["rf"]`, `model[0.15]`, `model[("a", 1)]`):
  * a string quoted, a float as repr, a tuple of such keys; anything else an ellipsis. A dict of
- * quantile models keyed by their alpha read `model[…]` (sweep 12).
+ * GradientBoostingRegressors keyed by floats read `model[…]` four times (sweep 12).
  */
 export function pythonKey(key: PyValue, depth = 0): string {
   if (typeof key === 'string') return JSON.stringify(key);
