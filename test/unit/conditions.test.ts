@@ -29,6 +29,20 @@ test('a one-hot column named attribute:value reads as the category, either side 
   assert.equal(formatCondition(forest, { feature: 0, lower: 0.5 }), 'sex:Male > 0.5');
 });
 
+test('a column named as a comparison is an indicator read whole, not cut at its =', () => {
+  // Default Credit's numeric data names its 0/1 columns PAY_0_Pay_delay>=1: cut at the '=' they
+  // read 'PAY_0_Pay_delay> ≠ 1'.
+  const forest = named(['PAY_0_Pay_delay>=1', 'age<=30', 'x!=0', 'LIMIT_BAL']);
+  const categories = categoriesOf(forest);
+  assert.equal(formatCondition(forest, { feature: 0, lower: 0.5 }, categories), 'PAY_0_Pay_delay>=1');
+  assert.equal(formatCondition(forest, { feature: 0, upper: 0.5 }, categories), 'not PAY_0_Pay_delay>=1');
+  assert.equal(formatCondition(forest, { feature: 1, upper: 0.5 }, categories), 'not age<=30');
+  assert.equal(formatCondition(forest, { feature: 2, lower: 0.5 }, categories), 'x!=0');
+  // not a 0/1 split: the numeric form
+  assert.equal(formatCondition(forest, { feature: 0, upper: 3.5 }, categories), 'PAY_0_Pay_delay>=1 <= 3.5');
+  assert.equal(formatCondition(forest, { feature: 3, upper: 5000 }, categories), 'LIMIT_BAL <= 5000');
+});
+
 test("XGBoost's strict split (x < 1 goes left) reads the same", () => {
   const forest = named(['sex:Male'], 'less');
   const categories = categoriesOf(forest);

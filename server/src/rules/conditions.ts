@@ -9,7 +9,9 @@
  *     recoverability/declared-groups.ts); the attribute is the group's common name prefix up to a
  *     separator (`race_Black`, `race_White` -> race), or none (`Male`, `Female`);
  *   - or its name follows the `attribute:value` / `attribute=value` convention of the COMPAS and
- *     Adult columns (`sex:Male`, `age:18-20`, `race=Black`).
+ *     Adult columns (`sex:Male`, `age:18-20`, `race=Black`); a name that is itself a comparison
+ *     (`PAY_0_Pay_delay>=1`, `age<=30`, `x!=0`) is an indicator of that comparison, read whole
+ *     (`PAY_0_Pay_delay>=1`, `not PAY_0_Pay_delay>=1`), never cut at its `=`.
  * and only when the split separates 0 from 1 (threshold in (0, 1], by the split rule): a
  * feature named `ratio:x` split at 3.5 keeps its numeric form.
  *
@@ -42,6 +44,13 @@ export interface DeclaredCategoryGroup {
 }
 
 const CONVENTION = /^([^:=]+?)\s*[:=]\s*(.+)$/;
+/** A column named as a comparison (`PAY_0_Pay_delay>=1`): its `=` belongs to the operator. */
+const COMPARISON = /[<>!]=|==/;
+
+/** The `attribute:value` reading of a column name, or null (a comparison's `=` is no separator). */
+function conventionalName(name: string): RegExpExecArray | null {
+  return COMPARISON.test(name) ? null : CONVENTION.exec(name);
+}
 const SEPARATORS = /[_:=.\-\s]+$/;
 
 /** The categories of a model's features, from declared groups first, then the naming convention. */
@@ -55,7 +64,7 @@ export function categoriesOf(forest: Pick<Forest, 'features'>, declared: readonl
       .filter((i): i is number => i !== undefined);
     if (members.length < 2 || members.length !== group.features.length) continue; // resolveGroups reports these
     const names = members.map((i) => forest.features[i].name);
-    const conventional = names.map((name) => CONVENTION.exec(name));
+    const conventional = names.map(conventionalName);
     const oneHot = group.kind === 'one-hot' ? { oneHot: members } : {};
     if (conventional.every((m) => m && m[1] === conventional[0]![1])) {
       members.forEach((i, k) => categories.set(i, { attribute: conventional[k]![1].trim(), value: conventional[k]![2].trim(), ...oneHot }));
@@ -70,6 +79,10 @@ export function categoriesOf(forest: Pick<Forest, 'features'>, declared: readonl
   }
   forest.features.forEach((feature, i) => {
     if (categories.has(i)) return;
+    if (COMPARISON.test(feature.name)) {
+      categories.set(i, { value: feature.name });
+      return;
+    }
     const m = CONVENTION.exec(feature.name);
     if (m) categories.set(i, { attribute: m[1].trim(), value: m[2].trim() });
   });
