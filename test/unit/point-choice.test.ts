@@ -17,6 +17,12 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { featureAxes, representative, type FeatureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
 import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-choice';
+import { widthOnAxis } from '../../server/src/attacks/reconstruction/boxes/tightness';
+import { MISSING_ONLY_THRESHOLD, splitsOnMissingOnly } from '../../server/src/forest/missing-split';
+import { intervalFeatures, reconstructionCsv } from '../../server/src/report/reconstruction-csv';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { completeForest } from '../../server/src/forest/complete';
+import { readModel } from '../../server/src/formats';
 import { TOLERANCE_STD } from '../../server/src/evaluate/numeric-metrics';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
@@ -176,5 +182,45 @@ describe('likeliestPoint on real scikit-learn forests, against their true rows',
     }
     assert.ok(models >= 8, `${models} models`);
     assert.ok(gained > 0.01, `summed gain ${gained}`);
+  });
+});
+
+describe('a split on missing values alone (histogram boosting, at the largest float32)', () => {
+  // Such a split is stored at +inf and read at MISSING_ONLY_THRESHOLD: no value is cut there.
+  const withMissing = [...spread, MISSING_ONLY_THRESHOLD];
+
+  it('is left out of the windows: the same points as without it, and a value up to it is open above', () => {
+    const plain = axesOf([spread]);
+    const axes = axesOf([withMissing]);
+    assert.equal(likeliestPoint(axes, 0, 0, 200), likeliestPoint(plain, 0, 0, 200));
+    assert.equal(likeliestPoint(axes, 0, -Infinity, Infinity), likeliestPoint(plain, 0, -Infinity, Infinity));
+    assert.equal(likeliestPoint(axes, 0, 40, MISSING_ONLY_THRESHOLD), likeliestPoint(plain, 0, 40, Infinity));
+    // Split on missingness alone: no value is bounded, no point (it was 3.4e38).
+    const alone = axesOf([[MISSING_ONLY_THRESHOLD]]);
+    assert.equal(likeliestPoint(alone, 0, -Infinity, MISSING_ONLY_THRESHOLD), null);
+    assert.equal(likeliestPoint(alone, 0, -Infinity, Infinity), null);
+  });
+
+  it('is left out of the axis box widths are measured on; a box of missing values is 0 wide', () => {
+    assert.equal(widthOnAxis(withMissing, 40, 60), widthOnAxis(spread, 40, 60));
+    assert.ok(widthOnAxis(withMissing, 40, 60) > 0.05, 'a real share of the axis, not 1e-38');
+    assert.ok(Math.abs(widthOnAxis(withMissing, -Infinity, MISSING_ONLY_THRESHOLD) - 1) < 1e-12, 'the whole axis');
+    assert.equal(widthOnAxis(withMissing, MISSING_ONLY_THRESHOLD, Infinity), 0);
+    assert.equal(widthOnAxis([MISSING_ONLY_THRESHOLD], -Infinity, MISSING_ONLY_THRESHOLD), 1);
+  });
+
+  it('hgb_clf_missing (scikit-learn): the CSV writes no 3.4e38 and no Infinity, a missing value empty', async () => {
+    const read = readModel(new Uint8Array(readFileSync(join(FIXTURES, 'estimators', 'hgb_clf_missing.joblib'))), 'hgb_clf_missing.joblib');
+    assert.ok(read.kind === 'model');
+    const completed = completeForest(read.forest);
+    assert.ok(completed.ok);
+    const forest = completed.forest;
+    const rec = await reconstruct(forest, { budgetMs: 5000 });
+    assert.ok(rec.reconstruction.length > 0, 'rows reconstructed');
+    const csv = reconstructionCsv(rec.reconstruction, { features: forest.features.map((f) => f.name), label: 'y', numeric: intervalFeatures(forest) });
+    assert.doesNotMatch(csv, /e\+38|Infinity/);
+    // Rows the model proves missing x1 (past the split) and rows it proves have it: both written empty there.
+    const missing = rec.reconstruction.filter((row) => row.intervals?.[1] && splitsOnMissingOnly(row.intervals[1][0]));
+    assert.ok(missing.length > 0 && missing.length < rec.reconstruction.length, `${missing.length} rows missing x1`);
   });
 });

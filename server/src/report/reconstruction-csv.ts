@@ -20,6 +20,7 @@
  * (the exact methods on 0/1 features) keep one column per feature, as before.
  */
 import { csvLine } from '../util/csv';
+import { splitsOnMissingOnly } from '../forest/missing-split';
 import type { Forest } from '../forest/schema';
 import { featureAxes } from '../attacks/reconstruction/feature-axes';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
@@ -41,13 +42,18 @@ export const DEFAULT_LABEL_COLUMN = 'label';
 
 export function cellText(row: ReconstructedRow, feature: number): string {
   const value = row.values[feature];
-  return value === null || value === undefined ? '' : String(value);
+  // A value past a split on missing values alone is how the walks carry a missing one: empty.
+  return value === null || value === undefined || splitsOnMissingOnly(value) ? '' : String(value);
 }
 
-/** One end of a proven interval as text; empty when unbounded (or when there is no interval). */
+/**
+ * One end of a proven interval as text; empty when unbounded (or when there is no interval). A
+ * split on missing values alone bounds no value: an end at it is empty too (the value is either
+ * not missing and unbounded there, or, above it, missing: then `F` is empty as well).
+ */
 export function boundText(row: ReconstructedRow, feature: number, end: 0 | 1): string {
   const bound = row.intervals?.[feature]?.[end];
-  return bound === undefined || bound === null || !Number.isFinite(bound) ? '' : String(bound);
+  return bound === undefined || bound === null || !Number.isFinite(bound) || splitsOnMissingOnly(bound) ? '' : String(bound);
 }
 
 /**

@@ -22,6 +22,7 @@
  * thresholds by their node's row count, or by how close their node lies to the row's cell, did not
  * do better. It remains a guess: only the interval is proven.
  */
+import { splitsOnMissingOnly } from '../../forest/missing-split';
 import { insideAsFloat32, representative, type FeatureAxes } from './feature-axes';
 
 /** TimberStrike's tolerance, in standard deviations (evaluate/reconstruction-accuracy.ts scores with it). */
@@ -49,7 +50,7 @@ function windows(axes: FeatureAxes, f: number): Windows | undefined {
     perFeature = new Array(axes.thresholds.length);
     windowsOf.set(axes, perFeature);
   }
-  if (perFeature[f] === undefined) perFeature[f] = buildWindows(axes.thresholds[f]);
+  if (perFeature[f] === undefined) perFeature[f] = buildWindows(valueCuts(axes.thresholds[f]));
   return perFeature[f];
 }
 
@@ -70,6 +71,18 @@ function buildWindows(cuts: Float64Array): Windows | undefined {
     best.push(level);
   }
   return { end, best };
+}
+
+/**
+ * A feature's thresholds that cut its values: a split on missing values alone (the largest
+ * float32, always last) left out. Counted in, it made the thresholds' spread 1e37, so every window
+ * spanned the whole axis and the point was the middle of the interval's thresholds rather than
+ * their densest window (a 900,000-row HistGradientBoostingClassifier with 5% missing values).
+ */
+function valueCuts(cuts: Float64Array): Float64Array {
+  let count = cuts.length;
+  while (count > 0 && splitsOnMissingOnly(cuts[count - 1])) count--;
+  return count === cuts.length ? cuts : cuts.subarray(0, count);
 }
 
 function standardDeviation(values: Float64Array): number {
@@ -100,10 +113,15 @@ function bestStart(w: Windows, from: number, to: number): number {
  * the feature.
  */
 export function likeliestPoint(axes: FeatureAxes, f: number, lower: number, upper: number): number | null {
+  // A split on missing values alone (at the largest float32: forest/missing-split.ts) bounds no
+  // value: up to it a value is wherever the other thresholds allow, as if open above (its point was
+  // 3.4e38 on a feature split on missingness alone). Above it the row is missing the feature, and
+  // its point stays past the threshold, where the model's walks send a missing value.
+  if (splitsOnMissingOnly(upper) && !splitsOnMissingOnly(lower)) upper = Infinity;
   const integral = axes.integral[f] === 1;
   // Null on the whole axis: then only the thresholds' densest window gives a point (none without thresholds).
   const fallback = representative(lower, upper, integral, axes.splitRule);
-  const cuts = axes.thresholds[f];
+  const cuts = valueCuts(axes.thresholds[f]);
   // The thresholds strictly inside the interval: first .. end - 1 (cuts ascending).
   const first = upperBound(cuts, lower);
   const end = lowerBound(cuts, upper);
