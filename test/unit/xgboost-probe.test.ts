@@ -6,6 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { probeFirstTrees, type FirstTreeProbe } from '../../server/src/attacks/first-tree-probe';
@@ -297,6 +298,43 @@ describe('rules on boosted models', () => {
     const model = await lintFile(path.join(DIR, 'bin_pima.json'));
     assert.ok(!model.findings.some((f) => f.rule === 'exported-statistics'), 'only dumps');
   });
+
+  // XGBoost before 1.0 and R's xgboost print a dump's headers `booster[0]` without a colon and its
+  // numbers at 6 significant digits: a public R dump (2015, multi:softprob, 7,381 rows) was "not a
+  // model" for its headers, and its root cover 3280.44 is 7,380.99 rows of hessian 4/9, which the
+  // float32 tolerance refused. Written here in that form from XGBoost 1.7.4's own dumps.
+  const oldStyle = (text: string) =>
+    text.replace(/^booster\[(\d+)\]:$/gm, 'booster[$1]').replace(/-?\d+\.\d+(?:e[-+]?\d+)?/g, (n) => String(Number(Number(n).toPrecision(6))));
+  const lintText = async (text: string) => {
+    const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-olddump-'));
+    try {
+      const file = path.join(tmp, 'dump.raw.txt');
+      fs.writeFileSync(file, text);
+      return await lintFile(file);
+    } finally {
+      fs.rmSync(tmp, { recursive: true, force: true });
+    }
+  };
+  const cases = [
+    ['multi_iris', 150, '0: 50, 1: 50, 2: 50', 'cover=66.6667'],
+    ['multi_credit', 22_600, undefined, 'cover=10044.4\n'],
+  ] as const;
+  for (const [name, rows, classes, rootCover] of cases) {
+    it(`reads ${name}'s dump as XGBoost before 1.0 and R print it (no colon after booster[k], 6 digits), with its exact counts`, async () => {
+      const text = fs.readFileSync(path.join(DIR, `${name}.dump.txt`), 'utf8');
+      const old = oldStyle(text);
+      assert.match(old, /^booster\[0\]\n/);
+      assert.ok(old.includes(rootCover), `the root cover at 6 digits (${rootCover})`);
+      const report = await lintText(old);
+      assert.equal(report.format, 'xgboost-dump');
+      const counts = report.findings.find((f) => f.rule === 'first-tree-exposes-counts');
+      assert.ok(counts, report.findings.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+      assert.equal(counts!.data!.rows, rows);
+      const truth = name === 'multi_credit' ? JSON.parse(fs.readFileSync(path.join(DIR, 'multi_credit.truth.json'), 'utf8')) : undefined;
+      const expected = classes ?? truth.classCounts.map((c: number, k: number) => `${k}: ${c.toLocaleString('en-US')}`).join(', ');
+      assert.ok(counts!.message.includes(`${rows.toLocaleString('en-US')} training rows (${expected})`), counts!.message);
+    });
+  }
 
   it('probing the fixtures is fast (noisy shared machine: generous bound)', () => {
     const { forest } = readFixture('bin_stroke_sk.json');

@@ -133,8 +133,19 @@ interface Hypothesis {
 }
 
 const nearInteger = (x: number, tolerance: number) => Math.abs(x - Math.round(x)) <= tolerance;
-/** Covers are float32 sums: allow their relative precision on top of an absolute slack. */
-const rowTolerance = (rows: number) => Math.max(0.01, 2e-6 * rows);
+/**
+ * Covers are float32 sums: allow their relative precision on top of an absolute slack. A dump
+ * prints them: XGBoost's text dumps before 1.0 (and R's) at the stream's default 6 significant
+ * digits, half a unit of the last one up to 5e-6 of the value (a public R dump's 1224.44 is
+ * 2,754.99 rows of hessian 4/9; 22,600 rows print as 10044.4, 22,599.9 rows), so a dump's
+ * covers get that much, up to a quarter row: beyond it (some 40,000 rows) the printed digits no
+ * longer tell the whole number, and such a cover is not read as one.
+ */
+const FLOAT32_SUMS = 2e-6;
+const PRINTED_DIGITS = 6e-6;
+const relativePrecision = (forest: Forest) => (forest.boosting?.source === 'dump' ? PRINTED_DIGITS : FLOAT32_SUMS);
+const rowTolerance = (rows: number, relative: number) =>
+  Math.max(0.01, FLOAT32_SUMS * rows, relative > FLOAT32_SUMS ? Math.min(0.25, relative * rows) : 0);
 
 /** The p and per-row hessian of a first-round tree: its class's, where the classes start apart. */
 function groupHessian(hyp: Hypothesis, tree: Tree): { p: number; h: number } {
@@ -171,12 +182,12 @@ function leavesOf(tree: Tree): { node: number; box: FeatureInterval[] }[] {
   return out;
 }
 
-function rowsIntegral(tree: Tree, h: number): boolean {
+function rowsIntegral(tree: Tree, h: number, relative: number): boolean {
   const cover = tree.boosting?.cover;
   if (!cover) return false;
   for (let i = 0; i < cover.length; i++) {
     const rows = cover[i] / h;
-    if (!(rows >= 0.5 - rowTolerance(rows)) || !nearInteger(rows, rowTolerance(rows))) return false;
+    if (!(rows >= 0.5 - rowTolerance(rows, relative)) || !nearInteger(rows, rowTolerance(rows, relative))) return false;
   }
   return true;
 }
@@ -260,7 +271,7 @@ function hypotheses(forest: Forest): Hypothesis[] | string {
   // A dump: try what the numbers allow, most common first; each must make every cover integral.
   const list: Hypothesis[] = [];
   const trees = forest.trees;
-  if (trees.length >= 2 && trees.every((t) => rowsIntegral(t, 1))) {
+  if (trees.length >= 2 && trees.every((t) => rowsIntegral(t, 1, relativePrecision(forest)))) {
     list.push({ objective: 'reg:squarederror', assumed: true, kind: 'regression', p: 0.5, h: 1, groups: 1 });
   }
   list.push({ objective: 'binary:logistic', assumed: true, kind: 'binary', p: 0.5, h: 0.25, groups: 1 });
@@ -542,7 +553,8 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
       // A fractional scale_pos_weight makes a fractional: n0 and n1 must then come out whole from G.
       const weightedRows = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
       if (weightedRows && (!w || reg.gradientUnknown)) return undefined;
-      if (!(a >= 0.5 - rowTolerance(a)) || (!weightedRows && !nearInteger(a, rowTolerance(a)))) return undefined;
+      const slack = rowTolerance(a, relativePrecision(forest));
+      if (!(a >= 0.5 - slack) || (!weightedRows && !nearInteger(a, slack))) return undefined;
       const leaf: ProbedLeaf = { node, nativeId: nativeNodeId(tree, node), rows: Math.round(a), box };
       if (w) {
         const weight = w[node];
@@ -721,7 +733,7 @@ function probeUncached(forest: Forest): FirstTreeProbe {
     // With scale_pos_weight s a cover is h (n0 + s n1), a whole multiple of h only when s is whole:
     // the leaves' rows are then checked one by one once G gives n1 (probeWith).
     const weighted = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
-    if (!weighted && !probed.every((t) => rowsIntegral(t, groupHessian(hyp, t).h))) {
+    if (!weighted && !probed.every((t) => rowsIntegral(t, groupHessian(hyp, t).h, relativePrecision(forest)))) {
       lastReason = hyp.assumed
         ? 'the covers are not whole multiples of any objective the probe tried, so the dump does not give row counts without its model file'
         : 'the covers are not whole multiples of the per-row hessian: the rows carry sample weights, or the objective or base score differ from what the file states';

@@ -51,7 +51,7 @@ export function missingValueRouting(forest: Forest): MissingValueRouting {
  * saw none and, often, when it saw some, so there they only say that it may have.
  */
 export function mixedMissingWords(forest: Forest, names: readonly string[]): string {
-  if (!/^HistGradientBoosting/.test(forest.estimator)) return `the model was trained with missing values of ${names.join(', ')} (its splits send them left at some nodes and right at others)`;
+  if (!/^HistGradientBoosting/.test(forest.estimator)) return `the model was trained with missing values of ${namesText(names)} (its splits send them left at some nodes and right at others)`;
   // Histogram boosting sends a missing value to a split's larger child when the node saw none, and
   // often when values were missing at random: only a split to the smaller child (or on missing
   // values alone) shows them. Listing every feature as "may have had" read as a statement about
@@ -63,7 +63,7 @@ export function mixedMissingWords(forest: Forest, names: readonly string[]): str
   const rule = "as scikit-learn's histogram boosting does when it saw none, and often when values were missing at random";
   if (proven.length === 0) return `the training data may have had missing values: no split shows any, but the splits of ${features(rest)} send them left at some nodes and right at others, always to the larger child, ${rule}`;
   return (
-    `the model was trained with missing values of ${proven.join(', ')} (a split sends them to its smaller child, or splits on them alone, which histogram boosting does only for values it saw missing)` +
+    `the model was trained with missing values of ${namesText(proven)} (a split sends them to its smaller child, or splits on them alone, which histogram boosting does only for values it saw missing)` +
     (rest > 0 ? `; the splits of ${features(rest)} more send them to the larger child, ${rule}` : '')
   );
 }

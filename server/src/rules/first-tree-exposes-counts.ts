@@ -58,7 +58,7 @@ export const firstTreeExposesCounts: ModelRule = {
     } else if (probe.classCounts) {
       balance = probe.classCounts.length === 2 && !probe.objective.startsWith('multi')
         ? `, ${formatCount(probe.classCounts[1])} with label ${label(forest, 1)} (${percent(probe.classCounts[1], probe.rows!)})`
-        : ` (${probe.classCounts.map((c, i) => `${label(forest, i)}: ${c}`).join(', ')})`;
+        : ` (${probe.classCounts.map((c, i) => `${label(forest, i)}: ${formatCount(c)}`).join(', ')})`;
     } else if (probe.labelSum !== undefined) {
       balance = `, mean label ${formatNumber(probe.labelSum / Math.max(1, probe.rows ?? 1))}`;
     }

@@ -38,7 +38,7 @@ interface DumpNode {
 const NUMBER = String.raw`[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|\.\d+(?:[eE][-+]?\d+)?|inf|nan)`;
 /** Exported for the grammar test: the same shapes the TextMate grammar highlights. */
 export const TEXT_LINES = {
-  booster: /^booster\[(\d+)\]:\s*$/,
+  booster: /^booster\[(\d+)\]:?\s*$/,
   split: new RegExp(String.raw`^(\t*)(\d+):\[([^\]<]+)<(${NUMBER})\] yes=(\d+),no=(\d+),missing=(\d+)((?:,[a-z_]+=${NUMBER})*)\s*$`),
   leaf: new RegExp(String.raw`^(\t*)(\d+):leaf=(${NUMBER})((?:,[a-z_]+=${NUMBER})*)\s*$`),
   /** Splits the dump writes for indicator (`[f1]`) and categorical (`[f1:{2,3}]`) features. */
