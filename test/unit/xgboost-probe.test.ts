@@ -336,6 +336,17 @@ describe('rules on boosted models', () => {
     });
   }
 
+  it('exported-statistics points to first-tree-exposes-counts only where that finding is there', async () => {
+    // weighted_credit (dump_fixtures.py): sample weights make its covers weights, not rows.
+    const weighted = await lintFile(path.join(DIR, 'weighted_credit.dump.txt'));
+    assert.ok(!weighted.findings.some((f) => f.rule === 'first-tree-exposes-counts'));
+    const stats = weighted.findings.find((f) => f.rule === 'exported-statistics')!;
+    assert.doesNotMatch(stats.message, /first-tree-exposes-counts|which counts training rows/);
+    assert.match(stats.message, /hessian sums/);
+    const counted = await lintFile(path.join(DIR, 'bin_pima.dump.txt'));
+    assert.match(counted.findings.find((f) => f.rule === 'exported-statistics')!.message, /see first-tree-exposes-counts/);
+  });
+
   it('probing the fixtures is fast (noisy shared machine: generous bound)', () => {
     const { forest } = readFixture('bin_stroke_sk.json');
     const start = performance.now();

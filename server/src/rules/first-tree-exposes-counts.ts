@@ -39,12 +39,17 @@ const LOSS_WORDS: Record<string, string> = {
   'multi:softprob': 'multi-class log loss',
 };
 
+/** Whether the probe read row counts from the first trees: then this rule fires. */
+export function probeCountsRows(probe: FirstTreeProbe): boolean {
+  return probe.status !== 'not-applicable' && (probe.rows !== undefined || probe.classDraws === true);
+}
+
 export const firstTreeExposesCounts: ModelRule = {
   id: 'first-tree-exposes-counts',
   check({ forest, probe: computed, categories }) {
     if (!forest.boosting) return [];
     const probe = computed ?? probeFirstTrees(forest);
-    if (probe.status === 'not-applicable' || (probe.rows === undefined && !probe.classDraws)) return [];
+    if (!probeCountsRows(probe)) return [];
     const k = probe.trees.length;
     const leaves = probe.trees.reduce((sum, t) => sum + t.leaves.length, 0);
     const which = k === 1 ? 'The first tree' : `The first ${k} trees (one per class)`;
