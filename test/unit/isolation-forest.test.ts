@@ -105,6 +105,15 @@ describe('IsolationForest', () => {
     });
   }
 
+  it("notes say max_samples as stored ('auto', 64) and a count every tree shares once", () => {
+    // A public IsolationForest's note read "max_samples=undefined" and listed 256 a hundred times.
+    const auto = read('iso_forest_auto').read.notes.join('\n');
+    assert.match(auto, /max_samples='auto' without bootstrap: each tree was grown on its own subset of 256 of the 569 rows \(256 rows in each of the 3 trees\)/);
+    assert.match(auto, /estimators_features_ \(4 columns in each of the 3 trees\)/);
+    assert.doesNotMatch(auto, /undefined|256, 256/);
+    assert.match(read('iso_forest').read.notes.join('\n'), /max_samples=64 without bootstrap: .*64 of the 150 rows \(64 rows in each of the 4 trees\)/);
+  });
+
   it('iso_forest_all tests renumbered columns (max_features=0.5), so the remapping is exercised', () => {
     const truth = truthOf('iso_forest_all');
     const { forest } = read('iso_forest_all');

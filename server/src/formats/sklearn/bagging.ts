@@ -18,6 +18,7 @@
 import { PyFloat, PyGlobal, PyValue, asNdArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, type Decoded } from './decode-helpers';
 import { decodeTreeEnsemble } from './tree-ensembles';
+import { formatCount } from '../../rules/format';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const BAGGING = ['BaggingClassifier', 'BaggingRegressor'] as const;
@@ -65,7 +66,9 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
     // Each tree saw its own subset, drawn without replacement: read as one draw per tree, so that
     // nothing treats the trees as constraints on the same N rows.
     forest.training = { bootstrap: true, withoutReplacement: true, weighted, ...(rows !== undefined ? { rows } : {}), ...(statedDraw !== undefined ? { bootstrapSize: statedDraw } : {}) };
-    notes.push(`max_samples=${numeric(maxSamples)} without bootstrap: each tree was grown on its own subset of ${statedDraw ?? 'some'} of the ${rows ?? 'N'} rows (roots: ${roots.join(', ')} rows) drawn without replacement; no root counts N`);
+    notes.push(
+      `max_samples=${literal(maxSamples)} without bootstrap: each tree was grown on its own subset of ${statedDraw !== undefined ? formatCount(statedDraw) : 'some'} of the ${rows !== undefined ? formatCount(rows) : 'N'} rows (${perTree(roots, 'rows')}) drawn without replacement; no root counts N`,
+    );
   } else if (rows !== undefined) {
     forest.training = { ...forest.training, rows };
   }
@@ -73,8 +76,26 @@ export function decodeBagging(est: PyValue, cls: PyGlobal): Decoded {
   const seeds = seqItems(st.get('_seeds'))?.length ?? arrayLength(st.get('_seeds'));
   if (seeds !== undefined && seeds > 0 && (bootstrap || !everyRow)) forest.training = { ...forest.training, samplerSeeds: seeds };
   const bootstrapFeatures = st.get('bootstrap_features') === true;
-  notes.push(`tree features remapped through estimators_features_ (${featureSets.map((s) => s.length).join(', ')} columns per tree${bootstrapFeatures ? ', drawn with replacement' : ''})`);
+  notes.push(`tree features remapped through estimators_features_ (${perTree(featureSets.map((s) => s.length), 'columns')}${bootstrapFeatures ? ', drawn with replacement' : ''})`);
   return { forest, notes };
+}
+
+/** A parameter as Python writes it: `'auto'`, `0.5`, `256` (an IsolationForest's max_samples read `undefined`). */
+function literal(v: PyValue | undefined): string {
+  if (typeof v === 'string') return `'${v}'`;
+  if (v instanceof PyFloat) return String(v.value);
+  return numeric(v)?.toString() ?? 'None';
+}
+
+/**
+ * One count per tree, said once when every tree has it (`256 rows in each of the 100 trees`), else
+ * listed, the first eight and how many more: a public IsolationForest's note listed 256 a hundred times.
+ */
+function perTree(counts: readonly (number | undefined)[], unit: string): string {
+  const known = counts.filter((c): c is number => c !== undefined);
+  if (known.length === counts.length && known.every((c) => c === known[0])) return `${formatCount(known[0] ?? 0)} ${unit} in each of the ${formatCount(counts.length)} trees`;
+  const shown = counts.slice(0, 8).map((c) => (c === undefined ? '?' : formatCount(c)));
+  return `${unit} per tree: ${shown.join(', ')}${counts.length > 8 ? ` and ${counts.length - 8} more` : ''}`;
 }
 
 /** A stored whole, positive count (an int or a whole float), else undefined. */
