@@ -268,7 +268,7 @@ export function noModelFindings(read: NoTreeModelRead, overrides: SeverityOverri
   const finding = finish(
     'no-tree-model',
     {
-      message: lead('No tree model in this file: nothing here to analyse.', `It holds ${read.holds}. Nothing here stores training counts to analyse.`),
+      message: lead('No tree model in this file: no training counts to analyse.', `It holds ${read.holds}, which stores no per-node training counts.`),
       data: { holds: read.holds },
     },
     overrides,
