@@ -121,6 +121,10 @@ describe('pickle tiers: classification', () => {
       'sklearn.neighbors._dist_metrics.newObj',
       'sklearn.neighbors.dist_metrics.newObj',
       'sklearn.neighbors._dist_metrics.EuclideanDistance',
+      // category_encoders (scikit-learn-contrib), as a public PyCaret bundle names them
+      'category_encoders.ordinal.OrdinalEncoder',
+      'category_encoders.one_hot.OneHotEncoder',
+      'category_encoders.target_encoder.TargetEncoder',
     ]) {
       assert.equal(tier(q), 'allowed', q);
     }
@@ -134,6 +138,7 @@ describe('pickle tiers: classification', () => {
       'src.data.preprocess.convert_to_numeric',
       'sklearn.utils.check_array',
       'sklearn.externals.six.Foo',
+      'category_encoders.utils.convert_input',
       'scipy.sparse._csr.spmatrix_helper',
       'posixpath.join',
       'collections.Counter',

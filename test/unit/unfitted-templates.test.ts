@@ -55,4 +55,18 @@ describe("another library's model is named once", () => {
     // Before: also "unknown-pickle-global: lightgbm.basic.Booster".
     assert.deepEqual(r.unknownGlobals ?? [], []);
   });
+
+  it("a fitted LGBMClassifier: its _Booster (lightgbm.basic.Booster) is the library's own part, not an unknown global (crafted)", () => {
+    // LGBMClassifier() with {_Booster: Booster(state)}: every pickled LightGBM wrapper has one
+    // (sweep 13: three public files warned of lightgbm.basic.Booster beside the model's note).
+    const booster = [stackGlobal('lightgbm.basic', 'Booster'), EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, sbu('handle'), sbu('tree\n'), SETITEM, BUILD];
+    const other = [sbu('scale'), stackGlobal('mylib.helpers', 'Scaler'), EMPTY_TUPLE, NEWOBJ, SETITEM];
+    const bytes = pk(PROTO(4), stackGlobal('lightgbm.sklearn', 'LGBMClassifier'), EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, sbu('_Booster'), ...booster, SETITEM, ...other, BUILD, STOP);
+    const r = readModel(bytes, 'lgbm.pkl');
+    assert.equal(r.kind, 'no-model');
+    if (r.kind !== 'no-model') return;
+    assert.deepEqual(r.unread.map((m) => m.estimator), ['LGBMClassifier']);
+    // Another library's name is still reported.
+    assert.deepEqual((r.unknownGlobals ?? []).map((g) => g.name), ['mylib.helpers.Scaler']);
+  });
 });

@@ -245,6 +245,10 @@ export function isAllowedGlobal(module: string, name: string): boolean {
   // RandomUnderSampler, ...) are scikit-learn estimators by the same conventions, parameters in
   // __init__ and fitted state set by __setstate__.
   if (module.startsWith('imblearn.') && CLASS_NAME.test(name)) return true;
+  // category_encoders (scikit-learn-contrib: TargetEncoder, OrdinalEncoder, BinaryEncoder, ...):
+  // transformers by the same conventions, fitted state as plain attributes (their mappings as
+  // pandas objects, checked separately); sweep 13 found them in a public PyCaret bundle.
+  if (module.startsWith('category_encoders.') && CLASS_NAME.test(name)) return true;
   // Cython's generated __pyx_unpickle_<Type>(type, checksum, state) for sklearn's extension types
   // (HistGradientBoosting's loss): checks the checksum, calls <Type>.__new__(type) and sets the
   // state; `type` is a global of its own, checked separately.

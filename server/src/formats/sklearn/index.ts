@@ -171,10 +171,13 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   try {
     const decoded = decodeModel(result.value);
     const [primary, ...others] = decoded.models;
-    // Another library's model, named by unsupported-model (CatBoost, LightGBM): its class is not
-    // an unknown global as well (a public VotingRegressor's CatBoost member got both findings).
+    // Another library's model, named by unsupported-model (CatBoost, LightGBM): its classes are not
+    // unknown globals as well (a public VotingRegressor's CatBoost member got both findings), the
+    // library's own parts of it neither: every pickled LGBMClassifier keeps a lightgbm.basic.Booster
+    // in its _Booster (sweep 13: three public files warned of it beside the model's note).
     const named = new Set(decoded.unread.flatMap((m) => (m.global ? [m.global] : [])));
-    const unknownGlobals = stream.unknown.filter((g) => !named.has(g.name));
+    const libraries = new Set([...named].map((name) => name.split('.')[0]));
+    const unknownGlobals = stream.unknown.filter((g) => !named.has(g.name) && !libraries.has(g.name.split('.')[0]));
     const unknown = unknownGlobals.length > 0 ? { unknownGlobals } : {};
     const data = result.value === undefined ? [] : [...findSavedData(result.value), ...decoded.storedRows];
     const saved = data.length > 0 ? { savedData: data } : {};
