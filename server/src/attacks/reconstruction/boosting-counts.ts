@@ -224,7 +224,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
       const built = buildLeafTable(rowsView);
       if (!built.ok) return ctx.answer({ status: 'skipped', reason: `${answer.tooManyCells}; ${built.reason}`, rows: table.rows, certifiedRows: 0 });
       ctx.reserve(2 * labellingMs(forest, table.rows));
-      const boxes = await reconstructByBoxes(rowsView, built.table, ctx, answer.tooManyCells);
+      const boxes = await reconstructByBoxes(rowsView, built.table, ctx, answer.tooManyCells, undefined, true);
       const labelled = labelMulticlassBoxes(forest, prepared.classTrees!, boxes);
       return { ...labelled, method: 'boosting-counts', reason: withNote(`${what}; ${labelled.reason ?? ''}`) };
     }
@@ -232,7 +232,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
     // that one-row leaves prove (boosted-box-labels.ts).
     // Two walks per row (the certified target through the box, the prediction at the point).
     ctx.reserve(2 * labellingMs(forest, table.rows));
-    const boxes = await reconstructByBoxes(view, table, ctx, answer.tooManyCells, 0);
+    const boxes = await reconstructByBoxes(view, table, ctx, answer.tooManyCells, 0, true);
     ctx.method = 'boosting-counts';
     const dart = forest.boosting!.booster === 'dart';
     const weights = prepared.gradients && prepared.eta !== undefined ? { eta: prepared.eta, lambda: prepared.lambda, trees: dart ? 1 : forest.trees.length, ...(dart ? { treesWhy: 'dart' } : {}) } : undefined;

@@ -71,7 +71,7 @@ export async function reconstructRegressionForest(
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
     if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, table.rows));
-    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells), ctx);
+    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells, undefined, true), ctx);
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
@@ -96,7 +96,7 @@ export async function reconstructRegressionForest(
   const rows = cellRows.rows ?? table.rows;
   if (cellRows.status === 'exact' || cellRows.certifiedRows >= rows || Date.now() >= ctx.deadline) return cellRows;
   if (!unlabelled) ctx.reserve(labellingMs(forest, rows));
-  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`), ctx);
+  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`, undefined, true), ctx);
   return boxes.certifiedRows > cellRows.certifiedRows ? boxes : cellRows;
 }
 

@@ -39,7 +39,7 @@ const PROPAGATION_SHARE = 0.5;
  * finest first partition). Boosted regressors anchor on tree 0, whose one-row leaves prove targets
  * (boosted-box-labels.ts) only for rows whose boxes lie inside them.
  */
-export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string, anchorTree?: number): Promise<ReconstructionResult> {
+export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: RunContext, why?: string, anchorTree?: number, labelledLater = false): Promise<ReconstructionResult> {
   ctx.method = 'row-boxes';
   const rows = table.rows;
   const walk = boxForest(forest, table);
@@ -75,6 +75,10 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   // model of 212,215 rows x 506 features.
   const boxes = widthSummary(table.axes, groups.length, (g, f) => relativeWidth(table.axes, f, groups[g].low[f], groups[g].high[f]), pinned, (g) => groups[g].size);
   const widths = `median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range`;
+  // Boxes whose labels a later step reads (the callers that pass labelledLater) are not yet
+  // certified rows: that step says which keep their proof ("1,669 certified" followed by "1,034 of
+  // them are estimates now" read as a contradiction, sweep 13).
+  const provenWords = labelledLater ? 'rows proven as boxes from the row counts, their labels read below' : 'rows certified as boxes';
   const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
   if (rows * forest.features.length > walkCap) {
     // Each walked row holds its own box and point: past the cap every row stands at its group's
@@ -91,7 +95,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
       cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
       capped,
       !propagated.complete && !cut && !capped ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
-      `${rows.toLocaleString('en-US')} rows certified as boxes (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree`,
+      `${rows.toLocaleString('en-US')} ${provenWords} (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree`,
       `the rows are not walked to points: ${rows.toLocaleString('en-US')} rows x ${forest.features.length} features are past the ${walkCap.toLocaleString('en-US')} cells the walks keep in memory, so each row stands at its proven box`,
     ].filter((x) => x).join('; ');
     return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
@@ -114,7 +118,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
     capped,
     !propagated.complete && !cut && !capped ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
-    `${rows.toLocaleString('en-US')} rows certified as boxes (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree${pinned < rows ? `, the other ${(rows - pinned).toLocaleString('en-US')} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves.toLocaleString('en-US')} moves of the point search` : ''})` : ''}`,
+    `${rows.toLocaleString('en-US')} ${provenWords} (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree${pinned < rows ? `, the other ${(rows - pinned).toLocaleString('en-US')} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves.toLocaleString('en-US')} moves of the point search` : ''})` : ''}`,
     completed.unrepaired,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
