@@ -18,7 +18,8 @@
  * xgb_pima_binary certifies every row in its tree-0 leaf's region (nothing before).
  * gb_iris_multi and hgb_iris_multi (three classes) certify rows with the classes the first round's
  * tree per class proves; before, nothing was certified (their precondition failed). HistGradient-
- * Boosting compares float64 values, so its rows are compared as float64.
+ * Boosting compares float64 values, so its rows are compared as float64. gb_bc_int_weights and
+ * gbr_diab_int_weights were fitted with whole sample weights, which read as rows (784 and 883).
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -134,6 +135,28 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     assert.ok(bounds.some(([low, high]) => low === '' && high === ''), 'a 0/1 column a certified box leaves open: no bound');
     assert.ok(bounds.some(([low, high]) => low !== '' || high !== ''), 'a 0/1 column a certified box fixes: its bound');
   });
+
+  for (const [name, rows] of [
+    ['gb_bc_int_weights', 400],
+    ['gbr_diab_int_weights', 442],
+  ] as const) {
+    it(`${name}: whole sample weights are weights, not rows (N ${rows}); every proven row, label or not, holds a training row of its own`, () => {
+      // --training-data's own check pairs every proven row (with its label or without) with a
+      // distinct true row: fitted with weights in {1, 2, 3} it was 801 proven, 400 held.
+      const run = spawnSync(
+        process.execPath,
+        [CLI, join(DIR, `${name}.joblib`), '--training-data', join(DIR, `${name}.train.csv`), '--label', 'y', '--budget', '10', '--format', 'json', '--fail-on', 'never'],
+        { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 },
+      );
+      assert.equal(run.status, 0, run.stderr);
+      const file = JSON.parse(run.stdout).files[0];
+      assert.equal(file.model.trainingRows, rows);
+      assert.match(file.recoverability.reason ?? '', /sample-weighted|sample weights/);
+      const check = file.evaluation.certifiedCheck;
+      assert.ok(check.proven > 0 && check.proven <= rows, JSON.stringify(check));
+      assert.equal(check.held, check.proven, JSON.stringify(check));
+    });
+  }
 
   it('gb_iris_sub: three-class boosting on draws of 120 of 150 rows gets N = 150, not a bootstrap estimate', () => {
     const { json } = emit('gb_iris_sub');

@@ -36,7 +36,7 @@ import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stat
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { exactDrawRows } from '../../forest/subsample';
 import { heldOutSplit } from './validation-split';
-import { featureNamesOf, forestHeader, hyperParametersOf, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { featureNamesOf, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 import { formatNumber } from '../../rules/format';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -102,7 +102,9 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const learningRate = numeric(st.get('learning_rate'));
   const subsample = numeric(st.get('subsample')) ?? 1;
   const loss = asString(st.get('loss'));
-  const weighted = raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
+  // Any node whose weight is not its rows: sample weights, whole ones too (weights in {1, 2, 3} read
+  // as 784 rows of a 400-row GradientBoostingClassifier, certified, in a soundness sweep).
+  const weighted = integerWeights(raws) || raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
   if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
 
   // N: every stage's root counts every row it was grown on; with subsample < 1 only a draw.
@@ -113,6 +115,9 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   } else if (!weighted) {
     rows = roots[0];
     if (roots.some((r) => r !== rows)) notes.push('the stages\' root counts differ although subsample is 1');
+  } else if (raws.every((t) => t.nodeSamples[0] === raws[0].nodeSamples[0])) {
+    // Weighted: the root's distinct rows are still every row fit was given (a zero weight aside).
+    rows = raws[0].nodeSamples[0];
   }
   const nIterNoChange = st.get('n_iter_no_change');
   const heldOut = nIterNoChange !== null && nIterNoChange !== undefined ? heldOutSplit(numeric(st.get('validation_fraction')), rows) : undefined;
@@ -147,6 +152,9 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   const initState = stateDict(init);
   const initName = classOf(init)?.name;
   if (cls.name === 'GradientBoostingRegressor') {
+    // Weighted rows make each leaf a weighted mean and each cover a sum of weights: the distinct
+    // rows (n_node_samples) are what still counts rows.
+    if (weighted) return asCounts('sample weights: the leaf values are weighted means and the node weights no row counts');
     if (loss !== 'squared_error' && loss !== 'ls') return asCounts(`loss='${loss}' rewrites the leaves (medians, quantiles, Huber steps), which are no mean residuals`);
     let baseScore: number | undefined;
     if (initName === 'DummyRegressor') baseScore = numeric(arrayOrThrow(initState?.get('constant_'), 'init_.constant_').values()[0]);
