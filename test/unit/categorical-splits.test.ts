@@ -149,4 +149,14 @@ describe('categorical splits as 0/1 features', () => {
       assert.doesNotMatch(r.reason ?? '', /interval of [^.;]*[∈∉] \{/, file);
     }
   });
+
+  it("the summary counts the model's columns, the set splits' 0/1 features apart (a public 4-column model read 23)", async () => {
+    for (const file of ['xgb_cat.json', 'hgb_cat.joblib']) {
+      const { report, forest } = await load(file);
+      const sets = forest.features.filter((f) => f.setOf).length;
+      assert.ok(sets > 0, `${file}: no set split (precondition)`);
+      assert.equal(report.model!.features, forest.features.length - sets, file);
+      assert.equal(report.model!.categorySetFeatures, sets, file);
+    }
+  });
 });

@@ -82,6 +82,15 @@ export function setSplitFeatures(splits: readonly SetSplit[], names: readonly st
 }
 
 /**
+ * The columns a model reads, as its user counts them: the features less the 0/1 features that stand
+ * for a categorical split of one of them (a public HistGradientBoostingClassifier of 4 columns read
+ * as "23 features", 19 of them category sets of one column).
+ */
+export function inputColumnCount(features: readonly { setOf?: unknown }[]): number {
+  return features.filter((f) => !f.setOf).length;
+}
+
+/**
  * A set-split feature's name: `work_type ∉ {0, 3}` for a set sent left, `work_type ∈ {0, 3}` for
  * one sent right (1 is the right side either way).
  */

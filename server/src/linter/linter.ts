@@ -3,6 +3,7 @@
  * Knows nothing of LSP or the command line; the server and the CLI both call it.
  */
 import type { MembershipSummary } from '../membership/summary';
+import { inputColumnCount } from '../forest/set-splits';
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import { readModel } from '../formats';
@@ -112,7 +113,8 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     trees: forest.logLoss?.stages?.length ?? forest.trees.length,
     // Classifiers read as row counts keep their labels beside the count column.
     classes: forest.classes.length > 0 ? forest.classes : forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.countViewClasses ?? [],
-    features: forest.features.length,
+    features: inputColumnCount(forest.features),
+    ...(forest.features.some((f) => f.setOf) ? { categorySetFeatures: forest.features.length - inputColumnCount(forest.features) } : {}),
     trainingRows: rows?.rows ?? null,
     trainingRowsSource: rows?.source ?? null,
     bootstrap: forest.training.bootstrap,

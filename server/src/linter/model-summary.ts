@@ -14,7 +14,10 @@ export interface ModelSummary {
   task: ModelTask;
   trees: number;
   classes: (string | number | boolean)[];
+  /** The columns the model reads, as its user counts them (categorical splits' 0/1 features aside). */
   features: number;
+  /** The 0/1 features standing for categorical splits of those columns (forest/set-splits.ts), when any. */
+  categorySetFeatures?: number;
   trainingRows: number | null;
   /**
    * Where `trainingRows` comes from: `file` (the file states it: forests' root counts,

@@ -106,16 +106,16 @@ function rowsThatFit(rows: readonly ReconstructedRow[], features: number, cellCa
  * HistGradientBoostingClassifier of 212,215 rows x 506 features, every feature split on, ran out of
  * the worker's 1 GB after its reconstruction had finished in 200 MB.
  */
-export function listWithinCap(result: ReconstructionResult, features: number, cellCap = EXPANDED_CELL_CAP): ReconstructionResult {
+export function listWithinCap(result: ReconstructionResult, features: number, cellCap = EXPANDED_CELL_CAP, columns = features): ReconstructionResult {
   const kept = rowsThatFit(result.reconstruction, features, cellCap);
   if (kept.length === result.reconstruction.length) return result;
   const listed = { ...result, reconstruction: [...kept], listedRows: kept.length };
-  const note = listedNote(listed, features)!;
+  const note = listedNote(listed, columns)!;
   return { ...listed, reason: result.reason ? `${result.reason}; ${note}` : note };
 }
 
-/** What the reason adds when not every row is listed (expandResult). */
-export function listedNote(result: ReconstructionResult, features: number): string | undefined {
+/** What the reason adds when not every row is listed (expandResult); `columns` as the user counts them (set-splits.ts inputColumnCount). */
+export function listedNote(result: ReconstructionResult, columns: number): string | undefined {
   if (result.listedRows === undefined) return undefined;
-  return `${result.listedRows.toLocaleString('en-US')} of the ${result.reconstructedRows.toLocaleString('en-US')} rows are listed in the model's ${features.toLocaleString('en-US')} columns (certified ones first; all of them would take more memory than the reconstruction may use), the others are counted only`;
+  return `${result.listedRows.toLocaleString('en-US')} of the ${result.reconstructedRows.toLocaleString('en-US')} rows are listed in the model's ${columns.toLocaleString('en-US')} columns (certified ones first; all of them would take more memory than the reconstruction may use), the others are counted only`;
 }

@@ -47,6 +47,7 @@
  * (server/src/jobs/reconstruction-worker.ts) runs this off the server's thread and can terminate it.
  */
 import type { Forest } from '../../forest/schema';
+import { inputColumnCount } from '../../forest/set-splits';
 import { largerChildDirections, missingValueReading } from '../missing-values';
 import { numericBoxTightness } from './boxes/row-tightness';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
@@ -99,13 +100,13 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
     const ctx = new RunContext({ ...options, groups: compacted.groups });
     const result = await dispatch(compacted.forest, ctx, () => undefined);
     const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length), seconds: elapsed(ctx) };
-    const note = [`run on the ${compacted.used.length.toLocaleString('en-US')} features the trees split on, of ${forest.features.length.toLocaleString('en-US')}`, listedNote(expanded, forest.features.length)].filter((x) => x).join('; ');
+    const note = [`run on the ${compacted.used.length.toLocaleString('en-US')} features the trees split on, of ${forest.features.length.toLocaleString('en-US')}`, listedNote(expanded, inputColumnCount(forest.features))].filter((x) => x).join('; ');
     return { result: withNote({ ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note }) };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result: withNote({ ...listWithinCap(withNumericBoxes(forest, result), forest.features.length), seconds: elapsed(ctx) }), details };
+  return { result: withNote({ ...listWithinCap(withNumericBoxes(forest, result), forest.features.length, undefined, inputColumnCount(forest.features)), seconds: elapsed(ctx) }), details };
 }
 
 function fittingGroups(forest: Forest, groups: readonly CategoricalGroup[]): { groups: CategoricalGroup[]; note?: string } {
