@@ -37,6 +37,15 @@ test('singleton-leaf counts leaves with one row and describes the most specific 
   assert.deepEqual({ tree: finding.location.tree, node: finding.location.node }, { tree: 0, node: 2 });
 });
 
+test('a model of one tree names its nodes without "tree 0"', () => {
+  // A DecisionTreeClassifier read "The most specific, tree 0 node 2" (sweep 13).
+  const findings = lint(forest([twoLevel([[1, 0], [0, 3], [5, 1]])]));
+  const finding = findings.find((f) => f.rule === 'singleton-leaf');
+  assert.ok(finding);
+  assert.match(finding.message, /The most specific, node 2, pins one row of class 0/);
+  assert.doesNotMatch(finding.message, /tree 0/);
+});
+
 test('singleton-leaf uses distinct rows when the format stores them', () => {
   // With bootstrap a leaf of weight 3 can be one row drawn three times.
   const tree = stump(30.5, [3, 0], [2, 5], { distinctRows: [6, 1, 5] });

@@ -63,3 +63,8 @@ export function formatClass(forest: Forest, index: number): string {
   if (forest.oneVsRest) return index === 1 ? quoted(forest.oneVsRest.positive) : `not ${quoted(forest.oneVsRest.positive)}`;
   return quoted(forest.classes[index]);
 }
+
+/** A node as messages name it: `tree 2 node 15`, or `node 15` in a model of one tree. */
+export function nodeName(forest: Pick<Forest, 'trees'>, tree: number, node: number): string {
+  return forest.trees.length === 1 ? `node ${node}` : `tree ${tree} node ${node}`;
+}

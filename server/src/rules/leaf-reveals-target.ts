@@ -6,7 +6,7 @@
  */
 import type { ModelRule } from './types';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatCount, formatNumber, percent, plural } from './format';
+import { formatCount, formatNumber, nodeName, percent, plural } from './format';
 import { formatConditions } from './conditions';
 import { lead } from './message';
 
@@ -50,7 +50,7 @@ export const leafRevealsTarget: ModelRule = {
             : `${formatCount(revealing)} leaves state one training row's exact target: raise min_samples_leaf.`,
           `${formatCount(revealing)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(revealing, leaves)}) ` +
             `${revealing === 1 ? 'holds one training row and states' : 'hold one training row each and state'} its target exactly: ` +
-            `e.g. tree ${worst.tree} node ${worst.leaf}: target ${formatNumber(worst.target)}${forest.targetTransform ? ` (as transformed by ${forest.targetTransform} before fitting, which the TransformedTargetRegressor inverts)` : ''} for the row with ${conditions || 'any feature values'}.` +
+            `e.g. ${nodeName(forest, worst.tree, worst.leaf)}: target ${formatNumber(worst.target)}${forest.targetTransform ? ` (as transformed by ${forest.targetTransform} before fitting, which the TransformedTargetRegressor inverts)` : ''} for the row with ${conditions || 'any feature values'}.` +
             (forest.outputs !== undefined && forest.outputs > 1 ? ` Each such leaf states all ${forest.outputs} of the row's targets; the first is shown.` : ''),
         ),
         at: { tree: worst.tree, node: worst.leaf },

@@ -6,7 +6,7 @@ import type { Forest } from '../forest/schema';
 import { hasNoLabels } from '../forest/task';
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatClass, formatCount, percent, plural } from './format';
+import { formatClass, formatCount, nodeName, percent, plural } from './format';
 import { formatConditions } from './conditions';
 import { lead } from './message';
 
@@ -57,7 +57,7 @@ export const singletonLeaf: ModelRule = {
         message: lead(
           summary,
           `${formatCount(singletons)} of ${plural(leaves, 'leaf', 'leaves')} (${percent(singletons, leaves)}) ` +
-            `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, tree ${worst.tree} node ${worst.leaf}, pins one row${label} ` +
+            `${singletons === 1 ? 'holds' : 'hold'} exactly one training row. The most specific, ${nodeName(forest, worst.tree, worst.leaf)}, pins one row${label} ` +
             `to: ${conditions || 'the whole feature space'}.${fix.because}`,
         ),
         at: { tree: worst.tree, node: worst.leaf },

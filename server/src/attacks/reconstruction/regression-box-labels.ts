@@ -75,7 +75,7 @@ export function labelRegressionBoxes(forest: Forest, result: ReconstructionResul
     (certified, withoutLabel, rows) =>
       !means
         ? `the trees store no mean targets (${whyNoMeanTargets(forest)}): no target is certified and each row has the root's value`
-        : `${certified > 0 ? `${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} target: each lies` : 'no row certified with its target: no proven box lies'} in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target; ${pluralPossessive(rows - certified, 'row')} ${rows - certified === 1 ? 'target is' : 'targets are'} the forest's prediction at ${rows - certified === 1 ? 'its' : 'their'} point (an estimate)${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}`,
+        : `${certified > 0 ? `${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} target: each lies` : 'no row certified with its target: no proven box lies'} in a leaf of tree ${anchor} that holds one distinct training row or rows of one target (zero variance), whose stored value is that target${rows - certified > 0 ? `; ${pluralPossessive(rows - certified, 'row')} ${rows - certified === 1 ? 'target is' : 'targets are'} the ${forest.trees.length === 1 ? "tree's" : "forest's"} prediction at ${rows - certified === 1 ? 'its' : 'their'} point (an estimate)${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}` : ''}`,
     { stop, standIn: () => ({ value: fallback, words: "the root's value (the training rows' mean target)" }) },
   );
 }

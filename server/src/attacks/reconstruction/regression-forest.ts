@@ -16,6 +16,7 @@
  * a one-row leaf of the anchor tree gets that leaf's value as its certified target
  * (regression-box-labels.ts).
  */
+import { formatCount } from '../../rules/format';
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { estimateBootstrap } from './bootstrap';
@@ -67,7 +68,7 @@ export async function reconstructRegressionForest(
   const enumeration = limits(table.axes);
   const perLeaf = CELLS_PER_LEAF * leaves;
   const answer = await reconstructAggregated(view, table, ctx, keep, perLeaf < enumeration.cells ? { ...enumeration, cells: perLeaf, cellsWhy: `${CELLS_PER_LEAF} per leaf of the ${leaves.toLocaleString('en-US')} leaves: more cells than that leave the counts no single training set to find` } : enumeration);
-  const what = `all ${forest.trees.length} trees' leaf counts read as row counts`;
+  const what = forest.trees.length === 1 ? "the tree's leaf counts read as row counts" : `all ${formatCount(forest.trees.length)} trees' leaf counts read as row counts`;
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
     if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, table.rows));
@@ -123,7 +124,7 @@ function bootstrapWords(forest: Forest): string {
   const kind = hasNoLabels(forest) ? 'outlier detector' : 'regression forest';
   const seeded = forest.trees.length > 0 && forest.trees.every((tree) => tree.training?.seed !== undefined);
   return seeded
-    ? `${kind} trained with bootstrap; its stored seeds replay every tree's draws, which this estimate does not use (the replayed formulations are written over 0/1 features and classes), so more may be recoverable`
+    ? `${kind} trained with bootstrap; its stored seeds replay every tree's draws, which this estimate does not use (the replayed reconstruction handles 0/1 features and classes only), so more may be recoverable`
     : `${kind} trained with bootstrap`;
 }
 

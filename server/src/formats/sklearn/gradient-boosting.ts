@@ -37,7 +37,7 @@ import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, typ
 import { exactDrawRows } from '../../forest/subsample';
 import { heldOutSplit } from './validation-split';
 import { featureNamesOf, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
-import { formatNumber } from '../../rules/format';
+import { formatCount, formatNumber } from '../../rules/format';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const GRADIENT_BOOSTING = ['GradientBoostingRegressor', 'GradientBoostingClassifier'] as const;
@@ -237,7 +237,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     const drawn = t0.nodeSamples[0];
     // (With init='zero' the 1/2 is no class share, so it says nothing about N.)
     const fits = exactDrawRows(drawn, subsample).filter((n) => zeroInit || Math.abs(p0 * n - Math.round(p0 * n)) <= COUNT_TOLERANCE * n);
-    if (fits.length === 1) notes.push(`N = ${fits[0]}: the only N whose draw int(${subsample} x N) is ${drawn}${zeroInit ? '' : ` and whose positives ${p0} x N are whole`}`);
+    if (fits.length === 1) notes.push(`N = ${formatCount(fits[0])}: the only N whose draw int(${subsample} x N) is ${formatCount(drawn)}${zeroInit ? '' : ` and whose positives ${p0} x N are whole`}`);
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
     const weights = positives.flatMap((pos, i) => [negatives[i], pos]);
     // Every stage, on its own draw, as the log-loss stages (membership scores on their Newton steps).
@@ -284,7 +284,7 @@ function classRowsOfStageZero(tree: RawTree, p: number, K: number): number[] | s
     const c = tree.left[i] === -1 ? n * p + v * n * p * (1 - p) * scale : n * (v + p);
     const rounded = Math.round(c) || 0; // not -0
     if (Math.abs(c - rounded) > COUNT_TOLERANCE * Math.max(1, n) || rounded < 0 || rounded > n) {
-      return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not the log-loss Newton step from the prior)`;
+      return `node ${i}'s value gives ${formatNumber(c)} rows of the class of ${formatCount(n)}, not a whole number (not the log-loss Newton step from the prior)`;
     }
     rows[i] = rounded;
   }

@@ -33,6 +33,7 @@ import { ordinalCategoryName, setSplitFeatures, type SetSplit } from '../../fore
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { pipelineFeatures } from './pipeline-features';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { formatCount, formatNumber } from '../../rules/format';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const HIST_GRADIENT_BOOSTING = ['HistGradientBoostingRegressor', 'HistGradientBoostingClassifier'] as const;
@@ -317,7 +318,7 @@ function classRowsOfIterationZero(t: RawTree, p: number, l2: number, learningRat
     const w = t.left[i] === -1 ? t.values[i] / learningRate : t.values[i];
     const c = (-w * (n * h + l2) - n * gNeg) / (gPos - gNeg);
     const rounded = Math.round(c) || 0;
-    if (!(Math.abs(c - rounded) <= 1e-3) || rounded < 0 || rounded > n) return `node ${i}'s value gives ${c} rows of the class of ${n}, not a whole number (not a log-loss Newton step from the baseline)`;
+    if (!(Math.abs(c - rounded) <= 1e-3) || rounded < 0 || rounded > n) return `node ${i}'s value gives ${formatNumber(c)} rows of the class of ${formatCount(n)}, not a whole number (not a log-loss Newton step from the baseline)`;
     rows[i] = rounded;
   }
   if (rootSplit) rows[0] = rows[t.left[0]] + rows[t.right[0]];

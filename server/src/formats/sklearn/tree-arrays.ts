@@ -25,6 +25,7 @@ import type { ForestInput } from '../../forest/schema';
 import { featureCountProblem } from '../limits';
 import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
+import { formatCount } from '../../rules/format';
 
 /** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
 export interface RawTree {
@@ -323,7 +324,7 @@ export function trainingFacts(st: PyDict, raws: readonly RawTree[], isForest: bo
   const stated = isForest && !st.has('_max_samples') ? numeric(st.get('_n_samples')) : undefined;
   if (stated !== undefined && Number.isInteger(stated) && stated > 0) {
     rows = stated;
-    notes.push(`training rows: ${stated}, stated by the model (_n_samples)`);
+    notes.push(`training rows: ${formatCount(stated)}, stated by the model (_n_samples)`);
     const drawn = numeric(st.get('_n_samples_bootstrap'));
     if (bootstrap && !weighted && bootstrapSize === undefined && drawn !== undefined && Number.isInteger(drawn) && drawn > 0) bootstrapSize = drawn;
   }

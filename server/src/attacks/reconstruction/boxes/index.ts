@@ -118,7 +118,7 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
     cut ? `the propagation stopped at its share of the budget after ${propagated.rounds} rounds; the boxes proven by then are reported` : undefined,
     capped,
     !propagated.complete && !cut && !capped ? `${ctx.stopReason()} during the propagation; the boxes proven by then are reported` : undefined,
-    `${rows.toLocaleString('en-US')} ${provenWords} (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree${pinned < rows ? `, the other ${(rows - pinned).toLocaleString('en-US')} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair passes` : ''}${completed.moves ? ` and ${completed.moves.toLocaleString('en-US')} moves of the point search` : ''})` : ''}`,
+    `${rows.toLocaleString('en-US')} ${provenWords} (${widths}); ${pinned.toLocaleString('en-US')} pinned to one leaf in every tree${pinned < rows ? `, the other ${(rows - pinned).toLocaleString('en-US')} placed by an estimate inside their boxes (missing the stored counts by ${completed.leafCountError.toLocaleString('en-US')}, summed over every tree's leaves${completed.passes ? ` after ${completed.passes} repair ${completed.passes === 1 ? 'pass' : 'passes'}` : ''}${completed.moves ? ` and ${completed.moves.toLocaleString('en-US')} moves of the point search` : ''})` : ''}`,
     completed.unrepaired,
   ].filter((x) => x).join('; ');
   return { ...ctx.answer({ status, reason, rows, certifiedRows: rows, reconstruction }), boxes };
