@@ -35,23 +35,35 @@ describe('why a method stopped', () => {
     assert.equal(at(start + 10_500, () => whole.stopReason()), 'the time budget of 10.0 s ran out');
   });
 
+  it('reserves add up (at most half of what is left) and the reason names what each is kept for', () => {
+    const start = 1_000_000;
+    const ctx = at(start, () => new RunContext({ budgetMs: 10_000 }));
+    at(start, () => ctx.reserve(2_000));
+    at(start, () => ctx.reserve(1_000, "the rows' points"));
+    assert.equal(ctx.deadline, start + 7_000);
+    assert.equal(at(start + 7_500, () => ctx.stopReason()), "its share of the time budget of 10.0 s ran out (7.0 s; the rest was kept for the targets and the rows' points)");
+    at(start, () => ctx.reserve(9_000, "the rows' points"));
+    assert.equal(ctx.deadline, start + 5_000, 'half of the budget left at most');
+  });
+
   it('an outlier detector keeps the whole budget: nothing is reserved for targets it does not have', async () => {
     const reserve = RunContext.prototype.reserve;
-    const reserved: number[] = [];
-    RunContext.prototype.reserve = function (this: RunContext, ms: number) {
-      reserved.push(ms);
-      return reserve.call(this, ms);
+    const reserved: string[] = [];
+    RunContext.prototype.reserve = function (this: RunContext, ms: number, purpose?: string) {
+      reserved.push(purpose ?? 'the targets');
+      return reserve.call(this, ms, purpose);
     };
     try {
       for (const file of ['iso_forest.joblib', 'iso_forest_all.joblib']) {
         const report = await lintFile(join(FIXTURES, 'estimators', file), { keepForest: true });
         await reconstruct(report.forest!, { budgetMs: 5_000 });
       }
-      assert.deepEqual(reserved, []);
+      // Time for its rows' points after the walks, none for targets.
+      assert.ok(!reserved.includes('the targets'), reserved.join(', '));
       // A regression forest does keep some for its targets.
       const regression = await lintFile(join(FIXTURES, 'estimators', 'rf_reg.joblib'), { keepForest: true });
       await reconstruct(regression.forest!, { budgetMs: 5_000 });
-      assert.ok(reserved.length > 0);
+      assert.ok(reserved.includes('the targets'));
     } finally {
       RunContext.prototype.reserve = reserve;
     }
