@@ -80,12 +80,14 @@ describe('saved-data', () => {
     assert.match(finding!.message, /^SMOTENC's neighbours store 75 training rows verbatim/);
   });
 
-  it('a list of models: the headline names the estimator that keeps the most rows, with its article (sweep 12: "A SVC stores 307" for a KNN\'s rows)', async () => {
+  it('a list of models: the headline counts the estimators and states the most rows one keeps (sweep 12: "A SVC stores 307" for a KNN\'s rows; sweep 13: the KNN alone named beside an SVC)', async () => {
     const { finding, tables } = await tablesOf('models_list.joblib');
     const kept = tables as unknown as { estimator: string; rows: number }[];
     assert.deepEqual(kept.map((t) => t.estimator), ['SVC', 'KNeighborsClassifier']);
     assert.ok(kept[0].rows < kept[1].rows, 'the SVC keeps fewer rows than the KNN (precondition)');
-    assert.match(finding!.message, new RegExp(`^A KNeighborsClassifier stores ${kept[1].rows} training rows verbatim: keep it private\\.`));
+    assert.match(finding!.message, new RegExp(`^2 fitted estimators store training rows verbatim, up to ${kept[1].rows}: keep them private\\.`));
+    // Both named in the detail, one after the other (no comma splice between them).
+    assert.match(finding!.message, /a fitted SVC, which keeps [^;]*; a fitted KNeighborsClassifier, which keeps/);
   });
 
   it('"An SVC", "An SVR", "An XGBClassifier", "A KNeighborsRegressor": the article as the name is read aloud', () => {

@@ -16,7 +16,7 @@ import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 import { leafRevealsTarget } from './leaf-reveals-target';
 import { lead } from './message';
-import { plural } from './format';
+import { formatCount, plural } from './format';
 import type { Categories } from './conditions';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];
@@ -119,9 +119,15 @@ function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: 
   }
   // Only fitted estimators' rows: the file is a model, whose parts keep training rows as they are.
   if (data.every((d) => d.kind === 'fitted-rows')) {
+    const keepers = new Set(data.map((d) => `${d.owner ?? ''}/${d.estimator ?? ''}`));
+    const fixes = new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].short));
     return {
-      // Named after the estimator that keeps the most rows, whose count the line states.
-      headline: storedRowsLead(data.reduce((most, d) => ((d.rows ?? 0) > (most.rows ?? 0) ? d : most)), rows),
+      // Named after the estimator that keeps the most rows, whose count the line states; several
+      // estimators are counted (a public list of models named its KNeighborsClassifier alone, beside an SVC).
+      headline:
+        keepers.size > 1
+          ? `${keepers.size} fitted estimators store training rows verbatim, up to ${formatCount(rows)}: ${fixes.size === 1 ? [...fixes][0].replace(/\bit\b/, 'them') : 'keep the file private'}.`
+          : storedRowsLead(data.reduce((most, d) => ((d.rows ?? 0) > (most.rows ?? 0) ? d : most)), rows),
       advice:
         'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
         [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' '),
@@ -152,7 +158,7 @@ export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: 
   const finding = finish(
     'saved-data',
     {
-      message: lead(headline, `It holds ${data.map(described).join(', ')}. ${advice}`),
+      message: lead(headline, `It holds ${data.map(described).join('; ')}. ${advice}`),
       data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null, ...(d.estimator ? { estimator: d.estimator } : {}) })) },
     },
     overrides,
