@@ -77,7 +77,16 @@ export async function estimateBootstrap(forest: Forest, ctx: RunContext, why: st
   const replayed = replay.ok && replay.draws.otherRows === 0 ? replay.draws.rows : undefined;
   const drawn = forest.training.bootstrapSize ?? rootDraws(table.table);
   const rows = replayed ?? forest.training.rows ?? estimateRows(table.table, drawn);
-  const rowsSource = replayed !== undefined ? 'replayed from the stored seeds' : forest.training.rows !== undefined ? 'stated by the model' : 'estimated from the distinct in-bag counts';
+  // A stated N the replay confirms is said as both (sweep 13: the reason said "replayed" where the
+  // notes and the JSON said stated by the model, _n_samples).
+  const rowsSource =
+    replayed !== undefined
+      ? forest.training.rows === replayed
+        ? 'stated by the model, confirmed by the replayed seeds'
+        : 'replayed from the stored seeds'
+      : forest.training.rows !== undefined
+        ? 'stated by the model'
+        : 'estimated from the distinct in-bag counts';
   const estimated = replayed === undefined && forest.training.rows === undefined;
   return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(estimated ? { rowsKind: 'estimate' as const } : {}) });
 }
