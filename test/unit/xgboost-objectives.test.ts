@@ -181,7 +181,7 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     const report = await lintFile(path.join(DIR, 'tweedie_pima.json'));
     const hint = report.findings.find((f) => f.rule === 'exact-counts');
     assert.equal(hint?.severity, 'hint');
-    assert.match(hint!.message, /^Nodes store hessian sums of the training rows/);
+    assert.match(hint!.message, /^Nodes store the training rows' hessian sums/);
     assert.match(hint!.message, /reg:tweedie is not one the probe models/);
     assert.ok(!report.findings.some((f) => f.rule === 'first-tree-exposes-counts'));
     // A model the probe reads gets its counts, not this hint.

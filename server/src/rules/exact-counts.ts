@@ -49,7 +49,7 @@ function boostedSums(forest: Forest, probe: FirstTreeProbe): FindingDraft[] {
   return [
     {
       message: lead(
-        'Nodes store hessian sums of the training rows: publish predictions, not the model.',
+        "Nodes store the training rows' hessian sums: publish predictions, not the model.",
         `The file stores the hessian sum (cover) of the training rows that reached each of ${plural(nodes, 'node')} in ${plural(withCover.length, 'tree')} ` +
           `(the first tree's root: ${root >= 1000 ? formatCount(root) : Number(root.toPrecision(6))}). This tool could not read them as row counts (${probe.reason ?? 'no probe applies'}), ` +
           'so nothing was measured from them; they are training statistics all the same, and other settings make them exact row counts (first-tree-exposes-counts).',

@@ -26,7 +26,7 @@ export const exportedStatistics: ModelRule = {
             ? 'The dump carries training statistics (gain): dump without with_stats.'
             : counted
               ? 'The dump carries cover, which counts training rows: dump without with_stats.'
-              : "The dump carries cover, the training rows' hessian sums: dump without with_stats.",
+              : "The dump carries cover, its rows' hessian sums: dump without with_stats.",
           `This dump carries ${what} for ${plural(nodes, 'node')} in ${plural(Math.max(withCover, withGain), 'tree')}. ` +
             `Predictions need neither. ${statisticWords(withCover > 0, counted)}; dump without with_stats=True to publish the trees alone.`,
         ),
