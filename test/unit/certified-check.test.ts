@@ -52,6 +52,18 @@ describe('proven rows against the true training rows', () => {
     assert.deepEqual(checkCertifiedRows(forest, [exact, exact], truth), { proven: 2, held: 1 });
   });
 
+  it('a classifier read as row counts (no classes in the IR) compares its text labels as text, its targets as numbers', () => {
+    // A Pipeline's GradientBoostingClassifier with labels 'class_a', 'class_b' read "0 of 60 proven
+    // rows" held: the check took its labels for regression targets.
+    const counts = { splitRule: 'less-or-equal', classes: [] } as unknown as Pick<Forest, 'splitRule' | 'classes'>;
+    const row = (label: string | number): ReconstructedRow => ({ values: [1.5], intervals: [[1, 2]], label, certified: true });
+    const truth = [{ values: [1.5], label: 'class_a' }, { values: [1.5], label: 'class_b' }];
+    assert.deepEqual(checkCertifiedRows(counts, [row('class_a'), row('class_b')], truth), { proven: 2, held: 2 });
+    assert.deepEqual(checkCertifiedRows(counts, [row('class_a'), row('class_a')], truth), { proven: 2, held: 1 });
+    // Targets still within their precision.
+    assert.deepEqual(checkCertifiedRows(counts, [row(3.00001)], [{ values: [1.5], label: 3 }]), { proven: 1, held: 1 });
+  });
+
   it("compares each end as the model's split rule does, and a proven target to within its float32 precision", () => {
     const row = (interval: [number, number], label: number | string = 1): ReconstructedRow => ({ values: [interval[1]], intervals: [interval], label, certified: true });
     const truth = [{ values: [2], label: 1 }];

@@ -127,6 +127,14 @@ for k in range(COUNT):
     elif ext == '.pkl': pickle.dump(fitted, open(path, 'wb'))
     else: joblib.dump(fitted, path, compress=int(rng.choice([0, 0, 3])))
     if seen is not None:
+        # The rows as given to fit (a Pipeline's input, in its own units and columns), for the CLI's
+        # own check (--training-data's certifiedCheck, check.py): a Pipeline's reconstruction speaks
+        # in these, not in the scaled values the trees compared.
+        raw = Xs if isinstance(Xs, np.ndarray) else Xs.to_numpy(dtype=np.float64)
+        rawHeader = list(Xs.columns) if not isinstance(Xs, np.ndarray) else [f'x{j}' for j in range(raw.shape[1])]
+        with open(os.path.join(OUT, base + '.raw.csv'), 'w', newline='') as f:
+            w = csv.writer(f); w.writerow(rawHeader + ['y'])
+            for r, t in zip(np.asarray(raw, dtype=np.float64), ys): w.writerow([repr(float(v)) for v in r] + [repr(float(t)) if task == 'reg' else (t if isinstance(t, str) else int(t))])
         # The values the trees compared: float32 for scikit-learn's trees and XGBoost, float64 for
         # HistGradientBoosting (its bins and thresholds are float64).
         S = seen.astype(np.float64) if kind == 'hgb' else seen.astype(np.float32).astype(np.float64)
