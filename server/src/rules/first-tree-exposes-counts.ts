@@ -84,7 +84,10 @@ export const firstTreeExposesCounts: ModelRule = {
         ? exact
         : probe.status === 'partial'
           ? `${exact} for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}`
-          : `${exact} for rows (labels not determined)`;
+          : exact;
+    // Rows only: said after the leaves ("states, exactly for rows (labels not determined), how many
+    // training rows fall in ..." read awkwardly, sweep 13).
+    const rowsOnly = probe.status === 'rows-only' ? ' (not their labels)' : '';
     const singletonText = singletons > 0 ? ` ${plural(singletons, 'leaf', 'leaves')} ${singletons === 1 ? 'holds' : 'hold'} a single training row.` : '';
     const caveats = probe.caveats.length > 0 ? ` ${probe.caveats.map(capitalised).join(' ')}` : '';
     // Squared error: hessian 1 for every row in every tree, so not only the first tree counts rows.
@@ -96,7 +99,7 @@ export const firstTreeExposesCounts: ModelRule = {
       {
         message: lead(
           `${k === 1 ? 'First tree counts' : `First ${k} trees count`} training rows per leaf: serve predictions, not the model.`,
-          `${which} of this ${modelWords} ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in ${leaves === 1 ? 'its only leaf' : `each of ${k === 1 ? 'its' : 'their'} ${plural(leaves, 'leaf', 'leaves')}`}: ` +
+          `${which} of this ${modelWords} ${k === 1 ? 'states' : 'state'}, ${exactness}, how many training rows fall in ${leaves === 1 ? 'its only leaf' : `each of ${k === 1 ? 'its' : 'their'} ${plural(leaves, 'leaf', 'leaves')}`}${rowsOnly}: ` +
             `${total}${balance}.` +
             // One leaf: its region is the whole space, so "the smallest" says nothing (sweep 10: "node 0 (the whole feature space)").
             (leaves === 1 ? '' : ` The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.`) +

@@ -319,7 +319,7 @@ export function labelRegressionRows(
         ? 'labels not solved for (too many cells and leaves for the label equations, or the budget ran out): each row carries the mean label as its estimate'
         : 'labels not solved for (no complete reconstruction): each row carries the mean label as its estimate'
       : prepared.unsolvable
-    : `${pluralPossessive(determinedRows, 'row')} labels determined by ${prepared.source}${unique ? '' : ' given these cells (which are not unique)'} (one-row cells), the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
+    : `${pluralPossessive(determinedRows, 'row')} labels determined by ${prepared.source} in one-row cells${unique ? '' : ', given these cells, which are not unique'}, the others estimated as their cell's mean (largest equation residual ${labels.residual.toPrecision(2)})`;
   const status = answer.status === 'exact' && certified < rows.length ? 'bounded' : answer.status;
   return {
     ...answer,

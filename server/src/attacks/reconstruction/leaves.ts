@@ -128,8 +128,8 @@ function unsupportedModel(forest: Forest, bootstrap: boolean): string | undefine
   // (sweep 11: "do not count rows" beside "the leaves hold that many distinct training rows").
   if (forest.training.weighted) {
     return forest.classes.length > 1
-      ? "the per-class counts are weighted (class or sample weights), so they count no rows of each class; the leaves' distinct rows still do"
-      : "the counts are sample-weighted, so they count no rows; the leaves' distinct rows still do";
+      ? "the per-class counts are weighted (class or sample weights), so they count no rows of each class, but the leaves' distinct rows do"
+      : "the counts are sample-weighted, so they count no rows, but the leaves' distinct rows do";
   }
   return undefined;
 }
