@@ -15,3 +15,14 @@ export const MISSING_ONLY_THRESHOLD = 3.4028234663852886e38;
 export function splitsOnMissingOnly(threshold: number): boolean {
   return threshold >= MISSING_ONLY_THRESHOLD;
 }
+
+/**
+ * How many of a feature's sorted thresholds cut its values: a split on missing values alone, always
+ * the last at the largest float32, is left out (box widths and the point's windows measure the
+ * values; counted in, its 3.4e38 made every width 0% and every window the whole axis).
+ */
+export function valueCutCount(cuts: ArrayLike<number>): number {
+  let count = cuts.length;
+  while (count > 0 && splitsOnMissingOnly(cuts[count - 1])) count--;
+  return count;
+}

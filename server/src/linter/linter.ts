@@ -102,6 +102,7 @@ export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: First
 
 
 export function summarize(forest: Forest, rows: TrainingRows | undefined, location?: string): ModelSummary {
+  const columns = inputColumnCount(forest.features);
   return {
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
@@ -113,8 +114,8 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     trees: forest.logLoss?.stages?.length ?? forest.trees.length,
     // Classifiers read as row counts keep their labels beside the count column.
     classes: forest.classes.length > 0 ? forest.classes : forest.countedClasses?.classes ?? forest.logLoss?.classes ?? forest.countViewClasses ?? [],
-    features: inputColumnCount(forest.features),
-    ...(forest.features.some((f) => f.setOf) ? { categorySetFeatures: forest.features.length - inputColumnCount(forest.features) } : {}),
+    features: columns,
+    ...(columns < forest.features.length ? { categorySetFeatures: forest.features.length - columns } : {}),
     trainingRows: rows?.rows ?? null,
     trainingRowsSource: rows?.source ?? null,
     bootstrap: forest.training.bootstrap,

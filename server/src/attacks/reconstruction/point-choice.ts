@@ -22,7 +22,7 @@
  * thresholds by their node's row count, or by how close their node lies to the row's cell, did not
  * do better. It remains a guess: only the interval is proven.
  */
-import { splitsOnMissingOnly } from '../../forest/missing-split';
+import { splitsOnMissingOnly, valueCutCount } from '../../forest/missing-split';
 import { insideAsFloat32, representative, type FeatureAxes } from './feature-axes';
 
 /** TimberStrike's tolerance, in standard deviations (evaluate/reconstruction-accuracy.ts scores with it). */
@@ -73,15 +73,9 @@ function buildWindows(cuts: Float64Array): Windows | undefined {
   return { end, best };
 }
 
-/**
- * A feature's thresholds that cut its values: a split on missing values alone (the largest
- * float32, always last) left out. Counted in, it made the thresholds' spread 1e37, so every window
- * spanned the whole axis and the point was the middle of the interval's thresholds rather than
- * their densest window (a 900,000-row HistGradientBoostingClassifier with 5% missing values).
- */
+/** The thresholds that cut the values (missing-split.ts valueCutCount), as a view. */
 function valueCuts(cuts: Float64Array): Float64Array {
-  let count = cuts.length;
-  while (count > 0 && splitsOnMissingOnly(cuts[count - 1])) count--;
+  const count = valueCutCount(cuts);
   return count === cuts.length ? cuts : cuts.subarray(0, count);
 }
 

@@ -7,7 +7,7 @@
  * the value within a twentieth of it. (Before stop 33 an open end counted only up to the outermost
  * threshold: a box `x22 <= 106.1` on a feature split once read "median 0%", as if pinned.)
  */
-import { splitsOnMissingOnly } from '../../../forest/missing-split';
+import { splitsOnMissingOnly, valueCutCount } from '../../../forest/missing-split';
 import { intervalBounds, type FeatureAxes } from '../feature-axes';
 import type { BoxTightness } from '../types';
 
@@ -54,8 +54,7 @@ export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: n
  * missing values). An interval above it holds the rows missing the feature: width 0, the value known.
  */
 export function widthOnAxis(cuts: ArrayLike<number>, lower: number, upper: number): number {
-  let count = cuts.length;
-  while (count > 0 && splitsOnMissingOnly(cuts[count - 1])) count--;
+  const count = valueCutCount(cuts);
   if (count === 0) return cuts.length === 0 || !splitsOnMissingOnly(lower) ? 1 : 0;
   const first = cuts[0];
   const last = cuts[count - 1];
