@@ -26,7 +26,7 @@ import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure'
 import { heldOutSentence } from '../forest/held-out';
 import { isSquaredError, squaredErrorRootsDiffer } from './boosted-covers';
 import { columnRoutes, missingValueReading, mixedMissingFeatures, mixedMissingWords } from './missing-values';
-import { capitalised, formatNumber } from '../rules/format';
+import { capitalised, formatNumber } from '../util/wording';
 
 export type ParameterSource = 'stated' | 'inferred' | 'assumed';
 

@@ -3,7 +3,7 @@ import type { FileReport, TrainingRowsSource } from '../linter/linter';
 import type { Finding } from '../rules/types';
 import type { EmbeddedSummary, ModelSummary } from '../linter/model-summary';
 import { countBySeverity } from './severity';
-import { formatCount, percent, plural } from '../rules/format';
+import { formatCount, percent, plural } from '../util/wording';
 import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
 import type { Evaluation } from '../evaluate/evaluation';
 import { certifiedCheckText } from './html/format';

@@ -23,7 +23,8 @@ import type { Forest } from '../forest/schema';
 import type { FeatureInterval } from '../forest/structure';
 import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
 import { usablePipelineInput, type Category as InputCategory } from '../forest/pipeline-input';
-import { featureName, formatBounds, formatNumber } from './format';
+import { formatBounds, formatNumber } from '../util/wording';
+import { featureName } from './format';
 
 export interface Category {
   /** The attribute the column encodes (`sex`); undefined when a declared group has no common name. */

@@ -2,7 +2,7 @@
 import { probeFirstTrees, type FirstTreeProbe } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { FindingDraft, ModelRule } from './types';
-import { formatCount, plural } from './format';
+import { formatCount, plural } from '../util/wording';
 import { lead } from './message';
 import { hasNoLabels } from '../forest/task';
 

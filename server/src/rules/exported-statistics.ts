@@ -6,7 +6,7 @@
 import { probeFirstTrees } from '../attacks/first-tree-probe';
 import { probeCountsRows } from './first-tree-exposes-counts';
 import type { ModelRule } from './types';
-import { plural } from './format';
+import { plural } from '../util/wording';
 import { lead } from './message';
 
 export const exportedStatistics: ModelRule = {

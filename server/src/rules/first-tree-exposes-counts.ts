@@ -7,7 +7,8 @@ import { everyTreeRowCounts } from '../attacks/boosted-covers';
 import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attacks/first-tree-probe';
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
-import { capitalised, formatClass, formatCount, formatCountList, formatNumber, percent, plural } from './format';
+import { capitalised, formatCount, formatCountList, formatNumber, percent, plural } from '../util/wording';
+import { formatClass } from './format';
 import { formatConditions, type Categories } from './conditions';
 import { lead } from './message';
 

@@ -16,7 +16,7 @@ import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 import { leafRevealsTarget } from './leaf-reveals-target';
 import { lead } from './message';
-import { formatCount, plural } from './format';
+import { formatCount, plural } from '../util/wording';
 import type { Categories } from './conditions';
 
 export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];

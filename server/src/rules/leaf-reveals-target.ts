@@ -6,7 +6,8 @@
  */
 import type { ModelRule } from './types';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatCount, formatNumber, nodeName, percent, plural } from './format';
+import { formatCount, formatNumber, percent, plural } from '../util/wording';
+import { nodeName } from './format';
 import { formatConditions } from './conditions';
 import { lead } from './message';
 

@@ -1,6 +1,6 @@
 /** `no-bootstrap`: each tree was grown on the whole training set, each row counted once. */
 import type { ModelRule } from './types';
-import { formatNumber, plural } from './format';
+import { formatNumber, plural } from '../util/wording';
 import { heldOutSentence } from '../forest/held-out';
 import { lead } from './message';
 

@@ -12,7 +12,7 @@
 import type { Forest } from '../forest/schema';
 import { inputColumnOf } from '../forest/pipeline-input';
 import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
-import { formatCount, percent, plural } from './format';
+import { formatCount, percent, plural } from '../util/wording';
 import { lead } from './message';
 import type { FindingDraft } from './types';
 import type { Severity } from './catalog';

@@ -1,6 +1,6 @@
 /** `replayable-bootstrap`: bagging is on, but the stored per-tree seeds replay every sample. */
 import type { ModelRule } from './types';
-import { plural } from './format';
+import { plural } from '../util/wording';
 import { lead } from './message';
 
 export const replayableBootstrap: ModelRule = {

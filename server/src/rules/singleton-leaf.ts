@@ -6,7 +6,8 @@ import type { Forest } from '../forest/schema';
 import { hasNoLabels } from '../forest/task';
 import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
-import { formatClass, formatCount, nodeName, percent, plural } from './format';
+import { formatCount, percent, plural } from '../util/wording';
+import { formatClass, nodeName } from './format';
 import { formatConditions } from './conditions';
 import { lead } from './message';
 

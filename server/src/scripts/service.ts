@@ -26,7 +26,7 @@ import type { TextEdit } from './edits';
 import type { ScriptFinding } from './rules';
 import { isScriptPath, ScriptIndex, type ScriptEntry } from './workspace';
 import { disableInScriptEdit } from './directives';
-import { capitalised } from '../rules/format';
+import { capitalised } from '../util/wording';
 
 export const FIX_ALL_KIND = 'source.fixAll.modelPrivacyLint';
 /** Scripts larger than this are not read (generated code, data dumped as .py). */

@@ -24,7 +24,7 @@ import { boostedMargins, leafOfBox } from '../../forest/structure';
 import { withTargets } from './regression-box-labels';
 import { probeFirstTrees } from '../first-tree-probe';
 import type { ReconstructionResult } from './types';
-import { formatCount, pluralPossessive } from '../../rules/format';
+import { formatCount, pluralPossessive } from '../../util/wording';
 
 /** What the leaf weights need, or undefined when they do not give targets (see the module comment). */
 export interface BoostedWeights {

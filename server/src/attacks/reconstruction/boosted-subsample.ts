@@ -24,7 +24,7 @@ import type { RunContext } from './context';
 import type { LeafTable } from './leaves';
 import { labellingMs } from './regression-box-labels';
 import type { ReconstructionResult, RowsKind } from './types';
-import { formatNumber } from '../../rules/format';
+import { formatNumber } from '../../util/wording';
 
 /** The subsample and the N it suggests. */
 export interface SubsampledRows {

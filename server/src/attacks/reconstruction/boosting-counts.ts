@@ -34,7 +34,7 @@ import { boxToRow, fillUnbounded } from './rows';
 import { reconstructClassDraws } from './class-draw-rows';
 import { certifiedEstimate, reconstructFromLeafRegions, withoutMissingDirections, type LeafRows } from './first-tree-regions';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { formatNumber, pluralPossessive } from '../../rules/format';
+import { formatNumber, pluralPossessive } from '../../util/wording';
 
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 

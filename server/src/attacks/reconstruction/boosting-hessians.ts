@@ -36,7 +36,7 @@
  * whose box allows both is given the range's representative value (the model cannot tell which,
  * and a value is the likelier guess when most rows have one): the reason says so.
  */
-import { formatCount, formatNumber } from '../../rules/format';
+import { formatCount, formatNumber } from '../../util/wording';
 import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';

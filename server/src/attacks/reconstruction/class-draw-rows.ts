@@ -10,7 +10,7 @@
  * are left out, and N is the stated subsample's estimate or unknown.
  */
 import type { Forest } from '../../forest/schema';
-import { formatCount, formatCountList, formatNumber, plural } from '../../rules/format';
+import { formatCount, formatCountList, formatNumber, plural } from '../../util/wording';
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';

@@ -28,7 +28,7 @@ import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox, leavesMeetingBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { formatCount, pluralPossessive } from '../../rules/format';
+import { formatCount, pluralPossessive } from '../../util/wording';
 
 type CountedClasses = NonNullable<Forest['countedClasses']>;
 

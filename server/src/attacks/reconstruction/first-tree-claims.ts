@@ -29,7 +29,7 @@ import { missingReachable } from '../missing-values';
 import { intoRegion, regionIntervals } from './region-points';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { BoxTightness, ReconstructedRow } from './types';
-import { formatCount, plural } from '../../rules/format';
+import { formatCount, plural } from '../../util/wording';
 
 export interface FirstTreeClaims {
   rows: ReconstructedRow[];

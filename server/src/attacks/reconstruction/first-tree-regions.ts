@@ -14,7 +14,7 @@ import type { Forest } from '../../forest/schema';
 import { baseMargin } from '../../forest/boosting';
 import { boostedMargins, classCount, forEachLeaf, leafOf, pathBox } from '../../forest/structure';
 import { isSquaredError } from '../boosted-covers';
-import { formatCount } from '../../rules/format';
+import { formatCount } from '../../util/wording';
 import { missingReachable } from '../missing-values';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import type { RunContext } from './context';

@@ -9,7 +9,7 @@
  * Tree 0's leaves certify their rows as boxes, with the label where the positives are known
  * (first-tree-claims.ts).
  */
-import { formatCount, formatNumber } from '../../rules/format';
+import { formatCount, formatNumber } from '../../util/wording';
 import type { FirstTreeProbe } from '../first-tree-probe';
 import { baseMargin } from '../../forest/boosting';
 import type { Forest } from '../../forest/schema';

@@ -16,7 +16,7 @@
  * keeps no proof (on digits, 16 such boxes claimed rows beyond the 300 the model was trained on;
  * the `--training-data` check found them).
  */
-import { formatCount } from '../../rules/format';
+import { formatCount } from '../../util/wording';
 import type { ProbedTree } from '../first-tree-probe';
 import type { Forest } from '../../forest/schema';
 import { boostedMargins, leafOf, leavesMeetingBox } from '../../forest/structure';

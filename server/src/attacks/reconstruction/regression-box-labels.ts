@@ -15,7 +15,7 @@
  * over trees of the leaf values it reaches), and a certified row whose anchor leaf holds more than
  * one row keeps its box as proven (`certifiedWithoutLabel`) with that estimated target.
  */
-import { formatCount, plural, pluralPossessive } from '../../rules/format';
+import { formatCount, plural, pluralPossessive } from '../../util/wording';
 import type { Forest, Tree } from '../../forest/schema';
 import { leafOf, leafOfBox } from '../../forest/structure';
 import type { ReconstructedRow, ReconstructionResult } from './types';

@@ -16,7 +16,7 @@
  * a one-row leaf of the anchor tree gets that leaf's value as its certified target
  * (regression-box-labels.ts).
  */
-import { formatCount } from '../../rules/format';
+import { formatCount } from '../../util/wording';
 import type { Forest } from '../../forest/schema';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
 import { estimateBootstrap } from './bootstrap';

@@ -18,7 +18,7 @@
 import { PyFloat, PyGlobal, PyValue, asNdArray, numeric, seqItems, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, type Decoded } from './decode-helpers';
 import { decodeTreeEnsemble } from './tree-ensembles';
-import { formatCount } from '../../rules/format';
+import { formatCount } from '../../util/wording';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const BAGGING = ['BaggingClassifier', 'BaggingRegressor'] as const;

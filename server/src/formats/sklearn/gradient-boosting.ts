@@ -37,7 +37,7 @@ import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, typ
 import { exactDrawRows } from '../../forest/subsample';
 import { heldOutSplit } from './validation-split';
 import { featureNamesOf, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
-import { formatCount, formatNumber } from '../../rules/format';
+import { formatCount, formatNumber } from '../../util/wording';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const GRADIENT_BOOSTING = ['GradientBoostingRegressor', 'GradientBoostingClassifier'] as const;

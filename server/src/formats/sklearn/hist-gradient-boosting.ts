@@ -33,7 +33,7 @@ import { ordinalCategoryName, setSplitFeatures, type SetSplit } from '../../fore
 import type { PipelineInput } from '../../forest/pipeline-input';
 import { pipelineFeatures } from './pipeline-features';
 import { featureNamesOf, forestHeader, hyperParametersOf, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
-import { formatCount, formatNumber } from '../../rules/format';
+import { formatCount, formatNumber } from '../../util/wording';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const HIST_GRADIENT_BOOSTING = ['HistGradientBoostingRegressor', 'HistGradientBoostingClassifier'] as const;

@@ -25,7 +25,7 @@ import type { ForestInput } from '../../forest/schema';
 import { featureCountProblem } from '../limits';
 import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
 import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
-import { formatCount } from '../../rules/format';
+import { formatCount } from '../../util/wording';
 
 /** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
 export interface RawTree {

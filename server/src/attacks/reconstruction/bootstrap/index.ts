@@ -22,7 +22,7 @@ import { estimateRows, reconstructByLikelihood, rootDraws } from './likelihood';
 import { reconstructByEstimate } from '../boxes/estimate';
 import { reconstructReplayed } from './replayed';
 import { featureLabel } from '../../../forest/pipeline-input';
-import { formatNumber } from '../../../rules/format';
+import { formatNumber } from '../../../util/wording';
 
 export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Promise<ReconstructionResult> {
   // Draws without replacement (gradient boosting's subsample): no replay or likelihood of bootstrap

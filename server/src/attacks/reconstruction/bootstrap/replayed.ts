@@ -5,7 +5,7 @@
  * certificate (row-certificate.ts). Rows come back at their training indices.
  */
 import type { Highs } from 'highs';
-import { formatCount } from '../../../rules/format';
+import { formatCount } from '../../../util/wording';
 import type { Forest } from '../../../forest/schema';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { solveMilp, withHighs } from '../highs';

@@ -11,7 +11,7 @@
  * class weights, or the released counts), each class scaled to one total shared by all trees, and
  * rows are walked against them (complete.ts) from their anchors' leaves.
  */
-import { formatCount } from '../../../rules/format';
+import { formatCount } from '../../../util/wording';
 import type { Forest } from '../../../forest/schema';
 import { classCount } from '../../../forest/structure';
 import type { RunContext } from '../context';
