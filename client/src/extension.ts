@@ -38,9 +38,14 @@ function createClient(context: vscode.ExtensionContext, output: vscode.LogOutput
   const watchers = [...globs, '**/*.privacy.json', '**/*.py', '**/*.ipynb', ...sideFiles].map((glob) => vscode.workspace.createFileSystemWatcher(glob));
   context.subscriptions.push(...watchers);
   const clientOptions: LanguageClientOptions = {
-    // Text model files opened in an editor (binary ones are read from disk through the watchers).
+    // Text model files opened in an editor (binary ones are read from disk through the watchers),
+    // and XGBoost dumps of any name, which VS Code recognises by their first line (`booster[0]:`).
     // Python files are synchronised too: their diagnostics and quick fixes follow the editor's text.
-    documentSelector: [...globs.map((pattern) => ({ scheme: 'file', pattern })), { scheme: 'file', language: 'python' }],
+    documentSelector: [
+      ...globs.map((pattern) => ({ scheme: 'file', pattern })),
+      { scheme: 'file', language: 'xgboost-dump' },
+      { scheme: 'file', language: 'python' },
+    ],
     synchronize: { fileEvents: watchers, configurationSection: SECTION },
     outputChannel: output,
     traceOutputChannel: output,

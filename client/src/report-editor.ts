@@ -1,6 +1,7 @@
 /**
- * The custom editor of binary model files (`*.joblib`, `*.pkl`, `*.pickle`, `*.ubj`, and XGBoost's
- * legacy binary `*.xgb`, `*xgb*.model`, `*xgb*.bin`): opening one shows its privacy report instead
+ * The custom editor of binary model files (`*.joblib`, `*.pkl`, `*.pickle`, `*.sav`, compressed ones
+ * such as `*.pkl.gz` and `*.pbz2`, `*.ubj`, and XGBoost's legacy binary `*.xgb`, `*xgb*.model`,
+ * `*xgb*.bin`; the list is package.json's `customEditors`): opening one shows its privacy report instead
  * of unreadable bytes. Read-only: the model is never changed, and
  * never loaded in Python (unpickling runs code); the language server reads it without executing it.
  */

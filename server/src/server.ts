@@ -329,7 +329,9 @@ async function forget(uri: string): Promise<void> {
 /** Every model file of the workspace folders (plus `extra` files), analysed as one batch. */
 async function scanWorkspace(fresh = false, extra: string[] = []): Promise<void> {
   const roots = workspaceFolders.map((folder) => fileURLToPath(folder.uri));
-  const { files } = await collectModelFiles(roots, (path) => isModelPath(path));
+  // The `modelPrivacyLint.files` globs decide alone: the watchers follow them, so a file scanned
+  // by content (the CLI's dump sniff) would never be re-read on change.
+  const { files } = await collectModelFiles(roots, (path) => isModelPath(path), false);
   connection.console.log(`workspace scan: ${files.length} model file(s)${fresh ? ', cached answers ignored' : ''}`);
   const uris = [...new Set([...files.map((file) => pathToFileURL(file).href), ...extra])];
   if (uris.length === 0) idleStatus();
@@ -423,11 +425,21 @@ connection.onDidChangeWatchedFiles(async ({ changes }) => {
   }
 });
 
+/**
+ * An open document to analyse: a model file by the globs, or a text file VS Code recognised as an
+ * XGBoost dump by its first line (package.json's `xgboost-dump` language), whatever its name
+ * (`trees.txt`, R's `xgb.dump(model, "model_dump.txt")`).
+ */
+function isModelDocument(document: TextDocument): boolean {
+  if (!document.uri.startsWith('file:')) return false;
+  return document.languageId === 'xgboost-dump' || isModelPath(fileURLToPath(document.uri));
+}
+
 documents.onDidOpen(({ document }) => {
-  if (settings.run === 'always' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+  if (settings.run === 'always' && isModelDocument(document)) schedule(document.uri);
 });
 documents.onDidSave(({ document }) => {
-  if (settings.run !== 'manual' && document.uri.startsWith('file:') && isModelPath(fileURLToPath(document.uri))) schedule(document.uri);
+  if (settings.run !== 'manual' && isModelDocument(document)) schedule(document.uri);
   if (settings.run !== 'manual') void scripts.saved(document.uri);
 });
 // Scripts are checked as they are typed (debounced), and read from disk again when closed.

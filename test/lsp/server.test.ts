@@ -107,6 +107,30 @@ test('a model rewritten on disk is analysed again, and a deleted one is cleared'
   await client.waitFor('cleared diagnostics', () => (client.diagnosticsFor(target)?.length === 0 ? true : undefined));
 });
 
+test('an XGBoost dump of any name is analysed when opened, as VS Code recognises it by its first line; other text is not', async (t) => {
+  const { workspace, client } = await serveExamples(t);
+  // The workspace scan follows the globs: a dump named trees.txt is not among them.
+  await client.waitFor('the scan\'s diagnostics', () => client.diagnosticsFor(join(workspace, 'diabetes_xgb.dump.txt')));
+  const trees = join(workspace, 'trees.txt');
+  const notes = join(workspace, 'notes.txt');
+  copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.dump.txt'), trees);
+  writeFileSync(notes, 'booster settings: depth 3\n');
+  assert.equal(client.diagnosticsFor(trees), undefined);
+  // What VS Code sends: the language from package.json's firstLine pattern, or plain text.
+  for (const [path, languageId] of [[trees, 'xgboost-dump'], [notes, 'plaintext']]) {
+    await client.connection.sendNotification('textDocument/didOpen', {
+      textDocument: { uri: pathToFileURL(path).href, languageId, version: 1, text: readFileSync(path, 'utf8') },
+    });
+  }
+  const diagnostics = await client.waitFor('diagnostics for trees.txt', () => client.diagnosticsFor(trees));
+  const expected = await lintFile(trees);
+  assert.deepEqual(diagnostics.map((d) => d.code), expected.findings.map((f) => f.rule));
+  assert.ok(diagnostics.some((d) => d.code === 'first-tree-exposes-counts'), diagnostics.map((d) => d.code).join(', '));
+  // A request for another file proves the server worked through its queue: notes.txt got nothing.
+  await client.connection.sendRequest('modelPrivacyLint/analyzeFile', { uri: pathToFileURL(join(workspace, 'diabetes_tree.pkl')).href });
+  assert.equal(client.diagnosticsFor(notes), undefined);
+});
+
 test("an old joblib model is analysed again when a side file of its arrays appears or changes, its own bytes unchanged", async (t) => {
   const dir = join(FIXTURES, 'old-joblib');
   const sides = readdirSync(dir).filter((name) => /^tree\.pkl_\d+\.npy$/.test(name));

@@ -1,10 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
 import { globToRegExp, matchesAny } from '../../server/src/linter/glob';
-import { DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/linter/model-files';
-import { REPO_ROOT } from '../support/paths';
+import { collectModelFiles, DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/linter/model-files';
+import { EXAMPLES, REPO_ROOT } from '../support/paths';
 
 test('workspace globs match like VS Code\'s', () => {
   const model = globToRegExp('**/*.joblib');
@@ -26,7 +27,7 @@ test('the names people give model files are picked up, by the CLI walk and the d
   const globs = DEFAULT_MODEL_GLOBS.map(globToRegExp);
   // .sav is scikit-learn's documented example; joblib picks its compression by the extra ending.
   // XGBoost's legacy binary models: save_model("xgb.model"), "model_xgb.bin", "churn.xgb".
-  for (const name of ['m.joblib', 'm.pkl', 'm.pickle', 'finalized_model.sav', 'model.pkl.gz', 'rf.joblib.xz', 'rf.joblib.bz2', 'rf.pkl.lzma', 'rf.joblib.z', 'rf.pkl.lz4', 'm.forest.json', 'm.ubj', 'model_xgb.json', 'xgb.model', 'model_xgb.bin', 'churn.xgb']) {
+  for (const name of ['m.joblib', 'm.pkl', 'm.pickle', 'finalized_model.sav', 'model.pkl.gz', 'rf.joblib.xz', 'rf.joblib.bz2', 'rf.pkl.lzma', 'rf.joblib.z', 'rf.pkl.lz4', 'model.pbz2', 'm.forest.json', 'm.ubj', 'model_xgb.json', 'xgb.model', 'model_xgb.bin', 'churn.xgb']) {
     assert.ok(isModelFileName(`dir/${name}`), `walk: ${name}`);
     assert.ok(matchesAny(`dir/${name}`, globs), `globs: ${name}`);
   }
@@ -45,8 +46,26 @@ test('package.json states the same default globs as the server, and activates on
   for (const glob of ['**/*.ubj', '**/*xgb*.json', '**/*xgb*.model', '**/*xgb*.bin', '**/*.xgb']) assert.ok(activation.includes(glob), `no activation on ${glob}`);
   // The binary ones open in the report editor and have the explorer's commands.
   const selectors = (pkg.contributes.customEditors[0].selector as { filenamePattern: string }[]).map((s) => s.filenamePattern);
-  for (const pattern of ['*.ubj', '*.xgb', '*xgb*.model', '*xgb*.bin']) assert.ok(selectors.includes(pattern), pattern);
+  for (const pattern of ['*.ubj', '*.xgb', '*xgb*.model', '*xgb*.bin', '*.sav', '*.pbz2', '*.{joblib,pkl,pickle,sav}.{gz,z,bz2,xz,lzma,lz4}']) assert.ok(selectors.includes(pattern), pattern);
   for (const menu of pkg.contributes.menus['explorer/context'] as { when: string }[]) {
-    assert.ok(menu.when.includes('ubj|xgb)$') && menu.when.includes('xgb.*\\.(json|model|bin)$'), menu.when);
+    assert.ok(menu.when.includes('sav|pbz2|ubj|xgb)$') && menu.when.includes('xgb.*\\.(json|model|bin)$') && menu.when.includes('(joblib|pkl|pickle|sav)\\.(gz|z|bz2|xz|lzma|lz4)$'), menu.when);
   }
+  // Dumps of any name, recognised by their first line, are synchronised as text documents.
+  assert.equal(pkg.contributes.languages[0].id, 'xgboost-dump');
+  assert.ok(new RegExp(pkg.contributes.languages[0].firstLine).test('booster[0]:'));
+});
+
+test('a directory walk takes .txt files whose first line is an XGBoost dump\'s, whatever their name, and no other text', async (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'mpl-walk-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // XGBoost's own dump (the bundled example), under the names people give them.
+  for (const name of ['trees.txt', 'xgb_dump.txt', 'model.dump.txt']) copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.dump.txt'), join(dir, name));
+  writeFileSync(join(dir, 'xgb_features.txt'), 'Pregnancies\nGlucose\n');
+  writeFileSync(join(dir, 'requirements.txt'), 'xgboost==1.7.4\n');
+  writeFileSync(join(dir, 'empty.txt'), '');
+  const walked = await collectModelFiles([dir]);
+  assert.deepEqual(walked.files.map((f) => basename(f)), ['model.dump.txt', 'trees.txt', 'xgb_dump.txt']);
+  // The server's scan follows its globs alone (its watchers do): only the dump's own name.
+  const byName = await collectModelFiles([dir], isModelFileName, false);
+  assert.deepEqual(byName.files.map((f) => basename(f)), ['model.dump.txt']);
 });

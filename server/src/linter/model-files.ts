@@ -1,6 +1,7 @@
 /** Which files are model files: shared by the CLI's directory walk and the server's defaults. */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { detectXgboost } from '../formats/xgboost';
 
 /**
  * File endings read when walking a directory (explicitly named files are read whatever their name).
@@ -12,6 +13,8 @@ const COMPRESSION_ENDINGS = ['.gz', '.z', '.bz2', '.xz', '.lzma', '.lz4'] as con
 export const MODEL_FILE_SUFFIXES = [
   ...PICKLE_ENDINGS,
   ...PICKLE_ENDINGS.flatMap((ending) => COMPRESSION_ENDINGS.map((compression) => `${ending}${compression}`)),
+  // bz2.BZ2File + pickle.dump, the name Python answers on Stack Overflow give compressed pickles.
+  '.pbz2',
   '.forest.json',
   '.ubj',
   '.skops',
@@ -31,6 +34,7 @@ const MODEL_FILE_NAMES = /(?:^|[\\/])(?:[^\\/]*xgb[^\\/]*\.(?:json|model|bin)|du
 export const DEFAULT_MODEL_GLOBS = [
   '**/*.{joblib,pkl,pickle,sav}',
   '**/*.{joblib,pkl,pickle,sav}.{gz,z,bz2,xz,lzma,lz4}',
+  '**/*.pbz2',
   '**/*.forest.json',
   '**/*.ubj',
   '**/*.skops',
@@ -50,10 +54,37 @@ export function isModelFileName(name: string): boolean {
   return MODEL_FILE_SUFFIXES.some((suffix) => lower.endsWith(suffix)) || MODEL_FILE_NAMES.test(name);
 }
 
-/** Expands files and directories into model files, sorted, without following symbolic links. */
+/** Bytes read from the head of a `.txt` file to tell an XGBoost dump (its first line is `booster[0]:`). */
+const DUMP_HEAD_BYTES = 512;
+
+/**
+ * Whether a `.txt` file found in a directory is an XGBoost text dump, by its first line: dumps
+ * have no name of their own (`xgb_dump.txt`, R's `xgb.dump(model, "trees.txt")`), and every other
+ * text file in a repository (requirements, feature lists) would be a false "unreadable model".
+ */
+async function isDumpText(path: string): Promise<boolean> {
+  if (!/\.txt$/i.test(path)) return false;
+  let handle;
+  try {
+    handle = await fs.open(path, 'r');
+    const head = new Uint8Array(DUMP_HEAD_BYTES);
+    const { bytesRead } = await handle.read(head, 0, DUMP_HEAD_BYTES, 0);
+    return detectXgboost(head.subarray(0, bytesRead)) === 'xgboost-dump';
+  } catch {
+    return false;
+  } finally {
+    await handle?.close();
+  }
+}
+
+/**
+ * Expands files and directories into model files, sorted, without following symbolic links.
+ * `sniffText`: also take `.txt` files whose first line is an XGBoost dump's, whatever their name.
+ */
 export async function collectModelFiles(
   paths: string[],
   accept: (path: string) => boolean = (path) => isModelFileName(path),
+  sniffText = true,
 ): Promise<{ files: string[]; missing: string[] }> {
   const files: string[] = [];
   const missing: string[] = [];
@@ -68,7 +99,7 @@ export async function collectModelFiles(
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(full);
-      } else if (entry.isFile() && accept(full)) {
+      } else if (entry.isFile() && (accept(full) || (sniffText && (await isDumpText(full))))) {
         files.push(full);
       }
     }

@@ -69,7 +69,7 @@ export class ScriptService {
 
   /** Reads every script of the workspace folders and publishes their diagnostics. */
   async scan(roots: string[]): Promise<void> {
-    const { files } = await collectModelFiles(roots, (path) => isScriptPath(path));
+    const { files } = await collectModelFiles(roots, (path) => isScriptPath(path), false);
     for (const path of files.slice(0, MAX_SCRIPTS)) await this.load(path, false);
     this.options.log(`workspace scan: ${Math.min(files.length, MAX_SCRIPTS)} training script(s)/notebook(s)`);
     this.publishAll();
