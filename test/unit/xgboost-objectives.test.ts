@@ -20,6 +20,8 @@ import { summarizeReconstruction } from '../../server/src/recoverability/summary
 import { recoverabilityLine } from '../../server/src/report/text';
 import { DEFAULT_THRESHOLDS, reconstructionDraft } from '../../server/src/rules/reconstructable-training-set';
 import { readFixtureForest } from '../support/model-files';
+import { readModel } from '../../server/src/formats';
+import { completeForest } from '../../server/src/forest/complete';
 
 const DIR = path.join(FIXTURES, 'xgboost-objectives');
 const truth = fs
@@ -100,6 +102,40 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
       const forest = readFixtureForest(DIR, `${name}.json`);
       const p = 1 / (1 + Math.exp(-baseMargin(forest.boosting!)));
       assert.ok(Math.abs(forest.trees[0].boosting!.cover![0] - truth.length * p * (1 - p)) < 1e-3, name);
+    }
+  });
+
+  it('binary:logitraw from XGBoost 1.0.0 to 1.3.0: the stated base score is a probability, trained from its logit', () => {
+    // Such a file states base_score 0.5 over trees grown from margin 0 (a public R model of 1.1).
+    // Derived from logitraw_margin0_pima.json (1.7.4, base_score 0: the same trees from margin 0):
+    // its version and base score as 1.0.0-1.3.0 wrote them.
+    const text = fs.readFileSync(path.join(DIR, 'logitraw_margin0_pima.json'), 'utf8');
+    assert.ok(text.includes('"base_score":"0E0"') && text.includes('"version":[1,7,4]'));
+    const as = (version: string) => {
+      const derived = text.replace('"base_score":"0E0"', '"base_score":"5E-1"').replace('"version":[1,7,4]', `"version":${version}`);
+      const read = readModel(new Uint8Array(Buffer.from(derived)), 'derived.json');
+      assert.equal(read.kind, 'model');
+      const completed = completeForest((read as { forest: Forest }).forest);
+      assert.ok(completed.ok);
+      return { forest: completed.forest, notes: (read as { notes: string[] }).notes };
+    };
+    const expected = trueLeaves(readFixtureForest(DIR, 'logitraw_margin0_pima.json'));
+    for (const version of ['[1,1,0]', '[1,3,0]', '[1,0]']) {
+      const { forest, notes } = as(version);
+      assert.equal(baseMargin(forest.boosting!), 0, version);
+      assert.ok(notes.some((n) => n.includes('base_score 0.5 is read as the starting margin 0')), notes.join(' | '));
+      const probe = probeFirstTrees(forest);
+      assert.equal(probe.status, 'exact', `${version}: ${probe.reason}`);
+      assert.equal(probe.rows, truth.length);
+      for (const leaf of probe.trees[0].leaves) {
+        assert.deepEqual({ rows: leaf.rows, positives: leaf.positives }, expected.get(leaf.node), `${version} leaf ${leaf.node}`);
+      }
+    }
+    // From 1.3.1 the stated base score is the margin itself: 0.5 does not fit trees grown from 0.
+    for (const version of ['[1,3,1]', '[1,7,4]', '[2,0,3]']) {
+      const { forest } = as(version);
+      assert.equal(baseMargin(forest.boosting!), 0.5, version);
+      assert.notEqual(probeFirstTrees(forest).status, 'exact', version);
     }
   });
 

@@ -137,9 +137,13 @@ function build(root: unknown): ModelBuild {
   const treeInfo = Array.isArray(model.tree_info) ? model.tree_info : [];
 
   const param = isObj(learner.learner_model_param) ? learner.learner_model_param : {};
-  const baseScore = parseBaseScore(param.base_score) ?? [0.5];
-  if (param.base_score === undefined) notes.push('base_score not stated; using 0.5');
   const objective = isObj(learner.objective) && typeof learner.objective.name === 'string' ? learner.objective.name : 'unknown';
+  const statedBaseScore = parseBaseScore(param.base_score) ?? [0.5];
+  if (param.base_score === undefined) notes.push('base_score not stated; using 0.5');
+  const baseScore = logitrawTookProbability(objective, version) && statedBaseScore.every((p) => p > 0 && p < 1) ? statedBaseScore.map(logitOf) : statedBaseScore;
+  if (baseScore !== statedBaseScore) {
+    notes.push(`written by XGBoost ${version!.join('.')}, which trained binary:logitraw from the logit of its base_score: base_score ${statedBaseScore.join(', ')} is read as the starting margin ${baseScore.join(', ')}`);
+  }
   const numClass = intParam(param.num_class) ?? 0;
   // One tree per class and round: a trained model has at least as many trees as classes. A damaged
   // num_class (2e8) would otherwise size the class list: 7 s, then a failed allocation.
@@ -302,6 +306,27 @@ function build(root: unknown): ModelBuild {
   notes.push(`objective: ${objective}`, `base_score: ${baseScore.join(', ')}`);
   if (!meta) notes.push('hyper-parameters: not stored by save_model (learning rate and lambda are inferred from the trees where needed)');
   return { ok: true, forest, notes };
+}
+
+/**
+ * Whether the file is a binary:logitraw model from XGBoost 1.0.0 to 1.3.0, which took its
+ * base_score as a probability (the objective inherited the logistic ProbToMargin) and so started
+ * every row from its logit; 1.3.1 made it the margin itself (dmlc/xgboost#6517, "Enable loading
+ * model from <1.0.0 trained with objective='binary:logitraw'"). The IR holds logitraw's starting
+ * margin (forest/boosting.ts baseMargin). A public R model saved by 1.1 states 0.5 over trees
+ * grown from margin 0 (its first tree's root cover is 2,201 rows x 0.25). A legacy binary file
+ * holds no patch version: 1.3 is read as 1.3.1 and later, the releases most 1.3 users had.
+ */
+function logitrawTookProbability(objective: string, version: readonly number[] | undefined): boolean {
+  if (objective !== 'binary:logitraw' || !version || version[0] !== 1) return false;
+  return version[1] < 3 || (version[1] === 3 && version[2] === 0);
+}
+
+/** -logf(1 / p - 1), XGBoost's logistic ProbToMargin in float32 steps. */
+function logitOf(p: number): number {
+  const f = Math.fround;
+  const margin = f(-Math.log(f(f(1 / f(p)) - 1)));
+  return margin === 0 ? 0 : margin; // -log(1) is -0, which prints and compares as a margin of its own
 }
 
 /** XGBoost feature types: q (quantitative), i (indicator), int, float, c (categorical). */
