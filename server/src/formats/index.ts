@@ -3,12 +3,14 @@
  * A new format is one new reader in this folder and one line in READERS.
  */
 import type { ModelReader, ReadOptions, ReadResult } from './types';
+import { foreignReader } from './foreign';
 import { forestJsonReader } from './forest-json';
 import { sklearnReader } from './sklearn';
 import { skopsReader } from './skops';
 import { xgboostReader } from './xgboost';
 
-export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader, skopsReader];
+// Last: it only names other libraries' models and Git LFS pointers (foreign.ts).
+export const READERS: readonly ModelReader[] = [sklearnReader, forestJsonReader, xgboostReader, skopsReader, foreignReader];
 
 export function readModel(bytes: Uint8Array, fileName: string, options?: ReadOptions): ReadResult {
   if (bytes.length === 0) return { kind: 'unreadable', format: 'unknown', reason: 'empty', detail: 'the file is empty.' };

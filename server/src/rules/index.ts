@@ -285,7 +285,8 @@ export function noModelFindings(read: NoTreeModelRead, overrides: SeverityOverri
 /** One note for the tree models in a file that are not read (another library's, or damaged). */
 export function unsupportedModelFindings(unread: readonly UnreadModel[], overrides: SeverityOverrides): Finding[] {
   if (unread.length === 0) return [];
-  const listed = unread.slice(0, 3).map((m) => `${m.estimator} at ${m.location} (${m.reason})`).join('; ');
+  // `model` is the file's top level (the pickle's root, a model file of its own): no place to name.
+  const listed = unread.slice(0, 3).map((m) => `${m.estimator}${m.location === 'model' ? '' : ` at ${m.location}`} (${m.reason})`).join('; ');
   const more = unread.length > 3 ? `; and ${unread.length - 3} more` : '';
   // A never-fitted estimator is not something this tool cannot read: it has no trees to read.
   const unfitted = unread.every(isNeverFitted);
