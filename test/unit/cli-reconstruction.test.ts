@@ -15,6 +15,7 @@ import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { CategoricalGroup, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { parseCsv } from '../../server/src/util/csv';
 import { randomBaselineError } from '../../server/src/evaluate/metrics';
+import { scoreReconstruction } from '../../server/src/evaluate/evaluation';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { emitPaths } from '../../server/src/cli/emit-paths';
@@ -172,6 +173,26 @@ describe('--training-data matched by position', () => {
     const headers = ['Pregnancies', 'Glucose', 'BloodPressure', 'SkinThickness', 'Insulin', 'BMI', 'DiabetesPedigreeFunction', 'Age'];
     assert.ok(evaluation.accuracy.top.features.length > 0);
     for (const name of evaluation.accuracy.top.features) assert.ok(headers.includes(name), name);
+    // Numeric rows: the binary measures are not defined, and no matching is spent on them.
+    const numeric = (file as unknown as { evaluation: { error: number | null; consistentRows: number | null; perfectRows: number | null; problem?: string } }).evaluation;
+    assert.equal(numeric.error, null);
+    assert.equal(numeric.consistentRows, null);
+    assert.equal(typeof numeric.perfectRows, 'number');
+    assert.match(numeric.problem ?? '', /error and consistent rows count binary values/);
+  });
+});
+
+describe('scoreReconstruction on identical rows only', () => {
+  it('pairs identical rows without a matching: perfectRows as the matching gives it, no error or consistent rows', () => {
+    const truth = [{ values: [1.5, 2], label: 0 }, { values: [3, 4], label: 1 }, { values: [5, 6], label: 1 }];
+    const reconstructed = [{ values: [3, 4], label: 1 }, { values: [1.6, 2], label: 0 }, { values: [5, 6.5], label: 1 }];
+    const matched = scoreReconstruction(reconstructed, truth);
+    const identical = scoreReconstruction(reconstructed, truth, true);
+    assert.equal(identical.perfectRows, matched.perfectRows);
+    assert.equal(identical.perfectRows, 1 / 3);
+    assert.equal(identical.error, null);
+    assert.equal(identical.consistentRows, null);
+    assert.notEqual(matched.error, null);
   });
 });
 
