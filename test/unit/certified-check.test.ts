@@ -55,7 +55,7 @@ describe('proven rows against the true training rows', () => {
   it('a classifier read as row counts (no classes in the IR) compares its text labels as text, its targets as numbers', () => {
     // A Pipeline's GradientBoostingClassifier with labels 'class_a', 'class_b' read "0 of 60 proven
     // rows" held: the check took its labels for regression targets.
-    const counts = { splitRule: 'less-or-equal', classes: [] } as unknown as Pick<Forest, 'splitRule' | 'classes'>;
+    const counts = { splitRule: 'less-or-equal', classes: [], estimator: 'GradientBoostingClassifier' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
     const row = (label: string | number): ReconstructedRow => ({ values: [1.5], intervals: [[1, 2]], label, certified: true });
     const truth = [{ values: [1.5], label: 'class_a' }, { values: [1.5], label: 'class_b' }];
     assert.deepEqual(checkCertifiedRows(counts, [row('class_a'), row('class_b')], truth), { proven: 2, held: 2 });
@@ -67,17 +67,28 @@ describe('proven rows against the true training rows', () => {
   it("compares each end as the model's split rule does, and a proven target to within its float32 precision", () => {
     const row = (interval: [number, number], label: number | string = 1): ReconstructedRow => ({ values: [interval[1]], intervals: [interval], label, certified: true });
     const truth = [{ values: [2], label: 1 }];
-    const sklearn = { splitRule: 'less-or-equal', classes: [0, 1] } as Pick<Forest, 'splitRule' | 'classes'>;
-    const xgboost = { splitRule: 'less', classes: [0, 1] } as Pick<Forest, 'splitRule' | 'classes'>;
+    const sklearn = { splitRule: 'less-or-equal', classes: [0, 1], estimator: 'RandomForestClassifier' } as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
+    const xgboost = { splitRule: 'less', classes: [0, 1], estimator: 'XGBClassifier' } as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
     // (1, 2] holds 2; [1, 2) does not; [2, 3) does.
     assert.equal(checkCertifiedRows(sklearn, [row([1, 2])], truth)?.held, 1);
     assert.equal(checkCertifiedRows(xgboost, [row([1, 2])], truth)?.held, 0);
     assert.equal(checkCertifiedRows(xgboost, [row([2, 3])], truth)?.held, 1);
     assert.equal(checkCertifiedRows(sklearn, [row([2, 3])], truth)?.held, 0);
-    const regression = { splitRule: 'less-or-equal', classes: [] } as unknown as Pick<Forest, 'splitRule' | 'classes'>;
+    const regression = { splitRule: 'less-or-equal', classes: [], estimator: 'RandomForestRegressor' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
     const house = [{ values: [2], label: '491027.5' }];
     assert.equal(checkCertifiedRows(regression, [row([1, 2], 491027.53)], house)?.held, 1);
     assert.equal(checkCertifiedRows(regression, [row([1, 2], 491100)], house)?.held, 0);
+    // HistGradientBoosting compares float64 values with its float64 thresholds: a true value at a
+    // threshold exactly lies at or below it, though its float32 cast lies above (a diabetes row).
+    const threshold = -0.0010007289644291908;
+    assert.ok(Math.fround(threshold) > threshold);
+    const atThreshold = [{ values: [threshold], label: 1 }];
+    const hgb = { splitRule: 'less-or-equal', classes: [0, 1], estimator: 'HistGradientBoostingClassifier' } as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
+    assert.equal(checkCertifiedRows(hgb, [row([-1, threshold])], atThreshold)?.held, 1);
+    assert.equal(checkCertifiedRows(hgb, [row([threshold, 1])], atThreshold)?.held, 0);
+    // A forest casts to float32, as scikit-learn's trees do: the same value lies above.
+    assert.equal(checkCertifiedRows(sklearn, [row([-1, threshold])], atThreshold)?.held, 0);
+    assert.equal(checkCertifiedRows(sklearn, [row([threshold, 1])], atThreshold)?.held, 1);
     // Rows with proven values only (no label): the label is not checked.
     const boxOnly: ReconstructedRow = { values: [2], intervals: [[1, 2]], label: 0, certified: false, certifiedValues: [true] };
     assert.equal(checkCertifiedRows(sklearn, [boxOnly], truth)?.held, 1);

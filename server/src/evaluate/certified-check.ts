@@ -8,7 +8,8 @@
  *
  * Compared as the model compares: a value cast to float32 against the interval's ends, lower
  * exclusive and upper inclusive for `x <= threshold` (scikit-learn), the other way round for
- * `x < threshold` (XGBoost). A proven target (regression) must match to within 1e-4 of its size
+ * `x < threshold` (XGBoost); HistGradientBoosting's values as they are, in float64 (forest/value-precision.ts:
+ * a diabetes row at a threshold's exact value read "a bug of this tool" when cast). A proven target (regression) must match to within 1e-4 of its size
  * (XGBoost computes it from float32 leaf weights). A row's missing marks are estimates, never
  * read as proven. A true value that is missing (NaN) fits an interval open at either end (a split sends a missing value one way,
  * with the values below its threshold or above it: HistGradientBoosting's split at float32's
@@ -16,6 +17,7 @@
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
+import { comparesAsFloat32 } from '../forest/value-precision';
 import type { EvaluatedRow } from './metrics';
 
 export interface CertifiedCheck {
@@ -40,16 +42,17 @@ interface ProvenGroup {
   label?: string | number | boolean;
 }
 
-export function checkCertifiedRows(forest: Pick<Forest, 'splitRule' | 'classes'>, reconstruction: readonly ReconstructedRow[], truth: readonly EvaluatedRow[]): CertifiedCheck | undefined {
+export function checkCertifiedRows(forest: Pick<Forest, 'splitRule' | 'classes' | 'estimator'>, reconstruction: readonly ReconstructedRow[], truth: readonly EvaluatedRow[]): CertifiedCheck | undefined {
   const groups = provenGroups(reconstruction);
   const proven = groups.reduce((n, g) => n + g.size, 0);
   if (proven === 0) return undefined;
   const less = forest.splitRule === 'less';
   const regression = forest.classes.length === 0;
-  const truthValues = truth.map((row) => row.values.map((v) => (v === null || Number.isNaN(v) ? null : Math.fround(v))));
+  const cast = comparesAsFloat32(forest) ? Math.fround : (v: number) => v;
+  const truthValues = truth.map((row) => row.values.map((v) => (v === null || Number.isNaN(v) ? null : cast(v))));
   // Rows proven as values only (0/1 models: the papers' Adult, 48,842 rows in thousands of cells)
   // are looked up by those values instead of tested against every true row.
-  const byValues = new ValueIndex(truthValues, truth);
+  const byValues = new ValueIndex(truthValues, truth, cast);
   const indexed = (g: ProvenGroup) => !regression && ValueIndex.applies(g);
   const tested = groups.filter((g) => !indexed(g)).length;
   if (tested * truth.length > MAX_TESTS) {
@@ -79,7 +82,7 @@ export function checkCertifiedRows(forest: Pick<Forest, 'splitRule' | 'classes'>
       if (bound === undefined) continue;
       const value = values[f];
       if (typeof bound === 'number') {
-        if (value === null || Math.fround(bound) !== value) return false;
+        if (value === null || cast(bound) !== value) return false;
         continue;
       }
       const [low, high] = bound;
@@ -102,6 +105,7 @@ class ValueIndex {
   constructor(
     private readonly values: readonly (readonly (number | null)[])[],
     private readonly rows: readonly EvaluatedRow[],
+    private readonly cast: (value: number) => number,
   ) {}
 
   /** A group every proven feature of which is a value (no interval, no missing value), with a class (labels compared as text). */
@@ -123,7 +127,7 @@ class ValueIndex {
       });
       this.maps.set(pattern, map);
     }
-    return map.get(this.key(features.map((f) => Math.fround(group.bounds[f] as number)), group.label)) ?? [];
+    return map.get(this.key(features.map((f) => this.cast(group.bounds[f] as number)), group.label)) ?? [];
   }
 
   private key(values: readonly (number | null)[], label: unknown): string {

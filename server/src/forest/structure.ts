@@ -38,11 +38,12 @@ export function goesLeft(value: number, threshold: number, rule: SplitRule): boo
  * The leaf (node id) a row reaches in one tree. Values are cast to float32 first because both
  * scikit-learn (`X` is converted to float32 before `apply`) and XGBoost compare float32 features
  * against the stored thresholds; a float64 value just above a threshold can round onto it.
+ * HistGradientBoosting compares float64 values: `cast` is then value-precision.ts's valueCast.
  */
-export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule): number {
+export function leafOf(tree: Tree, values: readonly number[], rule: SplitRule, cast: (value: number) => number = Math.fround): number {
   let node = 0;
   while (tree.left[node] !== LEAF) {
-    const v = Math.fround(values[tree.feature[node]]);
+    const v = cast(values[tree.feature[node]]);
     node = goesLeftAt(tree, node, v, rule) ? tree.left[node] : tree.right[node];
   }
   return node;

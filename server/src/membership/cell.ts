@@ -19,6 +19,7 @@
  */
 import type { Forest } from '../forest/schema';
 import { LEAF } from '../forest/schema';
+import { valueCast } from '../forest/value-precision';
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import { featureAxes } from '../attacks/reconstruction/feature-axes';
 import { copyBox, leafBox, type Box } from './leaves';
@@ -44,7 +45,7 @@ export function proveByLeafCounts(forest: Forest, values: readonly number[], lea
   const spent = { leaves: 0 };
   const features = forest.features.length;
   for (const start of starts) {
-    const box = leafBox(trees[start], values, forest.splitRule, features);
+    const box = leafBox(trees[start], values, forest.splitRule, features, valueCast(forest));
     const order = trees.map((_, t) => t).filter((t) => t !== start);
     const found = alternativeExists(forest, box, order, 0, false, leaves, options, spent);
     if (found === false) return true;
@@ -108,9 +109,10 @@ function withBound(box: Box, f: number, side: 'lower' | 'upper', value: number):
 /** The candidate's cell as a box: the intersection of its leaves' boxes. */
 export function cellBox(forest: Forest, values: readonly number[]): Box {
   const features = forest.features.length;
-  const cell = leafBox(forest.trees[0], values, forest.splitRule, features);
+  const cast = valueCast(forest);
+  const cell = leafBox(forest.trees[0], values, forest.splitRule, features, cast);
   for (let t = 1; t < forest.trees.length; t++) {
-    const box = leafBox(forest.trees[t], values, forest.splitRule, features);
+    const box = leafBox(forest.trees[t], values, forest.splitRule, features, cast);
     for (let f = 0; f < features; f++) {
       cell.lower[f] = Math.max(cell.lower[f], box.lower[f]);
       cell.upper[f] = Math.min(cell.upper[f], box.upper[f]);

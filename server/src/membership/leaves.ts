@@ -1,17 +1,19 @@
 /**
  * Where a candidate row lands in each tree, and the region (box) of a leaf. The walk itself (float32
- * values against the thresholds) is the IR's own, forest/structure.ts.
+ * values against the thresholds, float64 for HistGradientBoosting) is the IR's own, forest/structure.ts.
  */
 import type { Forest, Tree } from '../forest/schema';
 import { LEAF } from '../forest/schema';
 import { goesLeft, goesLeftAt, leafOf, type SplitRule } from '../forest/structure';
+import { valueCast } from '../forest/value-precision';
 
 export { goesLeft, leafOf, type SplitRule };
 
 /** The leaf per tree, in tree order. */
-export function leavesOf(forest: Pick<Forest, 'trees' | 'splitRule'>, values: readonly number[]): Int32Array {
+export function leavesOf(forest: Pick<Forest, 'trees' | 'splitRule' | 'estimator'>, values: readonly number[]): Int32Array {
   const leaves = new Int32Array(forest.trees.length);
-  for (let t = 0; t < forest.trees.length; t++) leaves[t] = leafOf(forest.trees[t], values, forest.splitRule);
+  const cast = valueCast(forest);
+  for (let t = 0; t < forest.trees.length; t++) leaves[t] = leafOf(forest.trees[t], values, forest.splitRule, cast);
   return leaves;
 }
 
@@ -34,15 +36,15 @@ export function copyBox(box: Box): Box {
   return { lower: box.lower.slice(), upper: box.upper.slice() };
 }
 
-/** The box of the leaf a row reaches (the path's conditions merged). */
-export function leafBox(tree: Tree, values: readonly number[], rule: SplitRule, features: number): Box {
+/** The box of the leaf a row reaches (the path's conditions merged); `cast`: valueCast of the forest. */
+export function leafBox(tree: Tree, values: readonly number[], rule: SplitRule, features: number, cast: (value: number) => number = Math.fround): Box {
   const box = fullBox(features);
   let node = 0;
   while (tree.left[node] !== LEAF) {
     const f = tree.feature[node];
     const threshold = tree.threshold[node];
     // A missing value follows the split's direction for it; its box is then that side's interval.
-    if (goesLeftAt(tree, node, Math.fround(values[f]), rule)) {
+    if (goesLeftAt(tree, node, cast(values[f]), rule)) {
       box.upper[f] = Math.min(box.upper[f], threshold);
       node = tree.left[node];
     } else {

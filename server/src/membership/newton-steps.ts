@@ -142,7 +142,7 @@ export function scoreNewtonStepCandidates(forest: Forest, candidates: readonly C
     // The model's classes are every label of the rows it was given: an unseen label is no row of it.
     const k = logLoss.classes.findIndex((c) => c === candidate.label);
     if (k < 0) return { score: 0, verdict: 'non-member' };
-    scorer.add(i, leavesOf({ trees: stages, splitRule: forest.splitRule }, candidate.values), k);
+    scorer.add(i, leavesOf({ trees: stages, splitRule: forest.splitRule, estimator: forest.estimator }, candidate.values), k);
     return { score: 0.5, verdict: 'likely-non-member' };
   });
   scorer.rescore(verdicts, threshold, (mass) => mass);
