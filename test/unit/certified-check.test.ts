@@ -55,7 +55,7 @@ describe('proven rows against the true training rows', () => {
   it('a classifier read as row counts (no classes in the IR) compares its text labels as text, its targets as numbers', () => {
     // A Pipeline's GradientBoostingClassifier with labels 'class_a', 'class_b' read "0 of 60 proven
     // rows" held: the check took its labels for regression targets.
-    const counts = { splitRule: 'less-or-equal', classes: [], estimator: 'GradientBoostingClassifier' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
+    const counts = { splitRule: 'less-or-equal', classes: [], estimator: 'GradientBoostingClassifier' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator' | 'targetTransform'>;
     const row = (label: string | number): ReconstructedRow => ({ values: [1.5], intervals: [[1, 2]], label, certified: true });
     const truth = [{ values: [1.5], label: 'class_a' }, { values: [1.5], label: 'class_b' }];
     assert.deepEqual(checkCertifiedRows(counts, [row('class_a'), row('class_b')], truth), { proven: 2, held: 2 });
@@ -74,7 +74,7 @@ describe('proven rows against the true training rows', () => {
     assert.equal(checkCertifiedRows(xgboost, [row([1, 2])], truth)?.held, 0);
     assert.equal(checkCertifiedRows(xgboost, [row([2, 3])], truth)?.held, 1);
     assert.equal(checkCertifiedRows(sklearn, [row([2, 3])], truth)?.held, 0);
-    const regression = { splitRule: 'less-or-equal', classes: [], estimator: 'RandomForestRegressor' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator'>;
+    const regression = { splitRule: 'less-or-equal', classes: [], estimator: 'RandomForestRegressor' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator' | 'targetTransform'>;
     const house = [{ values: [2], label: '491027.5' }];
     assert.equal(checkCertifiedRows(regression, [row([1, 2], 491027.53)], house)?.held, 1);
     assert.equal(checkCertifiedRows(regression, [row([1, 2], 491100)], house)?.held, 0);
@@ -89,6 +89,16 @@ describe('proven rows against the true training rows', () => {
     // A forest casts to float32, as scikit-learn's trees do: the same value lies above.
     assert.equal(checkCertifiedRows(sklearn, [row([-1, threshold])], atThreshold)?.held, 0);
     assert.equal(checkCertifiedRows(sklearn, [row([threshold, 1])], atThreshold)?.held, 1);
+    // A TransformedTargetRegressor's regressor proves targets in its own scale (log y): the truth is
+    // brought there; a transform the file names only as a fitted transformer leaves the targets out.
+    const logTarget = { splitRule: 'less-or-equal', classes: [], estimator: 'RandomForestRegressor', targetTransform: 'numpy.log' } as unknown as Pick<Forest, 'splitRule' | 'classes' | 'estimator' | 'targetTransform'>;
+    const prices = [{ values: [2], label: 151 }];
+    assert.deepEqual(checkCertifiedRows(logTarget, [row([1, 2], Math.log(151))], prices), { proven: 1, held: 1 });
+    assert.equal(checkCertifiedRows(logTarget, [row([1, 2], 151)], prices)?.held, 0);
+    assert.equal(checkCertifiedRows({ ...logTarget, targetTransform: undefined }, [row([1, 2], Math.log(151))], prices)?.held, 0);
+    const scaled = checkCertifiedRows({ ...logTarget, targetTransform: 'StandardScaler' }, [row([1, 2], -0.37)], prices);
+    assert.equal(scaled?.held, 1);
+    assert.match(scaled?.note ?? '', /transformed by StandardScaler .* only the boxes were checked/);
     // Rows with proven values only (no label): the label is not checked.
     const boxOnly: ReconstructedRow = { values: [2], intervals: [[1, 2]], label: 0, certified: false, certifiedValues: [true] };
     assert.equal(checkCertifiedRows(sklearn, [boxOnly], truth)?.held, 1);

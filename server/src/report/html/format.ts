@@ -91,8 +91,9 @@ export function messageDetail(message: string): string {
 }
 
 /** The proofs against the truth: a proof the truth contradicts is this tool's bug, said so plainly. */
-export function certifiedCheckText(check: { proven: number; held: number | null; problem?: string }): string {
+export function certifiedCheckText(check: { proven: number; held: number | null; problem?: string; note?: string }): string {
   if (check.held === null) return `proven rows not checked against them (${check.problem})`;
-  if (check.held === check.proven) return `each of the ${check.proven.toLocaleString('en-US')} proven rows is a distinct true row inside its proven box`;
-  return `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes: a proof the truth contradicts is a bug of this tool, please report it`;
+  const note = check.note ? ` (${check.note})` : '';
+  if (check.held === check.proven) return `each of the ${check.proven.toLocaleString('en-US')} proven rows is a distinct true row inside its proven box${note}`;
+  return `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes: a proof the truth contradicts is a bug of this tool, please report it${note}`;
 }
