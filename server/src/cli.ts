@@ -36,9 +36,10 @@ const USAGE = `Usage: model-privacy-lint [paths...] [options]
 Reads scikit-learn model files (joblib, pickle), XGBoost models and dumps, and *.forest.json
 files without executing them and reports what they give away about their training data.
 Directories are searched for *.joblib, *.pkl, *.pickle, *.sav (also compressed: *.pkl.gz, ...,
-*.pbz2), *.forest.json, *.ubj, *xgb*.json, *.dump.txt and other *.txt files that start as an
-XGBoost dump, XGBoost's legacy binary *.xgb, *xgb*.model and *xgb*.bin files, and skops
-archives (*.skops: recognised, not read yet). Default path: the current directory.
+*.pbz2), *.forest.json, *.ubj, *xgb*.json, *.dump.txt, XGBoost's legacy binary *.xgb,
+*xgb*.model and *xgb*.bin files, other *.txt, *.model, *.bin, *.dump and *.json files whose
+first bytes are an XGBoost (or LightGBM, CatBoost) model's, and skops archives (*.skops:
+recognised, not read yet). Default path: the current directory.
 
 Options:
   --format text|json|sarif|html

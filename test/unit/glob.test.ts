@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { globToRegExp, matchesAny } from '../../server/src/linter/glob';
 import { collectModelFiles, DEFAULT_MODEL_GLOBS, isModelFileName } from '../../server/src/linter/model-files';
-import { EXAMPLES, REPO_ROOT } from '../support/paths';
+import { EXAMPLES, FIXTURES, REPO_ROOT } from '../support/paths';
 
 test('workspace globs match like VS Code\'s', () => {
   const model = globToRegExp('**/*.joblib');
@@ -55,16 +55,24 @@ test('package.json states the same default globs as the server, and activates on
   assert.ok(new RegExp(pkg.contributes.languages[0].firstLine).test('booster[0]:'));
 });
 
-test('a directory walk takes .txt files whose first line is an XGBoost dump\'s, whatever their name, and no other text', async (t) => {
+test('a directory walk takes files whose first bytes are an XGBoost model or dump, or a LightGBM model, whatever their name, and no other', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'mpl-walk-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  // XGBoost's own dump (the bundled example), under the names people give them.
-  for (const name of ['trees.txt', 'xgb_dump.txt', 'model.dump.txt']) copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.dump.txt'), join(dir, name));
+  // XGBoost's own files (the bundled dump, a legacy binary and a JSON fixture), under the names people give them.
+  for (const name of ['trees.txt', 'xgb_dump.txt', 'model.dump.txt', 'xgb.dump']) copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.dump.txt'), join(dir, name));
+  for (const name of ['0001.model', 'test.model', 'booster.txt']) copyFileSync(join(FIXTURES, 'xgboost', 'bin_pima_xgb.model'), join(dir, name));
+  copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.json'), join(dir, 'booster.json'));
+  writeFileSync(join(dir, 'lgbm.txt'), 'tree\nversion=v4\nnum_class=1\n');
+  // Text and files of other libraries with those endings: left alone.
   writeFileSync(join(dir, 'xgb_features.txt'), 'Pregnancies\nGlucose\n');
   writeFileSync(join(dir, 'requirements.txt'), 'xgboost==1.7.4\n');
+  writeFileSync(join(dir, 'config.json'), '{"name": "model", "learner": "none"}');
   writeFileSync(join(dir, 'empty.txt'), '');
+  // gensim's Word2Vec.save writes a pickle: not an XGBoost model, so not taken by its content.
+  copyFileSync(join(EXAMPLES, 'models', 'diabetes_tree.pkl'), join(dir, 'word2vec.model'));
+  writeFileSync(join(dir, 'pointer.model'), 'version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 10\n');
   const walked = await collectModelFiles([dir]);
-  assert.deepEqual(walked.files.map((f) => basename(f)), ['model.dump.txt', 'trees.txt', 'xgb_dump.txt']);
+  assert.deepEqual(walked.files.map((f) => basename(f)), ['0001.model', 'booster.json', 'booster.txt', 'lgbm.txt', 'model.dump.txt', 'test.model', 'trees.txt', 'xgb.dump', 'xgb_dump.txt']);
   // The server's scan follows its globs alone (its watchers do): only the dump's own name.
   const byName = await collectModelFiles([dir], isModelFileName, false);
   assert.deepEqual(byName.files.map((f) => basename(f)), ['model.dump.txt']);

@@ -308,20 +308,25 @@ describe('XGBoost legacy binary: the CLI', () => {
     assert.equal(counts(binary), renamed);
   });
 
-  it('the directory walk picks up *xgb*.model, *xgb*.bin and *.xgb, not every .model or .bin', async () => {
+  it('the directory walk picks up legacy binary models by name (*xgb*.model, *xgb*.bin, *.xgb) or content (any .model or .bin), not other .model or .bin files', async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'mpl-legacy-'));
     try {
       const model = load('bin_pima_xgb.model');
-      const picked = ['bin_pima_xgb.model', 'XGB-booster.bin', 'churn.xgb', 'my_xgboost_model.bin'];
-      const left = ['tokenizer.model', 'pytorch_model.bin', 'word2vec.model'];
-      for (const name of [...picked, ...left]) fs.writeFileSync(path.join(dir, name), model);
+      // XGBoost's own bytes under any of these names: R's xgb.save(bst, "0001.model") has no xgb in it.
+      const picked = ['bin_pima_xgb.model', 'XGB-booster.bin', 'churn.xgb', 'my_xgboost_model.bin', '0001.model', 'booster.bin'];
+      for (const name of picked) fs.writeFileSync(path.join(dir, name), model);
+      // Other libraries' .model / .bin files (a sentencepiece protobuf, a PyTorch ZIP, a gensim pickle).
+      fs.writeFileSync(path.join(dir, 'tokenizer.model'), Buffer.from([0x0a, 0x0b, 0x0a, 0x05, 0x3c, 0x75, 0x6e, 0x6b, 0x3e, 0x15, 0, 0, 0, 0]));
+      fs.writeFileSync(path.join(dir, 'pytorch_model.bin'), Buffer.from('PK\x03\x04\x00\x00\x08\x00archive/data.pkl', 'latin1'));
+      fs.copyFileSync(path.join(REPO_ROOT, 'examples', 'models', 'diabetes_tree.pkl'), path.join(dir, 'word2vec.model'));
       const { files } = await collectModelFiles([dir]);
       assert.deepEqual(files.map((f) => path.basename(f)).sort(), [...picked].sort());
       const linted = lint('1', dir);
       assert.equal(linted.length, picked.length);
       for (const f of linted) assert.equal(f.format, 'xgboost-binary', f.path);
       // Named on the command line, a file is read whatever its name.
-      assert.equal(lint('1', path.join(dir, 'tokenizer.model'))[0].format, 'xgboost-binary');
+      fs.writeFileSync(path.join(dir, 'named.ckpt'), model);
+      assert.equal(lint('1', path.join(dir, 'named.ckpt'))[0].format, 'xgboost-binary');
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

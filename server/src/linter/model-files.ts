@@ -1,6 +1,7 @@
 /** Which files are model files: shared by the CLI's directory walk and the server's defaults. */
 import { promises as fs } from 'node:fs';
 import { join } from 'node:path';
+import { detectForeign } from '../formats/foreign';
 import { detectXgboost } from '../formats/xgboost';
 
 /**
@@ -54,22 +55,34 @@ export function isModelFileName(name: string): boolean {
   return MODEL_FILE_SUFFIXES.some((suffix) => lower.endsWith(suffix)) || MODEL_FILE_NAMES.test(name);
 }
 
-/** Bytes read from the head of a `.txt` file to tell an XGBoost dump (its first line is `booster[0]:`). */
-const DUMP_HEAD_BYTES = 512;
+/** Bytes read from the head of a file whose name does not say it is a model (see isModelByContent). */
+const HEAD_BYTES = 4096;
 
 /**
- * Whether a `.txt` file found in a directory is an XGBoost text dump, by its first line: dumps
- * have no name of their own (`xgb_dump.txt`, R's `xgb.dump(model, "trees.txt")`), and every other
- * text file in a repository (requirements, feature lists) would be a false "unreadable model".
+ * Endings of files that may be an XGBoost model or dump, or another library's model, under a name
+ * of their own: `save_model("0001.model")`, `xgb.save(bst, "test.model")` in R, a binary model
+ * saved as `xgb_model.txt`, `xgb.dump`, R's `xgb.dump(model, "trees.txt")`, LightGBM's
+ * `model.txt`. Only these are opened in a directory walk, and only their first bytes.
  */
-async function isDumpText(path: string): Promise<boolean> {
-  if (!/\.txt$/i.test(path)) return false;
+const CONTENT_DECIDED = /\.(txt|model|bin|dump|json|raw|file|rawfile)$/i;
+
+/**
+ * Whether a file found in a directory is a model by its first bytes: an XGBoost model or dump
+ * (the XGBoost reader's own signatures), or a LightGBM or CatBoost model (formats/foreign.ts,
+ * named by an `unsupported-model` note). Names alone missed them (sweep 14: `0001.model`,
+ * `test.model`, `xgb.dump`, a binary `xgb_model.txt`), and taking every such name would report
+ * gensim, sentencepiece and PyTorch files, requirements and feature lists as unreadable models.
+ */
+async function isModelByContent(path: string): Promise<boolean> {
+  if (!CONTENT_DECIDED.test(path)) return false;
   let handle;
   try {
     handle = await fs.open(path, 'r');
-    const head = new Uint8Array(DUMP_HEAD_BYTES);
-    const { bytesRead } = await handle.read(head, 0, DUMP_HEAD_BYTES, 0);
-    return detectXgboost(head.subarray(0, bytesRead)) === 'xgboost-dump';
+    const head = new Uint8Array(HEAD_BYTES);
+    const { bytesRead } = await handle.read(head, 0, HEAD_BYTES, 0);
+    const bytes = head.subarray(0, bytesRead);
+    const foreign = detectForeign(bytes);
+    return detectXgboost(bytes) !== undefined || (foreign !== undefined && foreign !== 'git-lfs-pointer');
   } catch {
     return false;
   } finally {
@@ -79,12 +92,12 @@ async function isDumpText(path: string): Promise<boolean> {
 
 /**
  * Expands files and directories into model files, sorted, without following symbolic links.
- * `sniffText`: also take `.txt` files whose first line is an XGBoost dump's, whatever their name.
+ * `byContent`: also take files whose first bytes are a model's, whatever their name (isModelByContent).
  */
 export async function collectModelFiles(
   paths: string[],
   accept: (path: string) => boolean = (path) => isModelFileName(path),
-  sniffText = true,
+  byContent = true,
 ): Promise<{ files: string[]; missing: string[] }> {
   const files: string[] = [];
   const missing: string[] = [];
@@ -99,7 +112,7 @@ export async function collectModelFiles(
       const full = join(dir, entry.name);
       if (entry.isDirectory()) {
         if (!SKIPPED_DIRECTORIES.has(entry.name)) await walk(full);
-      } else if (entry.isFile() && (accept(full) || (sniffText && (await isDumpText(full))))) {
+      } else if (entry.isFile() && (accept(full) || (byContent && (await isModelByContent(full))))) {
         files.push(full);
       }
     }
