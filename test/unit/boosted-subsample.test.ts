@@ -46,10 +46,20 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
     assert.match(determined.rowsSource, /^determined/);
     // Roots that differ with a stated rate (XGBoost's Bernoulli draws): the mean over the rate.
     assert.equal(subsampledRows([68, 72, 70], 0.7)!.rows, 100);
-    // Binomial draws of N = 1000 rows at 0.5: mean 500, variance 250.
+    // Binomial draws of N = 1000 rows at 0.5: mean 500, variance 250. Twelve roots bracket N only
+    // loosely (a sample variance is off by sqrt(2 / 11) of itself): N is at least the largest root,
+    // with the range the spread allows, the true 1,000 inside it.
     const spread = subsampledRows([484, 516, 484, 516, 484, 516, 484, 516, 484, 516, 484, 516], undefined)!;
-    assert.ok(spread.rows > 516 && spread.rate < 1, JSON.stringify(spread));
-    assert.match(spread.rowsSource, /rough estimate/);
+    assert.equal(spread.rows, 516);
+    assert.equal(spread.rowsKind, 'at-least');
+    assert.ok(spread.rate > 0.4 && spread.rate < 0.6, JSON.stringify(spread));
+    const [, low] = /roughly from ([\d,]+) up/.exec(spread.rowsSource)!.map((x) => Number(x.replace(/,/g, '')));
+    assert.ok(low >= 516 && low <= 1000, spread.rowsSource);
+    // Two hundred roots bracket it on both sides.
+    const draws = Array.from({ length: 200 }, (_, i) => (i % 2 === 0 ? 484 : 516));
+    const many = subsampledRows(draws, undefined)!;
+    const [, from, to] = /roughly between ([\d,]+) and ([\d,]+)/.exec(many.rowsSource)!.map((x) => Number(x.replace(/,/g, '')));
+    assert.ok(from <= 1000 && 1000 <= to, many.rowsSource);
     // Too few trees to read a spread: N is at least the largest draw.
     const few = subsampledRows([80, 90], undefined)!;
     assert.equal(few.rows, 90);
@@ -122,12 +132,15 @@ describe('squared-error boosting on row subsamples: tree 0\'s draw certified, th
     assert.ok(wrongIfAllTrees > 0, 'reading every tree\'s one-row leaves would certify wrong targets');
   });
 
-  it('reg_pima_sub_booster (no parameter stated): the subsample is read from the roots, N labelled a rough estimate', async () => {
+  it('reg_pima_sub_booster (no parameter stated): the subsample is read from the roots, N at least the largest root, with the range the spread allows', async () => {
     const forest = forestOf('reg_pima_sub_booster.json');
     assert.equal(forest.hyperParameters.subsample, undefined);
     const result = await reconstruct(forest, { budgetMs: 10_000 });
     assert.equal(result.method, 'box-estimate');
-    assert.match(result.reason ?? '', /rough estimate/);
+    assert.equal(result.rowsKind, 'at-least');
+    assert.equal(result.rows, Math.max(...roots(forest)));
+    const [, low, high] = /puts N roughly between ([\d,]+) and ([\d,]+)/.exec(result.reason ?? '')!.map((x) => Number(x.replace(/,/g, '')));
+    assert.ok(low <= truth.length && truth.length <= high, `${truth.length} rows, range ${low}-${high}`);
     assert.match(result.reason ?? '', /which the file does not record/);
     assert.ok(result.rows! >= Math.max(...roots(forest)));
     assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), roots(forest)[0]);
