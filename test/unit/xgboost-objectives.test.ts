@@ -175,6 +175,29 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.match(full.reason ?? '', /num_parallel_tree=10/);
   });
 
+  it('xgbrf_booster_pima (the same random-forest model saved by its Booster: no subsample stated): the first round\'s root covers show the draws, tree 0 is read alone, N unknown', async () => {
+    const forest = readFixtureForest(DIR, 'xgbrf_booster_pima.json');
+    assert.equal(forest.hyperParameters.subsample, undefined);
+    assert.equal(forest.hyperParameters.num_parallel_tree, 10);
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.ownDraw?.sideBySide, 1, JSON.stringify(probe.ownDraw));
+    // Tree 0's rows are its draw, fewer than the 150 it was trained on: not stated as N.
+    assert.ok(probe.rows! < truth.length);
+    const report = await lintFile(path.join(DIR, 'xgbrf_booster_pima.json'));
+    assert.notEqual(report.model?.trainingRows, probe.rows);
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.status, 'bounded', result.reason);
+    assert.equal(result.rows, null);
+    assert.match(result.reason ?? '', /tree 1's root cover .* differs from tree 0's .* side by side/);
+    assert.equal(result.certifiedRows + (result.certifiedWithoutLabel ?? 0), probe.rows);
+    // Each certified row holds a distinct true row of its label in its box (tree 0's leaves are disjoint).
+    const expected = trueLeaves(forest);
+    for (const leaf of probe.trees[0].leaves) {
+      const t = expected.get(leaf.node) ?? { rows: 0, positives: 0 };
+      assert.ok(leaf.rows <= t.rows && leaf.positives! <= t.positives, `leaf ${leaf.node}`);
+    }
+  });
+
   it('multi_target_pima (num_target 2, one output per tree): 2 outputs stated, the first target read', async () => {
     const forest = readFixtureForest(DIR, 'multi_target_pima.json');
     assert.equal(forest.outputs, 2);

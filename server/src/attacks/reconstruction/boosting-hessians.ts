@@ -41,7 +41,7 @@ import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { baseMargin, isLogistic, positiveWeight } from '../../forest/boosting';
 import { forEachLeaf, pathBox } from '../../forest/structure';
-import { probeFirstTrees, weightedReason } from '../first-tree-probe';
+import { ownDrawEvidence, probeFirstTrees, weightedReason } from '../first-tree-probe';
 import { missingValueRouting, mixedMissingWords, uniformMissingNote } from '../missing-values';
 import { yieldToEventLoop, type RunContext } from './context';
 import { HESSIAN_MATCH_CELL_CAP, millions } from './memory';
@@ -93,9 +93,7 @@ function applicability(
   // Random-forest mode: the trees of a round were grown from the same margins, not one after the
   // other, which the tree-by-tree matching assumes.
   const parallel = forest.hyperParameters.num_parallel_tree;
-  if (typeof parallel === 'number' && parallel > 1 && subsample === undefined) {
-    return { ok: false, reason: `num_parallel_tree=${parallel} without subsample: the trees of a round were grown side by side from the same predictions, which the tree-by-tree matching does not model yet` };
-  }
+  const sideBySide = typeof parallel === 'number' && parallel > 1 && subsample === undefined;
   if (forest.trees.some((t) => !t.boosting?.cover)) return { ok: false, reason: 'the file stores no hessian sums (cover) for every tree' };
   // Mixed features are modelled with a missing value of their own; uniform ones fold it into an end interval.
   const mixed = Uint8Array.from(missingValueRouting(forest).routes, (r) => (r === 'mixed' ? 1 : 0));
@@ -110,6 +108,11 @@ function applicability(
     ...[uniformMissingNote(forest)].filter((x): x is string => x !== undefined),
   ];
   const probe = probeFirstTrees(forest);
+  // Side by side without a stated subsample: read (tree 0 alone) only when the first round's roots
+  // show that each tree drew its own rows; on the same rows they are trees the matching does not model.
+  if (sideBySide && !probe.ownDraw) {
+    return { ok: false, reason: `num_parallel_tree=${parallel} without subsample: the trees of a round were grown side by side from the same predictions, which the tree-by-tree matching does not model yet` };
+  }
   if (probe.weightedCounts) return { ok: false, reason: weightedReason(probe) };
   // Tree 0's rows without (all) its positives, or without the learning rate: tree 0 alone (first-tree-rows.ts).
   const rowsOnly = probe.rows !== undefined && probe.trees[0]?.tree === 0 && probe.status !== 'not-applicable' ? { probe, ...(subsample !== undefined ? { subsample } : {}) } : undefined;
@@ -455,11 +458,10 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     ctx.stats.mergedCells = groups.length;
     ctx.stats.treesMatched = 1;
     const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
-    const { predicted, actual } = app.probe.ownDraw;
     return ctx.answer({
       status: 'bounded',
       reason:
-        `tree 1's cover (${actual.toFixed(3)}) is not the hessian sum of tree 0's ${rows} rows after tree 0 (${predicted.toFixed(3)}): each tree grew on its own draw of the rows (subsample below 1, which the file does not record), so only tree 0 is read: ` +
+        `${ownDrawEvidence(app.probe.ownDraw, rows)}: each tree grew on its own draw of the rows (subsample below 1, which the file does not record), so only tree 0 is read: ` +
         `its exact counts give the ${formatCount(rows)} rows it drew in its leaves' boxes with their labels; the training set holds at least these rows (its size is unknown), and any others are not reconstructed; ${claims.note}${app.note ? `; ${app.note}` : ''}`,
       rows: null,
       certifiedRows: claims.certified,
