@@ -5,7 +5,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { categoriesOf, formatCondition, formatConditions } from '../../server/src/rules/conditions';
+import { categoriesOf, conditionsText, formatCondition, formatConditions, MAX_LISTED_CONDITIONS } from '../../server/src/rules/conditions';
 import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { join } from 'node:path';
@@ -90,4 +90,15 @@ test('an interval whose ends round alike prints enough digits to tell them apart
   assert.ok(Number(lo) < Number(hi) && Math.abs(Number(lo) - lower) < 1e-7 && Math.abs(Number(hi) - upper) < 1e-7, text);
   // the usual six digits where they suffice
   assert.equal(formatCondition(forest, { feature: 0, lower: 1.2345678, upper: 2.3456789 }), '1.23457 < x7 <= 2.34568');
+});
+
+test('a message lists at most 12 conditions, then how many more (a leaf over ~400 columns was one 5,589-character line)', () => {
+  const forest = named(Array.from({ length: 20 }, (_, f) => `x${f}`));
+  const box = Array.from({ length: 20 }, (_, feature) => ({ feature, upper: feature + 0.5 }));
+  assert.equal(conditionsText(forest, box.slice(0, MAX_LISTED_CONDITIONS)), formatConditions(forest, box.slice(0, MAX_LISTED_CONDITIONS)).join(', '));
+  const text = conditionsText(forest, box);
+  assert.ok(text.startsWith(formatConditions(forest, box).slice(0, 12).join(', ')), text);
+  assert.ok(text.endsWith(' and 8 more conditions'), text);
+  assert.ok(!text.includes('x12 <='), text);
+  assert.ok(conditionsText(forest, box.slice(0, 13)).endsWith(' and 1 more condition'));
 });

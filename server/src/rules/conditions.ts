@@ -23,7 +23,7 @@ import type { Forest } from '../forest/schema';
 import type { FeatureInterval } from '../forest/structure';
 import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
 import { usablePipelineInput, type Category as InputCategory } from '../forest/pipeline-input';
-import { formatBounds, formatNumber } from '../util/wording';
+import { formatBounds, formatCount, formatNumber } from '../util/wording';
 import { featureName } from './format';
 
 export interface Category {
@@ -167,6 +167,17 @@ export function formatConditions(forest: Pick<Forest, 'features' | 'splitRule' |
     return [...onInput, ...formatModelConditions(forest, rest, categories)];
   }
   return formatModelConditions(forest, box, categories);
+}
+
+/** Conditions a message lists at most: a leaf of a deep tree over thousands of columns had ~400 (one 5,589-character line). */
+export const MAX_LISTED_CONDITIONS = 12;
+
+/** formatConditions as a message's list: the first MAX_LISTED_CONDITIONS, then how many more. */
+export function conditionsText(forest: Pick<Forest, 'features' | 'splitRule' | 'pipelineInput'>, box: readonly FeatureInterval[], categories?: Categories): string {
+  const all = formatConditions(forest, box, categories);
+  if (all.length <= MAX_LISTED_CONDITIONS) return all.join(', ');
+  const more = all.length - MAX_LISTED_CONDITIONS;
+  return `${all.slice(0, MAX_LISTED_CONDITIONS).join(', ')} and ${formatCount(more)} more condition${more === 1 ? '' : 's'}`;
 }
 
 /** A condition on one of the Pipeline's input columns: `40 < age <= 52.5`, `gender ∉ {Male, Other}`, `bmi missing`. */

@@ -9,7 +9,7 @@ import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
 import { capitalised, formatCount, formatCountList, formatNumber, percent, plural } from '../util/wording';
 import { formatClass } from './format';
-import { formatConditions, type Categories } from './conditions';
+import { conditionsText, type Categories } from './conditions';
 import { lead } from './message';
 
 /** A class label; dumps state no classes, so their labels are the indices XGBoost trains on. */
@@ -19,7 +19,7 @@ function label(forest: Forest, index: number): string {
 
 
 function describeLeaf(forest: Forest, leaf: ProbedLeaf, probe: FirstTreeProbe, classIndex: number, categories?: Categories): string {
-  const where = formatConditions(forest, leaf.box, categories).join(', ') || 'the whole feature space';
+  const where = conditionsText(forest, leaf.box, categories) || 'the whole feature space';
   const rows = plural(leaf.rows, 'row');
   let what = '';
   if (leaf.positives !== undefined) {

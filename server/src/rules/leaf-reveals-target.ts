@@ -8,7 +8,7 @@ import type { ModelRule } from './types';
 import { forEachLeaf, pathBox, type FeatureInterval } from '../forest/structure';
 import { formatCount, formatNumber, percent, plural } from '../util/wording';
 import { nodeName } from './format';
-import { formatConditions } from './conditions';
+import { conditionsText } from './conditions';
 import { lead } from './message';
 
 interface Revealing {
@@ -42,7 +42,7 @@ export const leafRevealsTarget: ModelRule = {
       });
     });
     if (!worst) return [];
-    const conditions = formatConditions(forest, worst.box, categories).join(', ');
+    const conditions = conditionsText(forest, worst.box, categories);
     return [
       {
         message: lead(

@@ -1,6 +1,6 @@
 /** `no-bootstrap`: each tree was grown on the whole training set, each row counted once. */
 import type { ModelRule } from './types';
-import { formatNumber, plural } from '../util/wording';
+import { formatCount, formatNumber, plural } from '../util/wording';
 import { heldOutSentence } from '../forest/held-out';
 import { lead } from './message';
 
@@ -11,7 +11,7 @@ export const noBootstrap: ModelRule = {
     if (forest.training.bootstrap || forest.boosting) return [];
     const rows = forest.training.rows;
     const trees = forest.trees.length;
-    const who = trees === 1 ? 'The tree was' : `All ${trees} trees were`;
+    const who = trees === 1 ? 'The tree was' : `All ${formatCount(trees)} trees were`;
     const seen = rows === undefined ? 'all training rows' : `every one of the ${plural(rows, 'training row')}`;
     const consequence =
       trees === 1

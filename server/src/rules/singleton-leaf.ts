@@ -8,7 +8,7 @@ import type { ModelRule } from './types';
 import { classCount, forEachLeaf, nodeClassWeights, nodeWeight, pathBox, type FeatureInterval } from '../forest/structure';
 import { formatCount, percent, plural } from '../util/wording';
 import { formatClass, nodeName } from './format';
-import { formatConditions } from './conditions';
+import { conditionsText } from './conditions';
 import { lead } from './message';
 
 interface Singleton {
@@ -46,7 +46,7 @@ export const singletonLeaf: ModelRule = {
       });
     });
     if (!worst) return [];
-    const conditions = formatConditions(forest, worst.box, categories).join(', ');
+    const conditions = conditionsText(forest, worst.box, categories);
     const label = forest.task === 'classification' ? ` of class ${formatClass(forest, worst.classIndex)}` : '';
     const fix = remedy(forest);
     const summary =

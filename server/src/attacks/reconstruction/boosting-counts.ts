@@ -34,7 +34,7 @@ import { boxToRow, fillUnbounded } from './rows';
 import { reconstructClassDraws } from './class-draw-rows';
 import { certifiedEstimate, reconstructFromLeafRegions, withoutMissingDirections, type LeafRows } from './first-tree-regions';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { formatNumber, pluralPossessive } from '../../util/wording';
+import { formatCount, formatNumber, pluralPossessive } from '../../util/wording';
 
 export const isMultiClass = (forest: Forest) => forest.boosting?.objective === 'multi:softprob' || forest.boosting?.objective === 'multi:softmax';
 
@@ -214,7 +214,7 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
   };
   const deadline = ctx.started + (ctx.deadline - ctx.started) * limits.share;
   const answer = await reconstructAggregated(view, table, ctx, keep, { cells: limits.cells, deadline }, classOfTree ? oneVsRestFormulation(classOfTree) : undefined);
-  const what = classOfTree ? `the first ${classOfTree.length} trees (one per class) read as class counts; later rounds are not used` : `all ${forest.trees.length} trees' covers read as row counts`;
+  const what = classOfTree ? `the first ${classOfTree.length} trees (one per class) read as class counts; later rounds are not used` : `${forest.trees.length === 2 ? 'both' : `all ${formatCount(forest.trees.length)}`} trees' covers read as row counts`;
   const withNote = (reason: string | undefined) => [reason, note].filter((x) => x).join('; ') || undefined;
   if ('tooManyCells' in answer) {
     if (classOfTree) {
