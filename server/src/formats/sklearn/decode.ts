@@ -6,7 +6,7 @@
  */
 import type { ForestInput } from '../../forest/schema';
 import { hasNumberedNames } from '../../forest/feature-names';
-import { PyDict, type PyValue, asString, classOf, describe, isArray, seqItems, stateDict } from '../pickle';
+import { PyDict, type PyValue, asNdArray, asString, classOf, describe, isArray, seqItems, stateDict } from '../pickle';
 import { DecodeError, corrupt, pythonKey, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
@@ -149,8 +149,21 @@ function primaryFirst(models: LocatedModel[]): LocatedModel[] {
   return [chosen, ...models.filter((_, i) => i !== best)];
 }
 
+/** ` of shape 150 x 4`, or nothing when the array cannot be decoded. */
+function arrayShape(v: PyValue): string {
+  try {
+    const shape = asNdArray(v).shape;
+    return shape.length ? ` of shape ${shape.map((n) => n.toLocaleString('en-US')).join(' x ')}` : '';
+  } catch {
+    return '';
+  }
+}
+
 /** A short description of the saved object, naming a Pipeline's steps and a container's entries. */
 export function describeHolding(v: PyValue): string {
+  // A pickled ndarray is a call of numpy's _reconstruct: "an instance of
+  // numpy.core.multiarray._reconstruct" told nobody it is an array (sweep 14).
+  if (isArray(v)) return `a NumPy array${arrayShape(v)}`;
   const cls = classOf(v);
   if (cls) {
     const steps = cls.name === 'Pipeline' ? seqItems(stateDict(v)?.get('steps')) : undefined;

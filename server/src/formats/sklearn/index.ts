@@ -108,6 +108,8 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
 
   if (data.length === 1 && data[0] === 0x80) return unreadable(format, 'truncated', 'the file ends right after the pickle marker');
   if (!isPickleStart(data) && !looksLikeOldPickle(data, fileName) && !(compression && data.length >= 2 && PROTO01_START.has(data[0]))) {
+    // Compressed, it is some other file in that compression (an R .rds is gzip): not "sklearn-joblib".
+    if (compression) return unreadable(compression, 'not-a-model', `the file is ${compression}-compressed, but what it holds is not a pickle, so it is neither a pickle nor a joblib file${/\.rds$/i.test(fileName) ? " (an R .rds file: R's own serialization)" : ''}`);
     return unreadable(format, 'not-a-model', 'the file is neither a pickle nor a joblib file');
   }
 

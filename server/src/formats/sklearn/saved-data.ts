@@ -43,7 +43,8 @@ function describeData(v: PyValue, location: string): SavedData | undefined {
     if (cls.name === 'DataFrame') return { location, kind: 'DataFrame', ...lengths(axisLength(axes?.[1]), axisLength(axes?.[0])) };
     return { location, kind: 'Series', ...lengths(axisLength(axes?.[0]), undefined) };
   }
-  if (!cls && isArray(v)) {
+  // An array pickled by pickle.dump is a call of numpy's _reconstruct, which classOf names as a class.
+  if (isArray(v)) {
     const shape = shapeOfArray(v);
     if (!shape) return undefined;
     // A table: rows by columns, more than a handful of rows (a model's own arrays live inside it).
