@@ -13,6 +13,8 @@ export interface ReplayedDraws {
   perTree: Uint16Array[];
   /** Other training-set sizes that replay every tree's distinct count too (N is then ambiguous). */
   otherRows: number;
+  /** With other sizes: the largest that replays (`rows` is the smallest). */
+  rowsAtMost?: number;
 }
 
 export type DrawsResult = { ok: true; draws: ReplayedDraws } | { ok: false; reason: string };
@@ -31,5 +33,5 @@ export function replayDraws(forest: Forest, deadline: number): DrawsResult {
     return { ok: false, reason: `only ${check.treesChecked} of ${forest.trees.length} trees could be checked against their distinct counts in time (or they store none)` };
   }
   const perTree = forest.trees.map((tree) => replayMultiplicities(tree.training.seed!, check.rows, check.drawn));
-  return { ok: true, draws: { rows: check.rows, perTree, otherRows: (check.candidates ?? 1) - 1 } };
+  return { ok: true, draws: { rows: check.rows, perTree, otherRows: (check.candidates ?? 1) - 1, ...(check.rowsAtMost !== undefined ? { rowsAtMost: check.rowsAtMost } : {}) } };
 }
