@@ -106,6 +106,17 @@ describe('proven rows against the true training rows', () => {
     assert.equal(checkCertifiedRows(sklearn, [{ ...boxOnly, certifiedValues: [false] }], truth), undefined);
   });
 
+  it("a OneVsRestClassifier's member is checked against the file's own labels, coded as the member's 0/1", () => {
+    // three glucose bands; the member analysed is one band against the rest (refused before: exit 2).
+    const model = join(FIXTURES, 'containers', 'one_vs_rest.joblib');
+    const truth = join(FIXTURES, 'containers', 'one_vs_rest.train.csv');
+    const out = execFileSync(process.execPath, [join(DIST, 'cli.js'), model, '--training-data', truth, '--label', 'band', '--budget', '5', '--format', 'json', '--fail-on', 'never'], { encoding: 'utf8' });
+    const file = JSON.parse(out).files[0];
+    const check = file.evaluation.certifiedCheck;
+    assert.ok(check && check.proven > 0, JSON.stringify(file.evaluation).slice(0, 300));
+    assert.equal(check.held, check.proven);
+  });
+
   it('the command line says it in the evaluation line', () => {
     const out = execFileSync(process.execPath, [join(DIST, 'cli.js'), MODEL, '--training-data', TRUTH, '--label', 'Outcome', '--budget', '5', '--fail-on', 'never'], { encoding: 'utf8' });
     assert.match(out, /each of the \d+ proven rows is a distinct true row inside its proven box/);

@@ -83,7 +83,7 @@ export function hasDefaultFeatureNames(forest: Pick<Forest, 'features' | 'featur
 
 type Fit = { ok: true; aligned: AlignedTrainingData } | { ok: false; problem: string };
 
-type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'> & Partial<Pick<Forest, 'task'>>;
+type AlignableForest = Pick<Forest, 'features' | 'featureNamesFrom' | 'pipelineInput' | 'classes' | 'countedClasses' | 'logLoss'> & Partial<Pick<Forest, 'task' | 'oneVsRest'>>;
 
 /**
  * The CSV lined up with the model. A classifier's labels must be its classes: a file whose label
@@ -96,7 +96,7 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
   if (data.labelColumn === undefined && !hasNoLabels(forest)) {
     return { ok: false, problem: `the model's training rows have ${classes.length > 0 ? 'classes' : 'targets'}: name ${data.path}'s label column with --label` };
   }
-  const fit = alignSetSplits(forest, (view) => alignColumns(data, view, classes));
+  const fit = oneVsRestLabels(forest, classes, alignSetSplits(forest, (view) => alignColumns(data, view, forest.oneVsRest ? [] : classes)));
   if (!fit.ok || classes.length === 0) return fit;
   const unknown = new Set<string>();
   let known = 0;
@@ -109,6 +109,18 @@ export function alignTrainingData(data: TrainingData, forest: AlignableForest, o
     ok: false,
     problem: `the label column '${data.labelColumn}' holds ${abbreviate([...unknown].map((v) => `'${v}'`))}, which ${unknown.size === 1 ? 'is not a class' : 'are not classes'} of the model (${abbreviate(classes.map(String))}): code the labels as the model was fitted (the encoding used in training), or name the right column with --label`,
   };
+}
+
+/**
+ * A OneVsRestClassifier's member is fitted on "is it the positive class": the file's labels (wine's
+ * 0, 1, 2) become its 0 and 1 (not positive, positive), as the wrapper coded them for fit. Before,
+ * the true labels were refused as "not classes of the model" and no check was made.
+ */
+function oneVsRestLabels(forest: AlignableForest, classes: Classes, fit: Fit): Fit {
+  const positive = forest.oneVsRest?.positive;
+  if (positive === undefined || !fit.ok || classes.length !== 2) return fit;
+  const isPositive = (label: string | number | boolean) => String(label) === String(positive) || (typeof positive === 'number' && Number(label) === positive && String(label).trim() !== '');
+  return { ...fit, aligned: { ...fit.aligned, rows: fit.aligned.rows.map((row) => ({ ...row, label: row.label !== undefined && isPositive(row.label) ? classes[1] : classes[0] })) } };
 }
 
 /**
