@@ -74,11 +74,12 @@ function widthPercent(share: number): string {
  * not; a box that bounds no feature is not measured for widths (a public booster's leaf over its
  * whole range: 148 of 404 rows), and is never pinned, so pinned rows are counted of them all.
  */
-export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, proven = boxes.rows, displayName: (name: string) => string = (name) => name): string {
+export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, proven = boxes.rows, displayName: (name: string) => string = (name) => name, trees = 2): string {
   const rows = Math.max(proven, boxes.rows);
   const measured = boxes.rows < rows ? ` (over the ${formatCount(boxes.rows)} boxes that bound a feature; the other ${formatCount(rows - boxes.rows)} bound none)` : '';
   const narrowest = boxes.features.reduce<(typeof boxes.features)[number] | undefined>((best, f) => (!best || f.medianWidth < best.medianWidth ? f : best), undefined);
-  const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to one leaf in every tree`;
+  // One tree: a box pinned to its leaf is that leaf's region ("in every tree" read as a forest's).
+  const pinned = `${formatCount(boxes.pinnedRows)} of ${formatCount(rows)} ${boxes.pinnedRows === 1 ? 'is' : 'are'} pinned to ${trees === 1 ? "one leaf's region" : 'one leaf in every tree'}`;
   // A "narrowest" feature at 100% narrows nothing: say so rather than name one.
   const tightest =
     narrowest && boxes.features.length > 1 ? (narrowest.medianWidth < 1 ? `; narrowest on ${displayName(narrowest.name)} (median ${widthPercent(narrowest.medianWidth)})` : '; no feature narrowed on the median') : '';
@@ -86,7 +87,7 @@ export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, pr
 }
 
 export function reconstructionDraft(
-  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs' | 'pipelineInput'>>,
+  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs' | 'pipelineInput' | 'trees'>>,
   recoverability: Recoverability,
   thresholds: ReconstructionThresholds,
 ): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
@@ -145,7 +146,7 @@ export function reconstructionDraft(
         : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
-      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven, displayName)}${noLabel}` +
+      `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven, displayName, forest.trees?.length)}${noLabel}` +
       unnarrowedText;
   } else if (status === 'exact') {
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
@@ -160,7 +161,7 @@ export function reconstructionDraft(
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.` +
-      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, proven, displayName)}${unnarrowedText}` : '');
+      (recoverability.boxes ? ` ${boxTightnessText(recoverability.boxes, proven, displayName, forest.trees?.length)}${unnarrowedText}` : '');
   } else {
     summary = `A training set of ${formatCount(reconstructedRows)} rows fits this model (an estimate): see the report.`;
     message =

@@ -255,7 +255,7 @@ export function boxes(report: PrivacyReport): string {
   const items: [string, string][] = [
     ['Rows certified as boxes', count(certified)],
     ...(b.rows !== certified ? [['Rows proven as boxes, labels estimated', count(b.rows - certified)] as [string, string]] : []),
-    ['Pinned to one leaf in every tree', `${count(b.pinnedRows)} of ${count(b.rows)}`],
+    [report.model?.trees === 1 ? "Pinned to one leaf's region" : 'Pinned to one leaf in every tree', `${count(b.pinnedRows)} of ${count(b.rows)}`],
     ['Median box width', percent(b.medianWidth)],
   ];
   const table = features.length
