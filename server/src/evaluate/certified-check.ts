@@ -17,7 +17,7 @@
  */
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
-import { comparesAsFloat32 } from '../forest/value-precision';
+import { valueCast } from '../forest/value-precision';
 import type { EvaluatedRow } from './metrics';
 
 export interface CertifiedCheck {
@@ -76,7 +76,7 @@ export function checkCertifiedRows(
   const targetsUnchecked = forest.targetTransform !== undefined && !transform ? `the targets were transformed by ${forest.targetTransform} before fitting, which the file does not state as a function: only the boxes were checked` : undefined;
   const less = forest.splitRule === 'less';
   const regression = forest.classes.length === 0;
-  const cast = comparesAsFloat32(forest) ? Math.fround : (v: number) => v;
+  const cast = valueCast(forest);
   const truthValues = truth.map((row) => row.values.map((v) => (v === null || Number.isNaN(v) ? null : cast(v))));
   // Rows proven as values only (0/1 models: the papers' Adult, 48,842 rows in thousands of cells)
   // are looked up by those values instead of tested against every true row.
