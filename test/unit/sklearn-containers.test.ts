@@ -114,9 +114,16 @@ describe('containers: scikit-learn 1.6+ FrozenEstimator (not in 1.2.1: its objec
     const calibrated = object('sklearn.calibration', 'CalibratedClassifierCV', [['estimator', frozen], ['method', 'isotonic'], ['calibrated_classifiers_', new PyList([member])], ['_sklearn_version', '1.6.1']]);
     const found = decodeModel(calibrated).models.map((m) => m.location);
     assert.deepEqual(found.sort(), expected.sort());
-    // An unfitted parameter of any other name is still not followed.
+    // A parameter that holds a fitted model is followed under the parameter's name (the user
+    // fitted it before passing it on); one that holds a template never fitted is not.
     const other = object('sklearn.calibration', 'CalibratedClassifierCV', [['estimator', stack], ['_sklearn_version', '1.6.1']]);
-    assert.deepEqual(decodeModel(other).models, []);
+    assert.deepEqual(
+      decodeModel(other).models.map((m) => m.location).sort(),
+      expected.map((at) => at.replace('model.calibrated_classifiers_[0].estimator.estimator', 'model.estimator')).sort(),
+    );
+    const template = object('sklearn.ensemble._forest', 'RandomForestClassifier', [['n_estimators', 3], ['max_depth', 3], ['_sklearn_version', '1.6.1']]);
+    const unfitted = object('sklearn.calibration', 'CalibratedClassifierCV', [['estimator', template], ['_sklearn_version', '1.6.1']]);
+    assert.deepEqual(decodeModel(unfitted).models, []);
   });
 });
 

@@ -165,17 +165,42 @@ export function findModels(root: PyValue): Walk {
     // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
     const sklearnStyle = (cls.module.startsWith('sklearn.') || state.has('_sklearn_version')) && !cls.name.startsWith('_');
     const fittedParameters = FITTED_PARAMETERS[cls.name] ?? [];
+    const parameters: [string, PyValue][] = [];
     state.keys.forEach((key, i) => {
       const name = asString(key);
       if (name === undefined || name.startsWith('__')) return;
       const fitted = !sklearnStyle || (name.endsWith('_') && !name.startsWith('_')) || fittedParameters.includes(name);
-      if (!fitted) return;
       const value = state.values[i];
+      if (!fitted) {
+        parameters.push([name, value]);
+        return;
+      }
       const named = NAMED_LISTS[name];
       if (named && visitNamedList(value, `${location}.${named.accessor}`, depth)) return;
       if (name === 'estimators_' && visitNamedEstimators(state, value, location, depth)) return;
       visit(value, `${location}.${name}`, depth + 1, cls);
     });
+    // A constructor parameter is a template, but one the user fitted before passing it stays
+    // fitted in the file (scikit-learn fits clones): SelectFromModel(forest, prefit=True) keeps
+    // its only forest there, CalibratedClassifierCV(fitted_forest, cv=3) a forest fitted on every
+    // row beside its fold models. After the fitted attributes, so a model they share keeps their
+    // name (cv="prefit": the same object as calibrated_classifiers_[0].estimator).
+    for (const [name, value] of parameters) visitFittedTemplates(value, `${location}.${name}`, depth + 1, cls);
+  };
+
+  /** Visits the fitted estimators in a parameter's value (an estimator, or lists and dicts of them); templates never fitted are left alone. */
+  const visitFittedTemplates = (v: PyValue | undefined, location: string, depth: number, owner: PyGlobal): void => {
+    if (v === undefined || v === null || typeof v !== 'object' || depth > MAX_DEPTH || seen.has(v)) return;
+    if (v instanceof PyDict) {
+      v.keys.forEach((key, i) => visitFittedTemplates(v.values[i], `${location}[${pythonKey(key)}]`, depth + 1, owner));
+      return;
+    }
+    const items = seqItems(v);
+    if (items) {
+      items.forEach((item, i) => visitFittedTemplates(item, `${location}[${i}]`, depth + 1, owner));
+      return;
+    }
+    if (isFittedEstimator(v)) visit(v, location, depth, owner);
   };
 
   /**
@@ -257,3 +282,18 @@ function objectArrayItems(v: PyValue): PyValue[] | undefined {
   }
 }
 
+
+/**
+ * An estimator object that was fitted: scikit-learn's fitted attributes end in `_`
+ * (`n_features_in_`, `estimators_`, `tree_`), XGBoost's and LightGBM's wrappers keep `_Booster`.
+ * A template never fitted has only its constructor parameters.
+ */
+function isFittedEstimator(v: PyValue): boolean {
+  if (!classOf(v) || isArray(v)) return false;
+  const state = stateDict(v);
+  if (!state) return false;
+  return state.keys.some((key) => {
+    const name = asString(key);
+    return name !== undefined && ((name.endsWith('_') && !name.startsWith('_')) || name === '_Booster');
+  });
+}
