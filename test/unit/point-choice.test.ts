@@ -18,7 +18,7 @@ import { describe, it } from 'node:test';
 import { featureAxes, representative, type FeatureAxes } from '../../server/src/attacks/reconstruction/feature-axes';
 import { likeliestPoint } from '../../server/src/attacks/reconstruction/point-choice';
 import { widthOnAxis } from '../../server/src/attacks/reconstruction/boxes/tightness';
-import { MISSING_ONLY_THRESHOLD, splitsOnMissingOnly } from '../../server/src/forest/missing-split';
+import { NEGATIVE_INFINITY_THRESHOLD, MISSING_ONLY_THRESHOLD, splitsOnMissingOnly } from '../../server/src/forest/missing-split';
 import { intervalFeatures, reconstructionCsv } from '../../server/src/report/reconstruction-csv';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { completeForest } from '../../server/src/forest/complete';
@@ -207,6 +207,16 @@ describe('a split on missing values alone (histogram boosting, at the largest fl
     assert.ok(Math.abs(widthOnAxis(withMissing, -Infinity, MISSING_ONLY_THRESHOLD) - 1) < 1e-12, 'the whole axis');
     assert.equal(widthOnAxis(withMissing, MISSING_ONLY_THRESHOLD, Infinity), 0);
     assert.equal(widthOnAxis([MISSING_ONLY_THRESHOLD], -Infinity, MISSING_ONLY_THRESHOLD), 1);
+  });
+
+  it('a split at -inf (scikit-learn: between -inf and a value) is left out at the low end, as the missing one at the top', () => {
+    const withLow = [NEGATIVE_INFINITY_THRESHOLD, ...spread];
+    assert.equal(widthOnAxis(withLow, 40, 60), widthOnAxis(spread, 40, 60));
+    assert.ok(widthOnAxis(withLow, 40, 60) > 0.05, 'a real share of the axis, not 1e-38');
+    const plain = axesOf([spread]);
+    const axes = axesOf([withLow]);
+    assert.equal(likeliestPoint(axes, 0, 0, 200), likeliestPoint(plain, 0, 0, 200));
+    assert.equal(likeliestPoint(axes, 0, -Infinity, Infinity), likeliestPoint(plain, 0, -Infinity, Infinity));
   });
 
   it('hgb_clf_missing (scikit-learn): the CSV writes no 3.4e38 and no Infinity, a missing value empty', async () => {

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { NEGATIVE_INFINITY_THRESHOLD } from '../../server/src/forest/missing-split';
 import { ForestSchema } from '../../server/src/forest/schema';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { byteDamage } from '../support/fuzz';
@@ -51,4 +52,40 @@ describe('sklearn reader: damaged files', () => {
     assert.ok((kinds.get('unreadable:corrupt') ?? 0) > 100, JSON.stringify([...kinds]));
     assert.ok((kinds.get('model') ?? 0) > 10, JSON.stringify([...kinds]));
   });
+});
+
+describe('sklearn reader: a split stored at -inf or NaN (scikit-learn 1.6 trained on infinite values)', () => {
+  // scikit-learn puts a threshold halfway between two values: -inf beside a value gives -inf, -inf
+  // beside +inf gives NaN. A public 1.6.1 BaggingRegressor with one such split read "corrupt". Derived
+  // here from a real 1.2.1 tree (which refuses infinite input) by writing one node's threshold as
+  // those versions do; the rest of the file is scikit-learn's.
+  const file = path.resolve(__dirname, '../../../test/fixtures/estimators/dt_reg.joblib');
+  const whole = new Uint8Array(fs.readFileSync(file));
+  const read = readSklearn(whole, 'dt_reg.joblib');
+  assert.ok(read.kind === 'model');
+  const tree = read.forest.trees[0];
+  // An inner node whose threshold's float64 bytes occur once in the file.
+  const bytesOf = (x: number) => new Uint8Array(new Float64Array([x]).buffer);
+  const at = (needle: Uint8Array): number[] => {
+    const found: number[] = [];
+    for (let i = 0; i + 8 <= whole.length; i++) if (needle.every((b, k) => whole[i + k] === b)) found.push(i);
+    return found;
+  };
+  const node = tree.left.findIndex((l, n) => l !== -1 && n > 0 && at(bytesOf(tree.threshold[n])).length === 1);
+  const offset = at(bytesOf(tree.threshold[node]))[0];
+
+  for (const stored of [Number.NaN, -Infinity]) {
+    it(`threshold ${stored}: read, the split at the lowest float32 with a note, the rest unchanged`, () => {
+      const patched = whole.slice();
+      patched.set(bytesOf(stored), offset);
+      const again = readSklearn(patched, 'dt_reg.joblib');
+      assert.equal(again.kind, 'model', JSON.stringify(again).slice(0, 300));
+      if (again.kind !== 'model') return;
+      assert.ok(ForestSchema.safeParse(again.forest).success);
+      const t = again.forest.trees[0];
+      assert.equal(t.threshold[node], NEGATIVE_INFINITY_THRESHOLD);
+      t.threshold.forEach((x, n) => n !== node && assert.equal(x, tree.threshold[n]));
+      assert.ok(again.notes.some((n) => /1 split stored at -inf or NaN/.test(n)), again.notes.join(' | '));
+    });
+  }
 });

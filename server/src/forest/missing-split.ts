@@ -17,6 +17,27 @@ export function splitsOnMissingOnly(threshold: number): boolean {
 }
 
 /**
+ * The other end: a split whose values left are all -inf. scikit-learn puts a threshold halfway
+ * between two neighbouring values, so -inf beside a finite value gives -inf, and -inf beside +inf
+ * gives NaN (the only NaN threshold it writes: a public 1.6.1 BaggingRegressor read "corrupt" for
+ * one). Both send every finite value right, as this threshold, the lowest float32, does; the
+ * training rows that went left held -inf, which lies at or below it.
+ */
+export const NEGATIVE_INFINITY_THRESHOLD = -MISSING_ONLY_THRESHOLD;
+
+/** Whether a threshold stands for -inf (every finite value right). */
+export function splitsOffNegativeInfinity(threshold: number): boolean {
+  return threshold <= NEGATIVE_INFINITY_THRESHOLD;
+}
+
+/** Where a feature's sorted thresholds that cut finite values start: a leading -inf split is left out, as the missing one at the end. */
+export function valueCutStart(cuts: ArrayLike<number>): number {
+  let start = 0;
+  while (start < cuts.length && splitsOffNegativeInfinity(cuts[start])) start++;
+  return start;
+}
+
+/**
  * How many of a feature's sorted thresholds cut its values: a split on missing values alone, always
  * the last at the largest float32, is left out (box widths and the point's windows measure the
  * values; counted in, its 3.4e38 made every width 0% and every window the whole axis).

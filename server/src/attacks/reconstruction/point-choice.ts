@@ -22,7 +22,7 @@
  * thresholds by their node's row count, or by how close their node lies to the row's cell, did not
  * do better. It remains a guess: only the interval is proven.
  */
-import { splitsOnMissingOnly, valueCutCount } from '../../forest/missing-split';
+import { splitsOnMissingOnly, valueCutCount, valueCutStart } from '../../forest/missing-split';
 import { insideAsFloat32, representative, type FeatureAxes } from './feature-axes';
 
 /** TimberStrike's tolerance, in standard deviations (evaluate/reconstruction-accuracy.ts scores with it). */
@@ -76,7 +76,8 @@ function buildWindows(cuts: Float64Array): Windows | undefined {
 /** The thresholds that cut the values (missing-split.ts valueCutCount), as a view. */
 function valueCuts(cuts: Float64Array): Float64Array {
   const count = valueCutCount(cuts);
-  return count === cuts.length ? cuts : cuts.subarray(0, count);
+  const start = Math.min(valueCutStart(cuts), count);
+  return start === 0 && count === cuts.length ? cuts : cuts.subarray(start, count);
 }
 
 function standardDeviation(values: Float64Array): number {

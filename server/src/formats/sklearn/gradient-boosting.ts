@@ -36,7 +36,7 @@ import { PyGlobal, PyValue, asNdArray, asString, classOf, isArray, numeric, stat
 import { DecodeError, arrayOrThrow, corrupt, found, isSklearnClass, labelOf, type Decoded } from './decode-helpers';
 import { exactDrawRows } from '../../forest/subsample';
 import { heldOutSplit } from './validation-split';
-import { featureNamesOf, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
+import { featureNamesOf, forestHeader, hyperParametersOf, integerWeights, negativeInfinityNote, readTree, sklearnVersion, treeStructure, type RawTree } from './tree-arrays';
 import { formatCount, formatNumber } from '../../util/wording';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
@@ -106,6 +106,8 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   // as 784 rows of a 400-row GradientBoostingClassifier, certified, in a soundness sweep).
   const weighted = integerWeights(raws) || raws.some((t) => t.weighted.some((w) => w !== Math.round(w)));
   if (weighted) notes.push('sample weights make the stored counts weighted, not row counts');
+  const infiniteSplits = negativeInfinityNote(raws);
+  if (infiniteSplits) notes.push(infiniteSplits);
 
   // N: every stage's root counts every row it was grown on; with subsample < 1 only a draw.
   const roots = raws.map((t) => t.weighted[0]);

@@ -24,8 +24,8 @@ import {
 import type { ForestInput } from '../../forest/schema';
 import { featureCountProblem } from '../limits';
 import { DecodeError, arrayOrThrow, corrupt, found, hyperValue, isSklearnClass, labelOf } from './decode-helpers';
-import { MISSING_ONLY_THRESHOLD } from '../../forest/missing-split';
-import { formatCount } from '../../util/wording';
+import { MISSING_ONLY_THRESHOLD, NEGATIVE_INFINITY_THRESHOLD } from '../../forest/missing-split';
+import { formatCount, plural } from '../../util/wording';
 
 /** One fitted `sklearn.tree._tree.Tree`, its node record as columns. */
 export interface RawTree {
@@ -36,6 +36,8 @@ export interface RawTree {
   nodeSamples: Float64Array;
   weighted: Float64Array;
   missingLeft?: Float64Array;
+  /** Splits read at NEGATIVE_INFINITY_THRESHOLD (stored as -inf or NaN). */
+  negativeInfinitySplits?: number;
   /** Why a stored `missing_go_to_left` was not read (missingLeft is then absent). */
   missingLeftIgnored?: string;
   /** The node's impurity under the tree's criterion (for squared error: the target's variance). */
@@ -96,8 +98,15 @@ export function readTree(estimator: PyValue, index: number, nValues: number, sig
   for (let i = 0; i < nodeCount; i++) {
     const ns = raw.nodeSamples[i];
     const w = raw.weighted[i];
-    if (!(Number.isInteger(ns) && ns >= 0) || !(Number.isFinite(w) && w >= 0) || Number.isNaN(raw.threshold[i])) {
-      throw corrupt(`tree ${index} node ${i} holds impossible sample counts or threshold.`);
+    if (!(Number.isInteger(ns) && ns >= 0) || !(Number.isFinite(w) && w >= 0)) {
+      throw corrupt(`tree ${index} node ${i} holds impossible sample counts (${ns} rows, weight ${w}).`);
+    }
+    // A split whose left values are all -inf (threshold -inf, or NaN beside +inf): forest/missing-split.ts.
+    if (raw.left[i] !== -1 && (Number.isNaN(raw.threshold[i]) || raw.threshold[i] === -Infinity)) {
+      raw.threshold[i] = NEGATIVE_INFINITY_THRESHOLD;
+      raw.negativeInfinitySplits = (raw.negativeInfinitySplits ?? 0) + 1;
+    } else if (raw.left[i] !== -1 && !Number.isFinite(raw.threshold[i]) && raw.threshold[i] !== Infinity) {
+      throw corrupt(`tree ${index} node ${i} splits at an impossible threshold (${raw.threshold[i]}).`);
     }
     for (let c = 0; c < nValues; c++) {
       const v = raw.values[i * nValues + c];
@@ -245,6 +254,13 @@ export function unsetMissingDirections(raw: RawTree, estimator: string | undefin
  * A forest's missing-value directions, all or none: when any tree's are not read, no tree's are
  * (a direction per tree for some trees only is no reading of the model). The note, when dropped.
  */
+/** The note for splits read at -inf (their thresholds stored as -inf or NaN), undefined when there are none. */
+export function negativeInfinityNote(raws: readonly RawTree[]): string | undefined {
+  const splits = raws.reduce((sum, raw) => sum + (raw.negativeInfinitySplits ?? 0), 0);
+  if (splits === 0) return undefined;
+  return `${plural(splits, 'split')} stored at -inf or NaN: read as sending -inf left and every finite value right, as scikit-learn predicts (the training values there were infinite)`;
+}
+
 export function missingDirectionsOfForest(raws: RawTree[]): string | undefined {
   const ignored = raws.find((raw) => raw.missingLeftIgnored)?.missingLeftIgnored;
   if (!ignored) return undefined;

@@ -9,7 +9,7 @@ import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyList, PyValue, stateDict } from '../pickle';
 import { arrayOrThrow, corrupt, labelOf, versionAtLeast, type Decoded } from './decode-helpers';
 import { classWeightFactors } from './class-weights';
-import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree, missingDirectionsOfForest } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, type RawTree, missingDirectionsOfForest, negativeInfinityNote } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_CLASSIFIERS = ['RandomForestClassifier', 'ExtraTreesClassifier', 'DecisionTreeClassifier', 'ExtraTreeClassifier'] as const;
@@ -135,6 +135,8 @@ export function decodeTreeClassifier(est: PyValue, cls: PyGlobal): Decoded {
   if (version) notes.push(`scikit-learn ${version}`);
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
   if (unreadDirections) notes.push(unreadDirections);
+  const infiniteSplits = negativeInfinityNote(raws);
+  if (infiniteSplits) notes.push(infiniteSplits);
 
 
   const forest: ForestInput = {

@@ -11,7 +11,7 @@
 import type { ForestInput, Tree } from '../../forest/schema';
 import { PyGlobal, PyValue, stateDict } from '../pickle';
 import { corrupt, type Decoded } from './decode-helpers';
-import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, missingDirectionsOfForest } from './tree-arrays';
+import { TREE_HYPER_PARAMETERS, outputCount, firstOutputNote, featureNamesOf, fittedTrees, forestHeader, hyperParametersOf, integerWeights, readTree, sklearnVersion, trainingFacts, treeStructure, missingDirectionsOfForest, negativeInfinityNote } from './tree-arrays';
 
 /** The classes this module decodes (the estimator registry, ./estimators.ts, routes them here). */
 export const TREE_REGRESSORS = ['RandomForestRegressor', 'ExtraTreesRegressor', 'DecisionTreeRegressor', 'ExtraTreeRegressor'] as const;
@@ -61,6 +61,8 @@ export function decodeTreeRegressor(est: PyValue, cls: PyGlobal): Decoded {
   if (version) notes.push(`scikit-learn ${version}`);
   if (raws[0].missingLeft) notes.push('node records carry missing_go_to_left (scikit-learn >= 1.3)');
   if (unreadDirections) notes.push(unreadDirections);
+  const infiniteSplits = negativeInfinityNote(raws);
+  if (infiniteSplits) notes.push(infiniteSplits);
 
 
   const forest: ForestInput = {

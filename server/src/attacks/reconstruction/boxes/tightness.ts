@@ -7,7 +7,7 @@
  * the value within a twentieth of it. (Before stop 33 an open end counted only up to the outermost
  * threshold: a box `x22 <= 106.1` on a feature split once read "median 0%", as if pinned.)
  */
-import { splitsOnMissingOnly, valueCutCount } from '../../../forest/missing-split';
+import { splitsOnMissingOnly, valueCutCount, valueCutStart } from '../../../forest/missing-split';
 import { intervalBounds, type FeatureAxes } from '../feature-axes';
 import type { BoxTightness } from '../types';
 
@@ -55,10 +55,11 @@ export function relativeWidth(axes: FeatureAxes, f: number, low: number, high: n
  */
 export function widthOnAxis(cuts: ArrayLike<number>, lower: number, upper: number): number {
   const count = valueCutCount(cuts);
-  if (count === 0) return cuts.length === 0 || !splitsOnMissingOnly(lower) ? 1 : 0;
-  const first = cuts[0];
+  const start = Math.min(valueCutStart(cuts), count);
+  if (count === start) return cuts.length === 0 || !splitsOnMissingOnly(lower) ? 1 : 0;
+  const first = cuts[start];
   const last = cuts[count - 1];
-  const gap = count > 1 && last > first ? (last - first) / (count - 1) : 1;
+  const gap = count - start > 1 && last > first ? (last - first) / (count - start - 1) : 1;
   const a = Math.max(lower, first - gap);
   const b = Math.min(upper, last + gap);
   return Math.min(1, Math.max(0, b - a) / (last - first + 2 * gap));
