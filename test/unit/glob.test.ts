@@ -60,7 +60,7 @@ test('a directory walk takes files whose first bytes are an XGBoost model or dum
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   // XGBoost's own files (the bundled dump, a legacy binary and a JSON fixture), under the names people give them.
   for (const name of ['trees.txt', 'xgb_dump.txt', 'model.dump.txt', 'xgb.dump']) copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.dump.txt'), join(dir, name));
-  for (const name of ['0001.model', 'test.model', 'booster.txt']) copyFileSync(join(FIXTURES, 'xgboost', 'bin_pima_xgb.model'), join(dir, name));
+  for (const name of ['0001.model', 'test.model', 'booster.txt', 'model.bst']) copyFileSync(join(FIXTURES, 'xgboost', 'bin_pima_xgb.model'), join(dir, name));
   copyFileSync(join(EXAMPLES, 'models', 'diabetes_xgb.json'), join(dir, 'booster.json'));
   writeFileSync(join(dir, 'lgbm.txt'), 'tree\nversion=v4\nnum_class=1\n');
   // Text and files of other libraries with those endings: left alone.
@@ -68,11 +68,13 @@ test('a directory walk takes files whose first bytes are an XGBoost model or dum
   writeFileSync(join(dir, 'requirements.txt'), 'xgboost==1.7.4\n');
   writeFileSync(join(dir, 'config.json'), '{"name": "model", "learner": "none"}');
   writeFileSync(join(dir, 'empty.txt'), '');
+  // BibTeX's style files share XGBoost's `.bst`.
+  writeFileSync(join(dir, 'plainnat.bst'), 'ENTRY\n  { address author booktitle }\n  {}\n  { label }\n');
   // gensim's Word2Vec.save writes a pickle: not an XGBoost model, so not taken by its content.
   copyFileSync(join(EXAMPLES, 'models', 'diabetes_tree.pkl'), join(dir, 'word2vec.model'));
   writeFileSync(join(dir, 'pointer.model'), 'version https://git-lfs.github.com/spec/v1\noid sha256:00\nsize 10\n');
   const walked = await collectModelFiles([dir]);
-  assert.deepEqual(walked.files.map((f) => basename(f)), ['0001.model', 'booster.json', 'booster.txt', 'lgbm.txt', 'model.dump.txt', 'test.model', 'trees.txt', 'xgb.dump', 'xgb_dump.txt']);
+  assert.deepEqual(walked.files.map((f) => basename(f)), ['0001.model', 'booster.json', 'booster.txt', 'lgbm.txt', 'model.bst', 'model.dump.txt', 'test.model', 'trees.txt', 'xgb.dump', 'xgb_dump.txt']);
   // The server's scan follows its globs alone (its watchers do): only the dump's own name.
   const byName = await collectModelFiles([dir], isModelFileName, false);
   assert.deepEqual(byName.files.map((f) => basename(f)), ['model.dump.txt']);

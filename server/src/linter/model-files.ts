@@ -62,9 +62,11 @@ const HEAD_BYTES = 4096;
  * Endings of files that may be an XGBoost model or dump, or another library's model, under a name
  * of their own: `save_model("0001.model")`, `xgb.save(bst, "test.model")` in R, a binary model
  * saved as `xgb_model.txt`, `xgb.dump`, R's `xgb.dump(model, "trees.txt")`, LightGBM's
- * `model.txt`. Only these are opened in a directory walk, and only their first bytes.
+ * `model.txt`, and `model.bst` (XGBoost's demos' name, in 28 public repositories of the index; by
+ * content, since `.bst` is also BibTeX's style files). Only these are opened in a directory walk,
+ * and only their first bytes.
  */
-const CONTENT_DECIDED = /\.(txt|model|bin|dump|json|raw|file|rawfile)$/i;
+const CONTENT_DECIDED = /\.(txt|model|bin|dump|json|raw|file|rawfile|bst)$/i;
 
 /**
  * Whether a file found in a directory is a model by its first bytes: an XGBoost model or dump
