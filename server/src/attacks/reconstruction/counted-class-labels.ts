@@ -27,6 +27,7 @@
 import type { Forest } from '../../forest/schema';
 import { leafOf, leafOfBox, leavesMeetingBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
+import { intoRegion } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
 import { formatCount, pluralPossessive } from '../../util/wording';
 
@@ -62,7 +63,7 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
     return { ...row, label, certified: false, certifiedValues: row.certifiedValues ?? maskOf(row.intervals ?? row.values) };
   });
   const byBox = certified;
-  const byLeaf = certifyFromLeaves(forest, counted, classTrees, reconstruction);
+  const byLeaf = certifyFromLeaves(forest, counted, classTrees, reconstruction, result.rows);
   certified += byLeaf.rows;
   withoutLabel -= byLeaf.fromProvenBoxes + byLeaf.unproven;
   const rows = reconstruction.length;
@@ -159,7 +160,7 @@ function estimatedClass(classTrees: readonly ClassTree[], point: readonly number
  * point lies in the leaf. Returns how many rows were certified so, and how many of them had a
  * proven box before.
  */
-function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: readonly ClassTree[], rows: ReconstructedRow[]): { rows: number; fromProvenBoxes: number; unproven: number } {
+function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: readonly ClassTree[], rows: ReconstructedRow[], stated: number | null | undefined): { rows: number; fromProvenBoxes: number; unproven: number } {
   const features = forest.features.length;
   // Rows that share their values (a group's rows past the walks' cap: 212,215 rows of 291 features
   // in a public model) share one point: a point per row took 500 MB.
@@ -171,6 +172,9 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
   });
   let certified = 0;
   let fromProvenBoxes = 0;
+  // Rows short of N: the class trees' roots count every training row once, by class.
+  const total = Math.min(stated ?? Infinity, classTrees.reduce((sum, { rows: ofClass }) => sum + ofClass[0], 0));
+  let missing = Math.max(0, total - rows.length);
   // Each class tree's leaf regions, walked once per tree (binary models name tree 0 for both classes).
   const regions = new Map<number, Map<number, ([number, number] | null)[]>>();
   for (const { tree: t } of counted.trees) {
@@ -204,6 +208,18 @@ function certifyFromLeaves(forest: Forest, counted: CountedClasses, classTrees: 
         const { certifiedValues: _, ...rest } = row;
         rows[r] = { ...rest, label, certified: true, intervals: boxes.get(leaf)! };
       });
+    }
+    // Rows the leaves still hold when the reconstruction has fewer rows than N (a budget that ran
+    // out after the integer solve left none: 0 of 160 certified where the next run gave 160): each
+    // is a row of its own, its box the leaf's region and its point inside it. The claims need no
+    // walked row, so the certified count no longer follows the clock.
+    for (const [leaf, room] of left) {
+      for (let k2 = 0; k2 < room && missing > 0; k2++, missing--) {
+        const box = boxes.get(leaf)!;
+        rows.push({ values: intoRegion(new Array(features).fill(null), box, forest.splitRule === 'less'), intervals: box, label, certified: true });
+        given[k].add(leaf);
+        certified++;
+      }
     }
   });
   // A proven box without a class that meets a leaf whose rows were given out may hold one of them.
