@@ -275,6 +275,28 @@ describe('first-tree probing says why it did not fit', () => {
   });
 });
 
+describe('scale_pos_weight: a cover counts rows only with its positives', () => {
+  it('leaf weights that give no positives give no rows either (sweep 15: "639 rows" were n0 + 8 n1)', () => {
+    // bin_pima_spw (XGBoost 1.7.4, scale_pos_weight 3, probes exact: 200 rows) with tree 0's
+    // weights changed so that no regularisation fits them, as a public model's did: its covers
+    // over h are n0 + 3 n1, which is not the rows.
+    const forest = readFixture('bin_pima_spw.json').forest;
+    const exact = probeFirstTrees(forest);
+    assert.equal(exact.status, 'exact');
+    assert.equal(exact.rows, 200);
+    const tree = forest.trees[0];
+    const odd = (w: number, n: number) => w * (1.37 + 0.11 * (n % 3));
+    const changed = {
+      ...forest,
+      trees: [{ ...tree, boosting: { ...tree.boosting!, leafValue: tree.boosting!.leafValue.map(odd), ...(tree.boosting!.baseWeight ? { baseWeight: tree.boosting!.baseWeight.map(odd) } : {}) } }, ...forest.trees.slice(1)],
+    };
+    const probe = probeFirstTrees(changed);
+    assert.notEqual(probe.rows, 200 + 2 * 72, 'n0 + 3 n1 read as rows');
+    assert.equal(probe.rows, undefined, JSON.stringify(probe).slice(0, 300));
+    assert.match(probe.reason ?? '', /scale_pos_weight=3 weighs each positive row's hessian/);
+  });
+});
+
 describe('rules on boosted models', () => {
   it('first-tree-exposes-counts states the numbers and points at the smallest leaf; forest rules stay quiet', async () => {
     const report = await lintFile(path.join(DIR, 'bin_pima.json'));

@@ -630,6 +630,10 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
     undetermined += determinedLeaves;
     determinedLeaves = 0;
   }
+  // With scale_pos_weight s a leaf's cover over h is n0 + s n1: its rows only with its positives
+  // (a public model with s = 8 read "639 training rows" from 639 = n0 + 8 n1, its leaves' weights
+  // fitting no lambda: sweep 15).
+  if (spw !== 1 && undetermined > 0) return undefined;
   // Every class tree of round 1 saw the same rows, unless each drew its own.
   if (!classDraws && trees.some((pt) => pt.rows !== trees[0].rows)) return undefined;
   const rows = trees[0].rows;
@@ -801,7 +805,7 @@ function probeUncached(forest: Forest): FirstTreeProbe {
     }
     if (!best) {
       // Each way out says what did not fit (the default, "no cover", once read as the reason here).
-      lastReason = weighted
+      lastReason = hyp.kind === 'binary' && spw !== 1
         ? `scale_pos_weight=${+spw.toPrecision(6)} weighs each positive row's hessian, and no split of the first tree's covers into rows of each label fits its leaf values`
         : "no learning rate and regularisation the probe tried read the first tree's covers and leaf values as whole rows of each label";
       continue;
