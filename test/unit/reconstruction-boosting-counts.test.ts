@@ -182,7 +182,13 @@ describe('missing values, categorical splits, vector leaves', () => {
     assert.equal(result.status, 'bounded');
     assert.match(result.reason ?? '', /missing values of Glucose/);
     assert.ok(probeFirstTrees(forest).caveats.some((c) => /missing values of Glucose/.test(c)));
-    assert.equal(result.certifiedWithoutLabel, truth.length);
+    // Every row is listed; those whose leaf region bounds no feature (open to missing Glucose) are
+    // not counted as proven boxes (since stop 40: a whole-space box proves only that a row exists).
+    assert.equal(result.reconstruction.length, truth.length);
+    const bounding = result.reconstruction.filter((row) => row.intervals!.some((b) => b !== null));
+    assert.ok(bounding.length > 0 && bounding.length < truth.length);
+    assert.equal(result.certifiedWithoutLabel, bounding.length);
+    assert.ok(result.reconstruction.every((row) => (row.certifiedValues !== undefined) === bounding.includes(row)));
     // A row missing Glucose lies only in a box that leaves Glucose open; each box holds its own true row.
     const strictlyInside = (row: ReconstructedRow, x: number[]) =>
       (row.intervals ?? []).every((interval, f) => interval === null || (!Number.isNaN(x[f]) && Math.fround(x[f]) >= interval[0] && Math.fround(x[f]) < interval[1]));

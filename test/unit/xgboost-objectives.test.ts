@@ -22,6 +22,7 @@ import { DEFAULT_THRESHOLDS, reconstructionDraft } from '../../server/src/rules/
 import { readFixtureForest } from '../support/model-files';
 import { readModel } from '../../server/src/formats';
 import { completeForest } from '../../server/src/forest/complete';
+import { checkCertifiedRows } from '../../server/src/evaluate/certified-check';
 
 const DIR = path.join(FIXTURES, 'xgboost-objectives');
 const truth = fs
@@ -264,5 +265,32 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.match(ranked.reason ?? '', /rank:pairwise is not reconstructed: a ranking objective weighs each row's hessian by the pairs of its query group/);
     const tweedie = await reconstruct(readFixtureForest(DIR, 'tweedie_pima.json'), { budgetMs: 5_000 });
     assert.match(tweedie.reason ?? '', /reg:tweedie is not reconstructed: it weighs each row's hessian by its label or residual/);
+  });
+});
+
+describe('missing values sent both ways, with subsample (reg_missing_subsample_pima)', () => {
+  // Sweep 15: a public subsampled XGBRegressor read "10,415 of 10,415 rows (100%)", tree 0's draw
+  // stated as N, and counted 8,462 boxes that bound no feature as proven rows.
+  it("N is unknown, and a leaf region that bounds no feature is no proven box; the others hold distinct true rows", async () => {
+    const forest = readFixtureForest(DIR, 'reg_missing_subsample_pima.json');
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.method, 'leaf-regions');
+    assert.equal(result.rows, null, 'tree 0 drew its rows: N unknown, not its draw');
+    const proven = result.reconstruction.filter((row) => row.certifiedValues);
+    const open = result.reconstruction.filter((row) => !row.certifiedValues);
+    assert.ok(open.length > 0 && open.every((row) => row.intervals!.every((b) => b === null)), 'the rows not counted bound nothing');
+    assert.ok(proven.every((row) => row.intervals!.some((b) => b !== null)));
+    assert.equal(result.certifiedWithoutLabel, proven.length);
+    assert.match(result.reason ?? '', new RegExp(`${open.length} of them are not counted as proven`));
+    // The rows as XGBoost saw them: BMI the target, Pima's zeros in these columns missing.
+    const names = ['Pregnancies', 'Glucose', 'BloodPressure', 'SkinThickness', 'Insulin', 'BMI', 'DiabetesPedigreeFunction', 'Age'];
+    const missing = new Set(['Glucose', 'BloodPressure', 'Insulin', 'SkinThickness'].map((n) => names.indexOf(n)));
+    const given = truth.map((row) => ({
+      values: row.slice(0, F).flatMap((v, f) => (f === names.indexOf('BMI') ? [] : [missing.has(f) && v === 0 ? null : v])),
+      label: row[names.indexOf('BMI')],
+    }));
+    const check = checkCertifiedRows(forest, result.reconstruction, given);
+    assert.equal(check?.proven, proven.length);
+    assert.equal(check?.held, proven.length, JSON.stringify(check));
   });
 });

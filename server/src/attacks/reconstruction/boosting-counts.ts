@@ -15,7 +15,7 @@
  * buildLeafTable and the cell enumeration already understand.
  */
 import type { Forest } from '../../forest/schema';
-import { everyTreeRowCounts, isSquaredError } from '../boosted-covers';
+import { everyTreeRowCounts, isSquaredError, squaredErrorRootsDiffer } from '../boosted-covers';
 import { probeFirstTrees, weightedReason, type FirstTreeProbe, type ProbedTree } from '../first-tree-probe';
 import { largerChildDirections, missingValueReading } from '../missing-values';
 import { reconstructAggregated, type ReconstructionDetails } from './aggregated';
@@ -172,6 +172,12 @@ function asRowCounts(view: Forest, classTrees: readonly ProbedTree[]): Forest {
   };
 }
 
+/** Whether the trees grew on draws of the rows (subsample stated, or shown by their roots), so that tree 0's rows are not N. */
+function drewRows(forest: Forest, probe: FirstTreeProbe): boolean {
+  const stated = forest.hyperParameters.subsample;
+  return (typeof stated === 'number' && stated < 1) || probe.ownDraw !== undefined || (isSquaredError(forest) && squaredErrorRootsDiffer(forest));
+}
+
 /** Undefined when the model is not one this method reads (the caller then says why). */
 export async function reconstructBoostedCounts(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void, limits: { cells: number; share: number }): Promise<ReconstructionResult> {
   const result = await reconstructFromCounts(forest, ctx, expose, limits);
@@ -197,7 +203,9 @@ async function reconstructFromCounts(forest: Forest, ctx: RunContext, expose: (d
       const estimate = await reconstructFromCounts(withoutMissingDirections(forest), ctx, expose, limits);
       if (estimate.reconstruction.length > 0) return certifiedEstimate(forest, ctx, estimate, sources, missing.reason);
     }
-    if (sources) return reconstructFromLeafRegions(forest, ctx, missing.ok ? prepared.reason : missing.reason, sources, probe!.rows ?? null);
+    // Tree 0's rows are N only when every tree grew on every row (a subsampled model's roots
+    // differ: its N is unknown, not tree 0's draw; sweep 15).
+    if (sources) return reconstructFromLeafRegions(forest, ctx, missing.ok ? prepared.reason : missing.reason, sources, drewRows(forest, probe!) ? null : (probe!.rows ?? null));
     return ctx.answer({ status: 'skipped', reason: prepared.reason, rows: forest.training.rows ?? null, certifiedRows: 0 });
   }
   if (prepared.subsample) {
