@@ -10,6 +10,7 @@ import { PyDict, type PyValue, asNdArray, asString, classOf, describe, isArray, 
 import { DecodeError, corrupt, pythonKey, type Decoded } from './decode-helpers';
 import { ROOT, findModels, type UnreadEstimator } from './find-models';
 import { withoutLargerChildDirections } from './missing-directions';
+import { besideScalerContradiction } from './beside-check';
 import { withPrecedingSteps, type SavedNames } from './pipeline-model';
 import { isNeverFitted, type SavedData } from '../types';
 import type { MemberRole } from './member-roles';
@@ -47,7 +48,13 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
       // A preprocessor saved beside the model in a dict or tuple is named as such in the notes.
       const beside = preceding && walk.besideSteps.has(found.value as object) ? classOf(preceding[0])?.name ?? 'preprocessor' : undefined;
       const names = typeof found.value === 'object' && found.value !== null ? walk.besideNames.get(found.value) : undefined;
-      const named = preceding ? withPrecedingSteps(decoded, preceding, beside, names) : decoded;
+      // Beside the model, a scaler whose outputs its thresholds exceed was not what it was fitted on.
+      const contradiction = beside && preceding ? besideScalerContradiction(decoded.forest, preceding[0]) : undefined;
+      const named = contradiction
+        ? { ...decoded, notes: [...decoded.notes, `the ${beside} saved beside the model is not applied to its rows: ${contradiction}, so the model was fitted on other rows (its own inputs are read)`] }
+        : preceding
+          ? withPrecedingSteps(decoded, preceding, beside, names)
+          : decoded;
       models.push({ ...withBesideNames(withRole(named, roleAt(walk.memberRoles, found.location)), names), location: found.location, estimator: found.cls.name });
     } catch (e) {
       if (!(e instanceof DecodeError)) throw e;
