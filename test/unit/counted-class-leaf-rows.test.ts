@@ -31,6 +31,7 @@ describe("a counted classifier's leaf claims need no walked row", () => {
       // Every class tree counts its class's rows in every leaf: all N rows, each its leaf's region.
       assert.equal(labelled.certifiedRows, N);
       assert.equal(labelled.reconstruction.length, N);
+      assert.equal(labelled.reconstructedRows, N);
       assert.ok(labelled.reconstruction.every((row) => row.certified && row.intervals));
       const check = checkCertifiedRows(forest, labelled.reconstruction, truth.map((row) => ({ values: row.values, label: row.label })));
       assert.equal(check?.held, N, JSON.stringify(check));

@@ -109,6 +109,7 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
     certifiedRows: certified,
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction,
+    reconstructedRows: reconstruction.length,
   };
 }
 
