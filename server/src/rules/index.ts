@@ -141,6 +141,15 @@ function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: 
   };
 }
 
+/** Tables said one by one up to this many, the largest first beyond it (50 SVCs of an AdaBoost took 5,000 characters). */
+const LISTED_TABLES = 5;
+
+function listed(data: readonly SavedData[], described: (d: SavedData) => string): string {
+  if (data.length <= LISTED_TABLES) return data.map(described).join('; ');
+  const largest = [...data].sort((a, b) => (b.rows ?? 0) - (a.rows ?? 0)).slice(0, LISTED_TABLES - 1);
+  return `${largest.map(described).join('; ')}; and ${data.length - largest.length} more (JSON data.tables lists them all)`;
+}
+
 export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: SeverityOverrides): Finding[] {
   const data = read.savedData ?? [];
   if (data.length === 0) return [];
@@ -158,7 +167,7 @@ export function savedDataFindings(read: { savedData?: SavedData[] }, overrides: 
   const finding = finish(
     'saved-data',
     {
-      message: lead(headline, `It holds ${data.map(described).join('; ')}. ${advice}`),
+      message: lead(headline, `It holds ${listed(data, described)}. ${advice}`),
       data: { tables: data.map((d) => ({ location: d.location, kind: d.kind, rows: d.rows ?? null, columns: d.columns ?? null, ...(d.estimator ? { estimator: d.estimator } : {}) })) },
     },
     overrides,

@@ -138,14 +138,18 @@ export function findModels(root: PyValue): Walk {
     }
     const cls = classOf(v);
     if (!cls) return;
-    const decode = decoderFor(cls);
+    // An ensemble of other models than trees (AdaBoost of SVCs, Bagging of k-NN) is no tree model:
+    // it is walked like any object, so that its members' stored rows are found (sweep 15: a
+    // public AdaBoost of 50 SVCs read "a tree model here is not read", its 118 rows unsaid).
+    const nonTrees = ensemblesNonTrees(v);
+    const decode = nonTrees ? undefined : decoderFor(cls);
     if (decode) {
       walk.models.push({ value: v, cls, location, decode });
       const state = stateDict(v);
       if (state) walk.storedRows.push(...rowOutputsOf(cls, state, location));
       return;
     }
-    const reason = unreadTreeModel(cls, stateDict(v));
+    const reason = nonTrees ? undefined : unreadTreeModel(cls, stateDict(v));
     if (reason) {
       walk.unread.push({ location, estimator: cls.name, reason, global: cls.qualified });
       return;
@@ -295,5 +299,20 @@ function isFittedEstimator(v: PyValue): boolean {
   return state.keys.some((key) => {
     const name = asString(key);
     return name !== undefined && ((name.endsWith('_') && !name.startsWith('_')) || name === '_Booster');
+  });
+}
+
+/** Trees a scikit-learn ensemble may hold (its `estimators_`). */
+const TREE_MEMBERS = /^(DecisionTree|ExtraTree)(Classifier|Regressor)$/;
+
+/** Whether a fitted AdaBoost or Bagging ensemble holds members that are not trees. */
+function ensemblesNonTrees(v: PyValue): boolean {
+  const cls = classOf(v);
+  if (!cls || !/^(AdaBoost|Bagging)(Classifier|Regressor)$/.test(cls.name)) return false;
+  const members = seqItems(stateDict(v)?.get('estimators_'));
+  if (!members || members.length === 0) return false;
+  return members.some((member) => {
+    const name = classOf(member)?.name;
+    return name !== undefined && !TREE_MEMBERS.test(name);
   });
 }
