@@ -9,6 +9,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { lintFile } from '../../server/src/linter/linter';
 import { FIXTURES } from '../support/paths';
 
@@ -29,6 +30,11 @@ describe('classifiers read as row counts: task and classes in the summary', () =
     assert.equal(sub.model?.withoutReplacement, true);
     const whole = await lintFile(path.join(DIR, 'gb_clf.joblib'));
     assert.equal(whole.model?.withoutReplacement, undefined);
+    // The reconstruction states the rate the file records; what it does not record is which rows
+    // each stage drew (sweep 15: "(subsample), which the file does not record" beside subsample=0.9).
+    const reason = (await reconstruct((await lintFile(path.join(DIR, 'gb_clf_sub.joblib'), { keepForest: true })).forest!, { budgetMs: 3_000 })).reason ?? '';
+    assert.match(reason, /a draw of 70% of the rows without replacement \(subsample=0\.7\), and which rows each drew is not recorded/);
+    assert.doesNotMatch(reason, /which the file does not record/);
   });
   it('ada_clf: classification with its two classes', async () => {
     const report = await lintFile(path.join(DIR, 'ada_clf.joblib'));

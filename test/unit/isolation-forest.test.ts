@@ -150,6 +150,8 @@ describe('IsolationForest', () => {
       assert.equal(r.rows, truth.n, r.reason);
       assert.match(r.reason ?? '', /outlier detector/);
       assert.equal(r.certifiedWithoutLabel, undefined, 'a row without a label is not "certified without its label"');
+      // Nor are its labels "read below" (sweep 15): it has none.
+      assert.doesNotMatch(r.reason ?? '', /labels read below/);
       assert.ok(r.reconstruction.every((row) => row.label === ''));
       const certified = r.reconstruction.filter((row) => row.certified);
       assert.equal(certified.length, r.certifiedRows);

@@ -490,7 +490,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     const estimated = Math.round(rows / app.subsample);
     ctx.rowsKind = 'estimate';
     return firstTreeOnly(
-      `subsample=${formatNumber(app.subsample)}: each tree was grown on its own draw of the rows, which the file does not record, so only tree 0 is read: ` +
+      `subsample=${formatNumber(app.subsample)}: each tree was grown on its own draw of the rows, and which rows each drew is not recorded, so only tree 0 is read: ` +
         `its exact counts give the ${formatCount(rows)} rows it drew (about ${Math.round(app.subsample * 100)}% of the training set, N about ${formatCount(estimated)}) in its leaves' boxes with their labels; ` +
         `the other ~${formatCount(Math.max(0, estimated - rows))} rows are not reconstructed`,
       estimated,

@@ -72,7 +72,8 @@ export async function reconstructRegressionForest(
   const withNote = (reason: string | undefined) => reason;
   if ('tooManyCells' in answer) {
     if (!hasNoLabels(forest)) ctx.reserve(labellingMs(forest, table.rows));
-    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells, undefined, true), ctx);
+    // An outlier detector has no label to read later: its boxes are its certified rows.
+    return labelBoxes(forest, await reconstructByBoxes(view, table, ctx, answer.tooManyCells, undefined, !hasNoLabels(forest)), ctx);
   }
   if (answer.status === 'skipped' || answer.status === 'failed') return { ...answer, reason: [answer.reason, what].filter((x) => x).join('; ') };
   const labels: LabelSource = {
@@ -97,7 +98,7 @@ export async function reconstructRegressionForest(
   const rows = cellRows.rows ?? table.rows;
   if (cellRows.status === 'exact' || cellRows.certifiedRows >= rows || Date.now() >= ctx.deadline) return cellRows;
   if (!unlabelled) ctx.reserve(labellingMs(forest, rows));
-  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`, undefined, true), ctx);
+  const boxes = labelBoxes(forest, await reconstructByBoxes(view, table, ctx, `the exact enumeration proved ${proven(cellRows)} of ${rows} rows' cells${unlabelled ? '' : ` and ${cellRows.certifiedRows} labels`}`, undefined, !unlabelled), ctx);
   return boxes.certifiedRows > cellRows.certifiedRows ? boxes : cellRows;
 }
 

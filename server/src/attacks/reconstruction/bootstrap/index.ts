@@ -29,7 +29,7 @@ export async function reconstructBootstrap(forest: Forest, ctx: RunContext): Pro
   // draws applies; every drawn row counts once, which the estimate certifies.
   if (forest.training.withoutReplacement) {
     const why = typeof forest.hyperParameters.subsample === 'number'
-      ? 'each tree was grown on a draw of the rows without replacement (subsample), which the file does not record'
+      ? `each tree was grown on a draw of ${formatNumber(forest.hyperParameters.subsample * 100)}% of the rows without replacement (subsample=${formatNumber(forest.hyperParameters.subsample)}), and which rows each drew is not recorded`
       : 'each tree was grown on its own subset of the rows, drawn without replacement (max_samples), which is not replayed';
     return estimateBootstrap(forest, ctx, why);
   }
