@@ -3,6 +3,7 @@
  * it: for rows that a leaf proves to lie in its region but whose values nothing else narrows.
  */
 import type { FeatureInterval } from '../../forest/structure';
+import { representative } from './feature-axes';
 
 /**
  * A leaf's region as ReconstructedRow intervals: null where its path does not test the feature, or
@@ -23,8 +24,10 @@ export function intoRegion(values: readonly (number | null)[], region: readonly 
     if (!r) return v;
     const [lo, hi] = r;
     if (v !== null && (lowerInclusive ? v >= lo && v < hi : v > lo && v <= hi)) return v;
-    if (Number.isFinite(lo) && Number.isFinite(hi)) return (lo + hi) / 2;
-    if (lowerInclusive) return Number.isFinite(lo) ? lo : hi - 1;
-    return Number.isFinite(hi) ? hi : lo + 1;
+    // The midpoint, or toward an open side the finite end (the float32 just inside it when the
+    // end is excluded): feature-axes.ts's representative. Before stop 40 an open lower end gave
+    // the upper end less 1 whatever the feature's scale (an iris petal width of -0.2, diabetes
+    // values of -1 beside data in [-0.13, 0.18]: soundness sweep 15).
+    return representative(lo, hi, false, lowerInclusive ? 'less' : 'less-or-equal') ?? v;
   });
 }
