@@ -43,3 +43,18 @@ test("the share an XGBoost 2+ base score implies: one Newton step from 0.5, inve
   assert.ok(Math.abs(positiveShareFromBaseScore(0.5, 174.09)! - 3_434 / 601_261) < 1e-5);
   assert.equal(positiveShareFromBaseScore(1, 2), undefined);
 });
+
+test('without scale_pos_weight the share is stated when the first tree agrees (sweep 15: XGBoost 2.0.3, base_score 0.283 for 75 of 280)', () => {
+  // newton_base_pima (XGBoost 1.7.4, 150 rows, 58 positive) trained from the base score XGBoost 2.0
+  // estimates, the sigmoid of one Newton step from margin 0, and read as a 2.0 file.
+  const file = 'newton_base_pima.json';
+  const read = readModel(fs.readFileSync(path.join(FIXTURES, 'xgboost-objectives', file)), file);
+  assert.ok(read.kind === 'model');
+  const done = completeForest(read.forest);
+  assert.ok(done.ok);
+  const forest = done.forest;
+  forest.boosting = { ...forest.boosting!, libraryVersion: [2, 0, 3], baseScoreStated: true };
+  const message = (firstTreeExposesCounts.check({ forest } as never) as { message: string }[])[0].message;
+  assert.match(message, /itself already reveals the label balance \(38\.7% positive\)/);
+  assert.ok(Math.abs(positiveShareFromBaseScore(0.28321463, 1)! - 75 / 280) < 1e-3);
+});

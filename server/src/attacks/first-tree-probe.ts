@@ -977,7 +977,8 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
     if (share !== undefined && counted !== undefined && Math.abs(share - counted) > 0.005) share = undefined;
     caveats.push(
       spw === 1
-        ? `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels, so base_score (${base}) itself already reveals the label balance.`
+        ? `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels (one Newton step from a margin of 0), so base_score (${base}) itself already reveals the label balance` +
+          (share !== undefined ? ` (${+(100 * share).toPrecision(3)}% positive).` : '.')
         : `XGBoost ${forest.boosting!.libraryVersion.join('.')} estimates base_score from the labels weighted by scale_pos_weight, so base_score (${base}) and scale_pos_weight (${+spw.toPrecision(6)}) together reveal the label balance` +
             (share !== undefined ? ` (${+(100 * share).toPrecision(3)}% positive).` : '.'),
     );
