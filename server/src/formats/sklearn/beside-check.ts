@@ -23,6 +23,9 @@ export function besideScalerContradiction(forest: ForestInput, preprocessor: PyV
   const name = classOf(preprocessor)?.name;
   const state = stateDict(preprocessor);
   if (!name || !state) return undefined;
+  // A scaler of another width is not paired at all (pipeline-model.ts says nothing of it then).
+  const width = numeric(state.get('n_features_in_'));
+  if (width !== undefined && width !== forest.features.length) return undefined;
   const range = outputRange(name, state);
   if (!range) return undefined;
   const [low, high] = range;
