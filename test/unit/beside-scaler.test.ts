@@ -6,9 +6,12 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { besideScalerContradiction } from '../../server/src/formats/sklearn/beside-check';
+import { certifiedCheckText } from '../../server/src/report/html/format';
 import { FIXTURES, REPO_ROOT } from '../support/paths';
 
 const DIR = join(FIXTURES, 'containers');
@@ -47,5 +50,32 @@ describe('a scaler saved beside the model', () => {
   it('another object beside the model never contradicts', () => {
     const forest = { features: [{ name: 'x0' }], trees: [{ left: [1, -1, -1], right: [2, -1, -1], feature: [0, -2, -2], threshold: [1e6, -2, -2] }] } as never;
     assert.equal(besideScalerContradiction(forest, 'not a scaler' as never), undefined);
+  });
+});
+
+describe('proofs checked against rows sent through the steps before the model', () => {
+  it("rows in other units than the steps' input: the check says the steps' input was expected, not only a bug", () => {
+    // dict_feature_names: a forest fitted on the scaler's output, the scaler beside it. Its rows
+    // given a hundred times larger stand for a file of the wrong units (soundness sweep 15 gave the
+    // scaled rows the model itself saw: "a bug of this tool", 95 of 500 held).
+    const dir = mkdtempSync(join(tmpdir(), 'mpl-steps-'));
+    try {
+      const [header, ...lines] = readFileSync(join(DIR, 'list_scaler_raw_tree.train.csv'), 'utf8').trim().split('\n');
+      const scaled = lines.map((line) => line.split(',').map((v, i, all) => (i < all.length - 1 ? String(Number(v) * 100) : v)).join(','));
+      const csv = join(dir, 'wrong_units.csv');
+      writeFileSync(csv, [header, ...scaled].join('\n') + '\n');
+      const args = [CLI, join(DIR, 'dict_feature_names.joblib'), '--budget', '5', '--format', 'json', '--fail-on', 'never', '--training-data', csv, '--label', 'Outcome'];
+      const result = spawnSync(process.execPath, args, { encoding: 'utf8' });
+      assert.equal(result.status, 0, result.stderr);
+      const evaluation = JSON.parse(result.stdout).files[0].evaluation;
+      assert.equal(evaluation.throughPipeline, true);
+      assert.ok(evaluation.certifiedCheck.held < evaluation.certifiedCheck.proven, JSON.stringify(evaluation.certifiedCheck));
+      assert.equal(evaluation.certifiedCheck.throughSteps, true);
+      assert.match(certifiedCheckText(evaluation.certifiedCheck), /read as the input of the steps before the model and sent through them, so a file of the values the model itself saw fails so/);
+      // Rows that do hold their proofs carry no such flag (the raw rows, above).
+      assert.equal(checked('dict_feature_names.joblib').check.held, checked('dict_feature_names.joblib').check.proven);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -119,7 +119,14 @@ export async function reconstructReport(report: FileReport, options: Reconstruct
       // Matched by position, the CSV's own column names say which features scored best (the model's may be x0, f1).
       const named = aligned.matchedBy === 'position' && !aligned.throughPipeline ? { ...forest, features: forest.features.map((f, i) => ({ ...f, name: aligned!.featureColumns[i] ?? f.name })) } : forest;
       const evaluation = evaluateAgainstTruth(named, options.trainingData.path, aligned.matchedBy, result.reconstruction, aligned.rows, declared.groups, forest.classes, options.categorical ?? []);
-      report.evaluation = aligned.throughPipeline ? { ...evaluation, throughPipeline: true } : evaluation;
+      // Rows read as the input of the steps before the model whose proofs fail may be the values
+      // the model itself saw instead (soundness sweep 15: the scaled rows of a tree saved beside
+      // its scaler read "a bug of this tool", 95 of 500 held): said beside the check.
+      const check = evaluation.certifiedCheck;
+      const throughSteps = aligned.throughPipeline && check && check.held !== null && check.held < check.proven
+        ? { ...evaluation, certifiedCheck: { ...check, throughSteps: true as const } }
+        : evaluation;
+      report.evaluation = aligned.throughPipeline ? { ...throughSteps, throughPipeline: true } : evaluation;
     } else {
       report.evaluation = {
         trainingData: options.trainingData.path,

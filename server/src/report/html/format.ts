@@ -91,9 +91,12 @@ export function messageDetail(message: string): string {
 }
 
 /** The proofs against the truth: a proof the truth contradicts is this tool's bug, said so plainly. */
-export function certifiedCheckText(check: { proven: number; held: number | null; problem?: string; note?: string }): string {
+export function certifiedCheckText(check: { proven: number; held: number | null; problem?: string; note?: string; throughSteps?: true }): string {
   if (check.held === null) return `proven rows not checked against them (${check.problem})`;
   const note = check.note ? ` (${check.note})` : '';
   if (check.held === check.proven) return `each of the ${check.proven.toLocaleString('en-US')} proven rows is a distinct true row inside its proven box${note}`;
-  return `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes: a proof the truth contradicts is a bug of this tool, please report it${note}`;
+  const only = `ONLY ${check.held.toLocaleString('en-US')} OF THE ${check.proven.toLocaleString('en-US')} PROVEN ROWS are distinct true rows inside their proven boxes`;
+  // Rows sent through the steps before the model: a file of the values the model itself saw fails so too.
+  if (check.throughSteps) return `${only}: the rows were read as the input of the steps before the model and sent through them, so a file of the values the model itself saw fails so; if these are that input, a proof the truth contradicts is a bug of this tool, please report it${note}`;
+  return `${only}: a proof the truth contradicts is a bug of this tool, please report it${note}`;
 }
