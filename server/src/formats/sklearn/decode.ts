@@ -68,7 +68,61 @@ export function decodeModel(root: PyValue | undefined): DecodedFile {
   // Beside a fitted model, a never-fitted one is a template (a search's best_params_ and
   // cv_results_ keep the estimators they tried): nothing the user should be told is unread.
   const kept = models.length > 0 ? unread.filter((m) => !isNeverFitted(m)) : unread;
-  return { models: primaryFirst(sharedNumbering(models)), unread: kept, holds: describeHolding(root), storedRows: walk.storedRows };
+  return { models: primaryFirst(sharedNumbering(withoutCopies(models, walk.fromParameters))), unread: kept, holds: describeHolding(root), storedRows: walk.storedRows };
+}
+
+/**
+ * One copy of each model: a model the user fitted before handing it to a stack or vote stays in
+ * the wrapper's parameters beside the clone the wrapper refitted, tree for tree the same when the
+ * seed is (sweep 15's re-run: every finding of a public stack twice). A copy is dropped, its place
+ * named in the kept one's notes; models that differ anywhere are all kept.
+ */
+function withoutCopies(models: LocatedModel[], fromParameters: ReadonlySet<string>): LocatedModel[] {
+  // Only a model found in a constructor parameter is dropped as a copy (two equal models saved on purpose stay two).
+  if (fromParameters.size === 0) return models;
+  const kept: LocatedModel[] = [];
+  const byPrint = new Map<string, number>();
+  for (const model of models) {
+    const print = fingerprint(model);
+    const at = byPrint.get(print);
+    if (at === undefined || !fromParameters.has(model.location)) {
+      if (at === undefined) byPrint.set(print, kept.length);
+      kept.push(model);
+      continue;
+    }
+    kept[at] = { ...kept[at], notes: [...kept[at].notes, `the same model (every tree, threshold and count) is also at ${model.location}: read once`] };
+  }
+  return kept;
+}
+
+/** A hash of the model's trees (structure, features, thresholds, counts): two 32-bit FNV-1a over their values. */
+function fingerprint(model: LocatedModel): string {
+  const forest = model.forest;
+  let a = 0x811c9dc5;
+  let b = 0x01000193;
+  const scratch = new Float64Array(1);
+  const bytes = new Uint8Array(scratch.buffer);
+  const mix = (x: number) => {
+    scratch[0] = x;
+    for (let i = 0; i < 8; i++) {
+      a = Math.imul(a ^ bytes[i], 0x01000193);
+      b = Math.imul(b ^ bytes[7 - i], 0x811c9dc5) + i;
+    }
+  };
+  mix(forest.features.length);
+  mix(forest.trees.length);
+  for (const tree of forest.trees) {
+    mix(tree.left.length);
+    for (let n = 0; n < tree.left.length; n++) {
+      mix(tree.left[n]);
+      mix(tree.feature[n]);
+      mix(tree.threshold[n]);
+    }
+    for (let k = 0; k < tree.classWeights.length; k++) mix(tree.classWeights[k]);
+    for (const x of tree.targetMean ?? []) mix(x);
+    for (const x of tree.boosting?.leafValue ?? []) mix(x);
+  }
+  return `${model.estimator}:${(a >>> 0).toString(16)}:${(b >>> 0).toString(16)}`;
 }
 
 /**

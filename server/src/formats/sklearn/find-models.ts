@@ -72,6 +72,8 @@ export interface Walk {
    * dict's other values, with the key they sit under: names for a model fitted on a bare array.
    */
   besideNames: Map<object, { key: string; names: string[] }>;
+  /** Locations of the models found in a constructor parameter (fitted before being handed on): a copy of another model there is read once. */
+  fromParameters: Set<string>;
   /** Fitted estimators that keep training rows word for word, and models that keep an output per training row (./stored-rows.ts). */
   storedRows: SavedData[];
 }
@@ -113,7 +115,7 @@ const NAMED_LISTS: Record<string, { list: string; names: string; accessor: strin
 };
 
 export function findModels(root: PyValue): Walk {
-  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), memberRoles: new Map(), besideNames: new Map(), storedRows: [] };
+  const walk: Walk = { models: [], unread: [], others: [], precedingSteps: new Map(), besideSteps: new Set(), memberRoles: new Map(), besideNames: new Map(), storedRows: [], fromParameters: new Set() };
   const seen = new Set<object>();
   let visits = 0;
 
@@ -204,7 +206,10 @@ export function findModels(root: PyValue): Walk {
       items.forEach((item, i) => visitFittedTemplates(item, `${location}[${i}]`, depth + 1, owner));
       return;
     }
-    if (isFittedEstimator(v)) visit(v, location, depth, owner);
+    if (!isFittedEstimator(v)) return;
+    const before = walk.models.length;
+    visit(v, location, depth, owner);
+    for (const found of walk.models.slice(before)) walk.fromParameters.add(found.location);
   };
 
   /**
