@@ -63,7 +63,9 @@ export function solveMilp(highs: Highs, problem: SparseProblem, bounds: ColumnBo
  * sweep 15); without the rule the solve took 1 s, and on 2,000 rows (cells up to 777) 0.2 s
  * either way. Elsewhere the rule pays (the reconstruction fixtures, cells up to 22 rows: the
  * integer solve 1.5-2x slower without it; 20,000 Adult rows in trees of depth 3, cells up to
- * 4,211: 0.37 -> 0.46 s), so it is switched off past this many rows in a cell only.
+ * 4,211: 0.37 -> 0.46 s), so it is switched off past this many rows in a cell only. The bit is
+ * HiGHS's enum order, not a name: engine-budget.test.ts ("HiGHS's presolve on cells of thousands
+ * of rows") fails if an update of highs moves it.
  */
 const SPARSIFY_RULE = 1 << 14;
 const SPARSIFY_UPPER_LIMIT = 1_000;
