@@ -39,6 +39,8 @@ interface TreeTruth {
 }
 interface Truth {
   estimator: string;
+  /** init_ as scikit-learn before 0.21 pickled it (derived fixtures): its class and attributes. */
+  old_init?: { class: string; prior?: number; mean?: number; priors?: number[] };
   features: string[];
   n: number;
   trees?: TreeTruth[];
@@ -632,6 +634,40 @@ describe('sklearn gradient boosting', () => {
       assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
       assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
     }
+  });
+  // Sweep 16: a public scikit-learn 0.18 model's init_ was told "not the class prior". The fixtures
+  // are 1.2.1's models with init_ as 0.20 pickled it (manifest: derived).
+  it('gb_clf_old_init (LogOddsEstimator, scikit-learn before 0.21): its prior is the starting log-odds, so stage 0 gives every leaf\'s positives and every row is certified', async () => {
+    const truth = truthOf('gb_clf_old_init');
+    assert.equal(truth.old_init?.class, 'LogOddsEstimator');
+    const { forest, notes } = readFixture('gb_clf_old_init');
+    assert.ok(notes.some((n) => /LogOddsEstimator/.test(n)), notes.join(' | '));
+    const counted = forest.countedClasses!;
+    assert.deepEqual(counted.classes, truth.classes);
+    for (const [leaf, positives] of Object.entries(truth.stage0_positives!)) assert.equal(counted.trees[1].rows[Number(leaf)], positives, `leaf ${leaf}: positives`);
+    assert.deepEqual(forest.logLoss!.initialMargins, [truth.old_init!.prior]);
+    const rows = readTrainingRows(path.join(DIR, 'gb_clf_old_init.train.csv')).rows;
+    for (const leaf of newtonSums(forest, rows)) {
+      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+    }
+    const r = await reconstruct(forest, { budgetMs: 10_000 });
+    assert.equal(r.certifiedRows, truth.n, r.reason);
+    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+  });
+  it('gb_reg_old_init (MeanEstimator, scikit-learn before 0.21): its mean is the base score, as DummyRegressor\'s constant is', () => {
+    const truth = truthOf('gb_reg_old_init');
+    assert.equal(truth.old_init?.class, 'MeanEstimator');
+    const { forest } = readFixture('gb_reg_old_init');
+    assert.equal(forest.boosting?.objective, 'reg:squarederror');
+    assert.deepEqual(forest.boosting?.baseScore, [truth.old_init!.mean]);
+    assert.deepEqual(forest.boosting?.baseScore, truth.init_constant, 'the mean 1.2.1 started from');
+  });
+  it('gb_clf_multi_old_init (PriorProbabilityEstimator): read as row counts, the note says why (0.20 moved the margins class by class within a stage)', () => {
+    assert.equal(truthOf('gb_clf_multi_old_init').old_init?.class, 'PriorProbabilityEstimator');
+    const { forest, notes } = readFixture('gb_clf_multi_old_init');
+    assert.equal(forest.countedClasses, undefined);
+    assert.ok(notes.some((n) => /before 0\.21 \(PriorProbabilityEstimator\).*read as row counts only/.test(n)), notes.join(' | '));
   });
   it('gb_clf_multi: the reconstruction gives every row a class, certified only where the first round proves it', async () => {
     const r = await reconstruct(readFixture('gb_clf_multi').forest, { budgetMs: 5_000 });

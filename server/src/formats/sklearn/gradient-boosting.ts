@@ -160,6 +160,8 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     if (loss !== 'squared_error' && loss !== 'ls') return asCounts(`loss='${loss}' rewrites the leaves (medians, quantiles, Huber steps), which are no mean residuals`);
     let baseScore: number | undefined;
     if (initName === 'DummyRegressor') baseScore = numeric(arrayOrThrow(initState?.get('constant_'), 'init_.constant_').values()[0]);
+    // scikit-learn before 0.21: MeanEstimator (squared error's default), its `mean` the start.
+    else if (initName === 'MeanEstimator') baseScore = scalarOf(initState?.get('mean'));
     else if (asString(init) === 'zero') baseScore = 0;
     if (baseScore === undefined) return asCounts(`init_ is ${found(init)}, whose predictions are not stored as one constant`);
     if (learningRate === undefined || !(learningRate > 0)) throw corrupt('the model states no positive learning_rate.');
@@ -199,16 +201,17 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   // init='zero' starts every row at margin 0: probability 1/2 (binary) or 1/K (softmax of zeros),
   // the same Newton step from a uniform prior.
   const zeroInit = asString(init) === 'zero';
-  if (!zeroInit && initName !== 'DummyClassifier') return asCounts(`init_ is ${found(init)}, not the class prior`);
-  const prior = zeroInit ? new Array<number>(Math.max(2, K)).fill(1 / Math.max(2, K)) : arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers();
-  if (prior.length !== Math.max(2, K)) throw corrupt(`init_.class_prior_ holds ${prior.length} classes, the model has ${Math.max(2, K)}.`);
-  const start = zeroInit ? "init='zero' (margin 0 for every row)" : 'the class prior';
+  const begin = classStart(init, initName, initState, K);
+  if (typeof begin === 'string') return asCounts(begin);
+  const prior = begin.probabilities;
+  if (prior.length !== Math.max(2, K)) throw corrupt(`init_ holds ${prior.length} classes, the model has ${Math.max(2, K)}.`);
+  const start = begin.words;
   if (K > 1) {
     // Every stage's K trees as count trees (their rows), and stage 0's tree per class for that
     // class's rows: the multinomial Newton step from the prior (see classRowsOfStageZero).
     const why = `${classes.length} classes, each of stage 0's ${K} trees scoring one`;
     if (weighted) return asCounts(`${why}; sample weights make the steps weighted sums`);
-    const margins = zeroInit ? new Array<number>(K).fill(0) : Array.from(prior, (p) => Math.log(clipProbability(p)));
+    const margins = begin.margins;
     if (subsample < 1) {
       // No class counts (each stage saw another draw), but every stage's Newton steps still score candidates.
       const counts = asCounts(`${why}; with subsample below 1 each stage saw another draw of the rows`);
@@ -232,7 +235,7 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
   if (typeof positives === 'string') return asCounts(`stage 0: ${positives}`);
   const negatives = positives.map((pos, i) => t0.weighted[i] - pos);
   if (subsample < 1) {
-    notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are kept for membership only (their Newton steps, scaled to the draw)`);
+    notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}${begin.old ? ` (${begin.old})` : ''}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly; the later ${stages - 1} stages, grown on other draws, are kept for membership only (their Newton steps, scaled to the draw)`);
     // Stage 0 was grown on int(subsample x N) rows drawn without replacement; every row's
     // probability was still the prior, so its counts are exact for those rows. The prior is the
     // class share of all N rows, which with the draw often determines N.
@@ -243,13 +246,72 @@ export function decodeGradientBoosting(est: PyValue, cls: PyGlobal): Decoded {
     // No per-tree seed: the stage's draw is not a bootstrap that could be replayed.
     const weights = positives.flatMap((pos, i) => [negatives[i], pos]);
     // Every stage, on its own draw, as the log-loss stages (membership scores on their Newton steps).
-    const { trees: stageTrees, logLoss } = stepped([logOdds(p0)], 1);
+    const { trees: stageTrees, logLoss } = stepped(begin.margins, 1);
     const steps = logLoss ? { logLoss: { ...logLoss, stages: stageTrees } } : {};
     return { forest: { ...base, task: 'classification', classes, training: drawnTraining(fits), trees: [{ ...treeStructure(t0), training: {}, classWeights: weights }], ...steps }, notes };
   }
   // Every stage grew on every row: all stages as count trees, stage 0 giving both classes' rows.
-  notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
-  return { forest: { ...base, task: 'regression', classes: [], training, ...stepped([logOdds(p0)], 1), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
+  notes.push(`log-loss from ${zeroInit ? start : `prior ${p0}`}${begin.old ? ` (${begin.old})` : ''}: stage 0's node values give each node's rows of class ${String(classes[1])} exactly (the rows' classes); every tree of the ${stages} stages is read as row counts`);
+  return { forest: { ...base, task: 'regression', classes: [], training, ...stepped(begin.margins, 1), countedClasses: { classes, trees: [{ tree: 0, rows: negatives }, { tree: 0, rows: positives }] } }, notes };
+}
+
+/** Where stage 0 of a log-loss classifier started every row (see classStart). */
+interface ClassStart {
+  /** Per class (two for a binary model): the probability every row started with. */
+  probabilities: number[];
+  /** The starting margins: one per class (K > 1), or the binary model's one log-odds. */
+  margins: number[];
+  words: string;
+  /** Set for the init estimator of scikit-learn before 0.21: which one, for the note. */
+  old?: string;
+}
+
+/**
+ * Stage 0's start, from `init_`: scikit-learn 0.21 and later store the class prior as a
+ * DummyClassifier and start every row at its log (binary: its log-odds), or at margin 0 with
+ * init='zero'. Before 0.21 the defaults were their own classes (ensemble/gradient_boosting.py):
+ * binary deviance `LogOddsEstimator`, whose `prior` is the starting log-odds itself; multinomial
+ * deviance `PriorProbabilityEstimator`, whose `priors` (the class shares) were the starting
+ * margins themselves, not their logs (0.21 changed it to log(prior)), and whose stages are not
+ * readable as class counts (below). A public 0.18 model was told its prior was "not the class
+ * prior" (sweep 16). K is 1 for a binary model.
+ */
+function classStart(init: PyValue | undefined, initName: string | undefined, initState: ReturnType<typeof stateDict>, K: number): ClassStart | string {
+  const classes = Math.max(2, K);
+  if (asString(init) === 'zero') {
+    const uniform = new Array<number>(classes).fill(1 / classes);
+    return { probabilities: uniform, margins: new Array<number>(K).fill(0), words: "init='zero' (margin 0 for every row)" };
+  }
+  if (initName === 'DummyClassifier') {
+    const prior = Array.from(arrayOrThrow(initState?.get('class_prior_'), 'init_.class_prior_').numbers());
+    const margins = K > 1 ? prior.map((p) => Math.log(clipProbability(p))) : [logOdds(prior[1])];
+    return { probabilities: prior, margins, words: 'the class prior' };
+  }
+  if (initName === 'LogOddsEstimator' && K === 1) {
+    const margin = scalarOf(initState?.get('prior'));
+    if (margin === undefined) return `init_ is ${found(init)} without a readable prior`;
+    const p = 1 / (1 + Math.exp(-margin));
+    return { probabilities: [1 - p, p], margins: [margin], words: 'the class prior', old: 'scikit-learn before 0.21: LogOddsEstimator, the log-odds of the prior' };
+  }
+  if (initName === 'PriorProbabilityEstimator' && K > 1) {
+    // Stage 0 of class 0 did start at softmax(priors) (a public 0.18 model's root gives its class-0
+    // rows to 3 parts in 10^8), but the later classes' trees did not: before 0.21 each class's tree
+    // updated the stage's margins in place before the next class's residuals were taken, so a row's
+    // start for class k depends on its leaves in the stage's earlier trees, which no node records.
+    return `init_ is scikit-learn's class prior before 0.21 (PriorProbabilityEstimator), whose stage 0 fitted each class's tree on margins the stage's earlier class trees had already moved: the nodes' values give no class's rows but the first's`;
+  }
+  return `init_ is ${found(init)}, not the class prior`;
+}
+
+/** A number stored as a Python float or a numpy scalar (0-d array), else undefined. */
+function scalarOf(value: PyValue | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (isArray(value)) {
+    const values = asNdArray(value).numbers();
+    return values.length === 1 && Number.isFinite(values[0]) ? values[0] : undefined;
+  }
+  const n = numeric(value);
+  return Number.isFinite(n) ? n : undefined;
 }
 
 /**
