@@ -39,6 +39,7 @@ export const SARIF_RULES: Partial<Record<RuleId, SarifRuleMeta>> = {
   // Notes: what the file is, so a CI log shows it was looked at; nothing leaks that the tool measured.
   'no-tree-model': { tags: ['reliability'], precision: 'very-high' },
   'unsupported-model': { tags: ['reliability'], precision: 'very-high' },
+  'no-training-counts': { tags: ['reliability'], precision: 'very-high' },
   // AV:N/AC:H/PR:N/UI:N/S:U/C:H/I:N/A:N = 5.9: the whole training set can follow, but only through a
   // solver run (attack complexity high); the measured outcome is reconstructable-training-set.
   'no-bootstrap': { tags: [...PRIVACY, 'external/cwe/cwe-359'], precision: 'very-high', securitySeverity: '5.9' },

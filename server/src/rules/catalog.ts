@@ -65,6 +65,11 @@ export const RULES = {
     defaultSeverity: 'hint',
     title: 'The file stores exact per-node class counts',
   },
+  'no-training-counts': {
+    id: 'no-training-counts',
+    defaultSeverity: 'information',
+    title: 'The trees store no training statistics (an XGBoost dump without stats): nothing was measured',
+  },
   'first-tree-exposes-counts': {
     id: 'first-tree-exposes-counts',
     defaultSeverity: 'warning',

@@ -15,11 +15,12 @@ import { firstTreeExposesCounts } from './first-tree-exposes-counts';
 import { exportedStatistics } from './exported-statistics';
 import { unknownPickleGlobalDraft } from './unknown-pickle-global';
 import { leafRevealsTarget } from './leaf-reveals-target';
+import { noTrainingCounts } from './no-training-counts';
 import { lead } from './message';
 import { formatCount, plural } from '../util/wording';
 import type { Categories } from './conditions';
 
-export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, firstTreeExposesCounts, exportedStatistics];
+export const MODEL_RULES: readonly ModelRule[] = [noBootstrap, replayableBootstrap, singletonLeaf, leafRevealsTarget, exactCounts, noTrainingCounts, firstTreeExposesCounts, exportedStatistics];
 
 /** Per-rule severity overrides from settings or the command line. */
 export type SeverityOverrides = Partial<Record<RuleId, Severity>>;
