@@ -108,7 +108,12 @@ function rowsThatFit(rows: readonly ReconstructedRow[], features: number, cellCa
  */
 export function listWithinCap(result: ReconstructionResult, features: number, cellCap = EXPANDED_CELL_CAP, columns = features): ReconstructionResult {
   const kept = rowsThatFit(result.reconstruction, features, cellCap);
-  if (kept.length === result.reconstruction.length) return result;
+  if (kept.length === result.reconstruction.length) {
+    // The method listed fewer rows itself (certified rows past the walk cap, boxes/estimate.ts).
+    if (result.listedRows === undefined) return result;
+    const note = listedNote(result, columns)!;
+    return { ...result, reason: result.reason ? `${result.reason}; ${note}` : note };
+  }
   const listed = { ...result, reconstruction: [...kept], listedRows: kept.length };
   const note = listedNote(listed, columns)!;
   return { ...listed, reason: result.reason ? `${result.reason}; ${note}` : note };

@@ -22,6 +22,12 @@ export type AnswerFields = Omit<ReconstructionResult, 'seconds' | 'stats' | 'rec
 
 export class RunContext {
   readonly started = Date.now();
+  /**
+   * The columns the rows will be listed in, when more than the method sees (a wide model run on the
+   * features its trees split on: compact-features.ts). A method that builds rows only to have most
+   * of them dropped from the listing (EXPANDED_CELL_CAP) builds those that will be listed.
+   */
+  listColumns?: number;
   /** When the budget ends. */
   private readonly budgetEnd: number;
   /** Milliseconds kept back from the methods for work after them (`reserve`). */

@@ -98,15 +98,16 @@ export async function reconstructWithDetails(forest: Forest, options: Reconstruc
   const compacted = compactFeatures(forest, options.groups ?? []);
   if (compacted) {
     const ctx = new RunContext({ ...options, groups: compacted.groups });
+    ctx.listColumns = forest.features.length;
     const result = await dispatch(compacted.forest, ctx, () => undefined);
-    const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length), seconds: elapsed(ctx) };
+    const expanded = { ...expandResult(withNumericBoxes(compacted.forest, result), compacted.used, forest.features.length, options.listedCellCap), seconds: elapsed(ctx) };
     const note = [`run on the ${compacted.used.length.toLocaleString('en-US')} features the trees split on, of ${forest.features.length.toLocaleString('en-US')}`, listedNote(expanded, inputColumnCount(forest.features))].filter((x) => x).join('; ');
     return { result: withNote({ ...expanded, reason: result.reason ? `${result.reason}; ${note}` : note }) };
   }
   let details: ReconstructionDetails | undefined;
   const ctx = new RunContext(options);
   const result = await dispatch(forest, ctx, (d) => (details = d));
-  return { result: withNote({ ...listWithinCap(withNumericBoxes(forest, result), forest.features.length, undefined, inputColumnCount(forest.features)), seconds: elapsed(ctx) }), details };
+  return { result: withNote({ ...listWithinCap(withNumericBoxes(forest, result), forest.features.length, options.listedCellCap, inputColumnCount(forest.features)), seconds: elapsed(ctx) }), details };
 }
 
 function fittingGroups(forest: Forest, groups: readonly CategoricalGroup[]): { groups: CategoricalGroup[]; note?: string } {

@@ -66,6 +66,8 @@ export interface ReconstructionOptions {
   walkCellCap?: number;
   /** Leaf choices (walked rows x trees) the estimate's repairs and point search keep; default memory.ts's WALKED_LEAF_CAP (tests lower it). */
   walkedLeafCap?: number;
+  /** Cells (rows x the model's columns) of the rows listed at most; default compact-features.ts's EXPANDED_CELL_CAP (tests lower it). */
+  listedCellCap?: number;
   /** Cells (rows x features) past which a boosted model's later trees are not matched (memory.ts HESSIAN_MATCH_CELL_CAP); tests lower it. */
   hessianMatchCellCap?: number;
 }

@@ -43,6 +43,9 @@ export function classAnchorGroups(forest: BoxForest, anchors: readonly number[],
   const groups: RowGroup[] = [];
   const { classes, features } = forest;
   const trees = forest.trees.length;
+  // Every interval of every feature, copied per group (built once: a mapped Int32Array.from per
+  // group took seconds over a public forest's 10,598 split features and 2,300 groups).
+  const top = Int32Array.from(forest.intervals, (k) => k - 1);
   // Leaf by leaf, then class by class, as with one anchor (the walks' order follows the groups').
   for (const anchor of new Set(anchors)) {
     const tree = forest.trees[anchor];
@@ -53,7 +56,7 @@ export function classAnchorGroups(forest: BoxForest, anchors: readonly number[],
         const size = tree.counts[node * classes + c];
         if (size <= 0) continue;
         const low = new Int32Array(features);
-        const high = Int32Array.from(forest.intervals, (k) => k - 1);
+        const high = top.slice();
         leafBox(anchor, node, low, high);
         const leaf = new Int32Array(trees).fill(-1);
         leaf[anchor] = node;
