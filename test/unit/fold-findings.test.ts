@@ -9,9 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { lintBytes } from '../../server/src/linter/linter';
-import { indexRuns, FOLD_AT } from '../../server/src/linter/fold-findings';
+import { foldAcrossModels, indexRuns, FOLD_AT } from '../../server/src/linter/fold-findings';
 import { readSklearn } from '../../server/src/formats/sklearn';
-import { detailOf, summaryOf } from '../../server/src/rules/message';
+import { detailOf, lead, summaryOf } from '../../server/src/rules/message';
+import type { Finding } from '../../server/src/rules/types';
 import { MODEL_RULES } from '../../server/src/rules';
 import { toSarif } from '../../server/src/report/sarif';
 import { FIXTURES } from '../support/paths';
@@ -75,6 +76,22 @@ describe('findings folded across sibling models', () => {
     const exact = report.findings.filter((f) => f.rule === 'exact-counts');
     assert.equal(exact.length, 2);
     assert.ok(exact.every((f) => f.location.alsoIn === undefined));
+  });
+
+  it('models that state the same fact (differing in the remedy only) are one entry, their places as a run', () => {
+    // Sweep 16: 35 AdaBoost members' no-bootstrap findings differ after the colon only, and read
+    // "(Trees saw every training row once, counts rebuild it)" once per member.
+    const finding = (model: string, summary: string): Finding => ({ rule: 'no-bootstrap', severity: 'warning', message: lead(summary, 'detail'), location: { model } });
+    const same = 'Trees saw every training row once, counts rebuild it';
+    const findings = [
+      finding('m.estimators_[0]', `${same}: use bootstrap=True.`),
+      ...Array.from({ length: 12 }, (_, i) => finding(`m.estimators_[${i + 1}]`, `${same}: set subsample below 1.`)),
+      finding('m.other', 'Trees saw 90% of the rows: lower max_samples.'),
+    ];
+    const [folded] = foldAcrossModels(findings, 'm');
+    const detail = detailOf(folded.message);
+    assert.match(detail, /The same holds for 13 other models of this file: m\.estimators_\[1\] to \[12\] \(Trees saw every training row once, counts rebuild it\); m\.other \(Trees saw 90% of the rows\)\./);
+    assert.deepEqual(folded.location.alsoIn, findings.slice(1).map((f) => f.location.model));
   });
 
   it('runs of indexed siblings read as ranges, other places as they are', () => {

@@ -13,8 +13,8 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
-import { PyDict, PyGlobal, PyList, PyObject, unpickle, type PyValue } from '../../server/src/formats/pickle';
-import { decodeModel } from '../../server/src/formats/sklearn/decode';
+import { PyCall, PyDict, PyGlobal, PyList, PyObject, PyTuple, unpickle, type PyValue } from '../../server/src/formats/pickle';
+import { decodeModel, describeHolding } from '../../server/src/formats/sklearn/decode';
 import { readSklearn } from '../../server/src/formats/sklearn';
 import { pythonFloat } from '../../server/src/formats/sklearn/decode-helpers';
 import { alignTrainingData } from '../../server/src/evaluate/training-data';
@@ -382,6 +382,24 @@ describe('containers: unknown globals in a file without a tree model are a note'
     const model = { kind: 'model', format: 'sklearn-pickle', forest: { trees: [] }, notes: [], unknownGlobals } as unknown as ModelRead;
     assert.deepEqual(unknownGlobalFindings(model, {}).map((f) => f.severity), ['warning']);
     assert.deepEqual(unknownGlobalFindings(none, { 'unknown-pickle-global': 'error' }).map((f) => f.severity), ['error']);
+  });
+});
+
+describe('containers: where the model sits, in the notes', () => {
+  it("a Pipeline step after other steps is said to see their output; the one step of a Pipeline is not (sweep 16)", () => {
+    const noteOf = (file: string) => {
+      const read = readSklearn(fs.readFileSync(path.join(DIR, file)), file);
+      assert.equal(read.kind, 'model');
+      return (read.kind === 'model' ? read.notes : []).find((n) => /the model analysed is/.test(n)) ?? '';
+    };
+    assert.match(noteOf('one_step_pipeline.joblib'), /the model analysed is model\.named_steps\["dt"\] in a Pipeline \(DecisionTreeClassifier\)$/);
+    assert.match(noteOf('pipeline_column_transformer.joblib'), /in a Pipeline \(ColumnTransformer -> RandomForestClassifier\); it sees the output of the Pipeline's earlier steps/);
+  });
+  it('an object a function rebuilt is not "an instance of" the function; a Keras model says so (sweep 16)', () => {
+    const called = (module: string, name: string) => new PyCall(new PyGlobal(module, name), new PyTuple([]));
+    assert.equal(describeHolding(called('keras.src.saving.pickle_utils', 'deserialize_model_from_bytecode')), 'a Keras model (rebuilt by keras.src.saving.pickle_utils.deserialize_model_from_bytecode)');
+    assert.equal(describeHolding(called('mylib.io', 'load_thing')), 'an object rebuilt by calling mylib.io.load_thing');
+    assert.equal(describeHolding(new PyObject(new PyGlobal('sklearn.cluster._kmeans', 'KMeans'), [])), 'an instance of sklearn.cluster._kmeans.KMeans');
   });
 });
 

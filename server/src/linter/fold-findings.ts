@@ -54,11 +54,21 @@ function foldedFinding(kept: Finding, others: readonly Finding[], modelOf: (find
   let listed: string;
   if (same) listed = indexRuns(others.map(modelOf)).join(', ');
   else {
-    listed = others
+    // Models whose first lines state the same fact (they differ in the remedy only, or not at all)
+    // are one entry, their places as runs: 35 AdaBoost members of one file read "(Trees saw every
+    // training row once, counts rebuild it)" eight times over before (sweep 16).
+    const byFact = new Map<string, string[]>();
+    for (const f of others) {
+      const key = fact(summaryOf(f.message));
+      byFact.set(key, [...(byFact.get(key) ?? []), modelOf(f)]);
+    }
+    const entries = [...byFact].map(([said, places]) => ({ text: `${indexRuns(places).join(', ')} (${said})`, models: places.length }));
+    listed = entries
       .slice(0, LISTED)
-      .map((f) => `${modelOf(f)} (${fact(summaryOf(f.message))})`)
+      .map((entry) => entry.text)
       .join('; ');
-    if (others.length > LISTED) listed += `; and ${others.length - LISTED} more`;
+    const rest = entries.slice(LISTED).reduce((n, entry) => n + entry.models, 0);
+    if (rest > 0) listed += `; and ${rest} more`;
   }
   const also = `The same holds for ${others.length} other model${others.length === 1 ? '' : 's'} of this file: ${listed}.`;
   const detail = detailOf(kept.message);

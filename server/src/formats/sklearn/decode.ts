@@ -220,8 +220,20 @@ function arrayShape(v: PyValue): string {
   }
 }
 
+/**
+ * What an object rebuilt by calling a global is: an instance when the global is a class (Python
+ * names classes in CapWords), else what the function returned. Keras pickles its models through
+ * its own functions (`keras.src.saving.pickle_utils.deserialize_model_from_bytecode`), which read
+ * as "an instance of" that function (sweep 16).
+ */
+function rebuiltBy(qualified: string, name: string): string {
+  if (/^[A-Z]/.test(name)) return `an instance of ${qualified}`;
+  if (/^(keras|tf_keras|tensorflow)\b/.test(qualified) && /model/i.test(name)) return `a Keras model (rebuilt by ${qualified})`;
+  return `an object rebuilt by calling ${qualified}`;
+}
+
 /** A short description of the saved object, naming a Pipeline's steps and a container's entries. */
-export function describeHolding(v: PyValue): string {
+export function describeHolding(v: PyValue, depth = 0): string {
   // A pickled ndarray is a call of numpy's _reconstruct: "an instance of
   // numpy.core.multiarray._reconstruct" told nobody it is an array (sweep 14).
   if (isArray(v)) return `a NumPy array${arrayShape(v)}`;
@@ -231,11 +243,13 @@ export function describeHolding(v: PyValue): string {
     if (steps) {
       const names = steps.map((step) => {
         const inner = seqItems(step)?.[1];
+        // A Pipeline as a step is named with its own steps (sweep 16 read "a Pipeline (Pipeline)"), a few levels deep.
+        if (inner !== undefined && classOf(inner)?.name === 'Pipeline' && depth < 3) return describeHolding(inner, depth + 1).replace(/^a /, '');
         return classOf(inner)?.name ?? asString(inner) ?? describe(inner);
       });
       return `a Pipeline (${names.join(' -> ')})`;
     }
-    return `an instance of ${cls.qualified}`;
+    return rebuiltBy(cls.qualified, cls.name);
   }
   if (v instanceof PyDict) {
     const entries = v.keys.slice(0, 4).map((key, i) => `${pythonKey(key)}: ${shortName(v.values[i])}`);

@@ -203,9 +203,12 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   }
 }
 
-/** The note that says where the analysed model sits; a Pipeline step sees the earlier steps' output. */
+/**
+ * The note that says where the analysed model sits; a Pipeline step sees the earlier steps' output
+ * (not said of a Pipeline of one step, which has none: sweep 16).
+ */
 function placement(location: string, holds: string): string {
-  const piped = /named_steps\[/.test(location) ? "; it sees the output of the Pipeline's earlier steps" : '';
+  const piped = /named_steps\[/.test(location) && / -> /.test(holds) ? "; it sees the output of the Pipeline's earlier steps" : '';
   return `the model analysed is ${location} in ${holds}${piped}`;
 }
 
