@@ -16,12 +16,13 @@ import type { Forest } from '../../server/src/forest/schema';
 import { lintFile } from '../../server/src/linter/linter';
 import { alignCandidates, readCandidates } from '../../server/src/membership/candidates';
 import { assessMembership } from '../../server/src/membership/engine';
+import { reconstruct } from '../../server/src/attacks/reconstruction';
 import { auc, membershipMetrics, tprAtFpr } from '../../server/src/membership/metrics';
 import type { Candidate, MembershipVerdict } from '../../server/src/membership/types';
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'membership');
-interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number; subsample?: number }
+interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number; subsample?: number; warmStart?: boolean }
 const manifest: Entry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
 
 /** Proven verdicts measured when the fixtures were made (floors). */
@@ -43,6 +44,8 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   pima_gb_sub: { member: 0, nonMember: 0 },
   pima_xgb_spw: { member: 0, nonMember: 0 },
   pima_tree: { member: 0, nonMember: 0 },
+  // warm_start=True: nothing proven (the trees may not share one training set).
+  pima_warm_t10: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -70,6 +73,84 @@ function tally(verdicts: readonly MembershipVerdict[]): Record<string, number> {
   return counts;
 }
 
+describe('membership: a TransformedTargetRegressor (targets fitted as func(y))', () => {
+  const CONTAINERS = join(FIXTURES, 'containers');
+  async function scored(name: string) {
+    const forest = await readForest(join(CONTAINERS, `${name}.joblib`));
+    const file = await readCandidates(join(CONTAINERS, `${name}.candidates.csv`), 'y', 'member');
+    const aligned = alignCandidates(file, forest);
+    assert.ok(aligned.ok, aligned.ok ? '' : aligned.problem);
+    return { forest, candidates: aligned.candidates, result: assessMembership(forest, aligned.candidates), member: file.members! };
+  }
+  it('log1p: each candidate\'s target is tested in the trees\' scale; no member is a proven non-member, and non-members still are', async () => {
+    // Sweep 16: the raw targets against log1p leaves made all 150 members "proven non-members".
+    const { forest, candidates, result, member } = await scored('transformed_target_tree');
+    assert.equal(forest.targetTransform, 'numpy.log1p');
+    // Read as if fitted on y itself, the pure leaves "prove" members absent (112 of 150 when made).
+    const raw = assessMembership({ ...forest, targetTransform: undefined }, candidates);
+    assert.ok(raw.candidates.filter((c, i) => member[i] && c.verdict === 'non-member').length > 50);
+    assert.equal(result.basis, 'regression-targets');
+    result.candidates.forEach((c, i) => assert.ok(!(member[i] && c.verdict === 'non-member'), `member ${i + 1} proven a non-member`));
+    assert.ok(result.candidates.some((c, i) => !member[i] && c.verdict === 'non-member'), 'no non-member proven: the test would not see the scale');
+  });
+  it('a StandardScaler on the target (not applied here): no verdict from the targets, the reason says why', async () => {
+    const { result } = await scored('transformed_target_scaled');
+    assert.equal(result.basis, 'unsupported');
+    assert.match(result.reason ?? '', /transformed by StandardScaler before fitting/);
+    assert.ok(result.candidates.every((c) => c.verdict === 'unknown'));
+  });
+});
+
+describe('membership: a proven member has the values its cell pins', () => {
+  it('compas_rows_t10: a proven member with one of its 1s made 0.7 or 2 is no longer proven (no training row has that value)', async () => {
+    // Soundness sweep 16: 230 of 300 such candidates were "proven members" of a COMPAS forest.
+    const { forest, candidates } = await load(manifest.find((e) => e.name === 'compas_rows_t10')!);
+    const result = assessMembership(forest, candidates);
+    const proven = candidates.filter((_, i) => result.candidates[i].verdict === 'member');
+    assert.ok(proven.length >= 10, `${proven.length} proven members`);
+    for (const value of [0.7, 2]) {
+      const changed = proven.map((c) => {
+        const values = [...c.values];
+        values[values.findIndex((v) => v === 1)] = value;
+        return { ...c, values };
+      });
+      const again = assessMembership(forest, [...candidates, ...changed]);
+      const verdicts = again.candidates.slice(candidates.length).map((c) => c.verdict);
+      assert.ok(verdicts.every((v) => v !== 'member'), `${value}: ${JSON.stringify(tally(verdicts))}`);
+    }
+  });
+});
+
+describe('membership: trees of several fit calls (warm_start=True)', () => {
+  it('pima_warm_t10: no verdict is proven and the reason says why; read as one training set, the counts would "prove" members absent', async () => {
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_warm_t10')!);
+    assert.equal(forest.hyperParameters.warm_start, true);
+    const result = assessMembership(forest, candidates);
+    assert.ok(result.candidates.every((c) => c.verdict !== 'member' && c.verdict !== 'non-member'), JSON.stringify(tally(result.candidates.map((c) => c.verdict))));
+    assert.equal(result.basis, 'bootstrap-draws');
+    assert.match(result.reason ?? '', /^warm_start=True.*the counts only score/);
+    // The same trees as if fitted once: members of one half are "proven" absent from the other half's trees.
+    const once = assessMembership({ ...forest, hyperParameters: { ...forest.hyperParameters, warm_start: false } }, candidates);
+    assert.ok(once.candidates.some((c, i) => c.verdict === 'non-member' && member[i]), 'the fixture no longer shows the wrong proofs the guard prevents');
+  });
+  it('pima_warm_t10: the reconstruction certifies from one tree per class, every certified box a distinct true member, N at least', async () => {
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_warm_t10')!);
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    assert.equal(result.method, 'box-estimate', result.reason);
+    assert.match(result.reason ?? '', /^warm_start=True/);
+    assert.equal(result.rowsKind, 'at-least');
+    assert.ok(result.certifiedRows > 0 && (result.rows ?? 0) >= result.certifiedRows);
+    // Each certified box (and label) holds a member of its own.
+    const members = candidates.filter((_, i) => member[i]);
+    const used = new Set<number>();
+    for (const row of result.reconstruction.filter((r) => r.certified)) {
+      const at = members.findIndex((m, k) => !used.has(k) && m.label === row.label && m.values.every((v, f) => { const box = row.intervals?.[f]; return !box || (Math.fround(Number(v)) > box[0] && Math.fround(Number(v)) <= box[1]); }));
+      assert.ok(at >= 0, `a certified box holds no member of its own: ${JSON.stringify(row.intervals)}`);
+      used.add(at);
+    }
+  });
+});
+
 describe('membership: proven verdicts on scikit-learn fixtures', () => {
   for (const entry of manifest) {
     it(`${entry.name}: every proven verdict is true, and the proofs reach their floor`, async () => {
@@ -80,7 +161,7 @@ describe('membership: proven verdicts on scikit-learn fixtures', () => {
         ? 'boosted-hessians'
         : /GradientBoosting/.test(entry.estimator)
           ? entry.subsample !== undefined ? 'newton-steps' : 'class-trees'
-          : entry.bootstrap ? 'replayed-bootstrap' : 'row-counts';
+          : entry.bootstrap ? 'replayed-bootstrap' : entry.warmStart ? 'bootstrap-draws' : 'row-counts';
       assert.equal(result.basis, basis);
       assert.equal(result.candidates.length, candidates.length);
       result.candidates.forEach(({ verdict, score }, i) => {

@@ -26,6 +26,8 @@ export interface MembershipStepOptions {
   /** Rows of this model's reconstruction, if it ran, and the training rows N it states. */
   reconstruction?: readonly ReconstructedRow[];
   trainingRows?: number | null;
+  /** The reconstruction's reason when it found the counts contradictory (then nothing is proven). */
+  countsContradict?: string;
   emitPath?: string;
   /** --severity overrides (the finding's level, or off). */
   severities?: Partial<Record<RuleId, Severity>>;
@@ -76,7 +78,7 @@ export interface ScoredMembership {
 export function scoreMembership(
   forest: Forest,
   file: CandidateFile,
-  options: Pick<MembershipStepOptions, 'reconstruction' | 'trainingRows' | 'severities'>,
+  options: Pick<MembershipStepOptions, 'reconstruction' | 'trainingRows' | 'countsContradict' | 'severities'>,
 ): ScoredMembership {
   const aligned = alignCandidates(file, forest);
   if (!aligned.ok) {
@@ -95,7 +97,7 @@ export function scoreMembership(
       },
     };
   }
-  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows });
+  const result = assessMembership(forest, aligned.candidates, { certifiedRows: options.reconstruction?.filter((row) => row.certified) ?? [], trainingRows: options.trainingRows, ...(options.countsContradict ? { countsContradict: options.countsContradict } : {}) });
   let truth;
   if (file.members) {
     const split = splitKnown(file.members);

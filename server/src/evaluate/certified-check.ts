@@ -18,6 +18,7 @@
 import type { ReconstructedRow } from '../attacks/reconstruction/types';
 import type { Forest } from '../forest/schema';
 import { valueCast } from '../forest/value-precision';
+import { targetFunction } from '../forest/target-transform';
 import type { EvaluatedRow } from './metrics';
 
 export interface CertifiedCheck {
@@ -47,22 +48,10 @@ interface ProvenGroup {
 }
 
 /**
- * The functions a TransformedTargetRegressor names (`func`) that the check applies to the true
- * targets, since its regressor's proven targets are in that scale (a log-target forest's 442
- * proven rows read "0 held, a bug of this tool" against y itself).
+ * A TransformedTargetRegressor's regressor proves its targets in the transformed scale: the check
+ * applies the named function to the true targets (forest/target-transform.ts; a log-target
+ * forest's 442 proven rows read "0 held, a bug of this tool" against y itself).
  */
-const TARGET_FUNCTIONS: Record<string, (y: number) => number> = {
-  'numpy.log': Math.log,
-  'numpy.log1p': Math.log1p,
-  'numpy.log2': Math.log2,
-  'numpy.log10': Math.log10,
-  'numpy.sqrt': Math.sqrt,
-  'numpy.cbrt': Math.cbrt,
-  'numpy.exp': Math.exp,
-  'numpy.expm1': Math.expm1,
-  'numpy.arcsinh': Math.asinh,
-};
-
 export function checkCertifiedRows(
   forest: Pick<Forest, 'splitRule' | 'classes' | 'estimator' | 'targetTransform'>,
   reconstruction: readonly ReconstructedRow[],
@@ -73,7 +62,7 @@ export function checkCertifiedRows(
   if (proven === 0) return undefined;
   // Targets a TransformedTargetRegressor transformed: the truth in the regressor's scale, or, for a
   // transform the file does not name as a function (a fitted StandardScaler), no target compared.
-  const transform = forest.targetTransform === undefined ? undefined : TARGET_FUNCTIONS[forest.targetTransform];
+  const transform = targetFunction(forest);
   const truth = forest.targetTransform === undefined ? given : given.map((row) => ({ ...row, label: transform && typeof row.label === 'number' ? transform(row.label) : undefined }));
   const targetsUnchecked = forest.targetTransform !== undefined && !transform ? `the targets were transformed by ${forest.targetTransform} before fitting, which the file does not state as a function: only the boxes were checked` : undefined;
   const less = forest.splitRule === 'less';

@@ -191,14 +191,22 @@ export function pinnableFeatures(forest: Forest): PinnableFeatures {
  * Whether the cell fixes the candidate's value of every feature the model splits on: then a
  * training row with the candidate's label in the cell has the candidate's values wherever the
  * model looks (a twin at most differs where it never does), and `member` is proven. A cell left
- * open on a 0/1 feature, or bounding a numeric one, holds other people too.
+ * open on a 0/1 feature, or bounding a numeric one, holds other people too. The model reads a
+ * feature split only inside (0, 1) as 0/1, and the proof takes the training rows' values there to
+ * be 0 or 1; a candidate whose value is neither (0.7, or a count of 2 where the model's 1 stands for
+ * "above 0.5") is not the value the cell pins (soundness sweep 16: 230 such candidates were
+ * "proven" members).
  */
-export function cellPinsValues(cell: Box, pin: PinnableFeatures): boolean {
+export function cellPinsValues(cell: Box, pin: PinnableFeatures, values: readonly number[]): boolean {
   for (let f = 0; f < cell.lower.length; f++) {
     if (!pin.used[f]) continue;
     if (!pin.binary[f]) return false;
     // A 0/1 feature's thresholds lie inside (0, 1): below one, the cell holds only 0; above, only 1.
-    if (!(cell.upper[f] < 1 || cell.lower[f] > 0)) return false;
+    if (cell.upper[f] < 1) {
+      if (values[f] !== 0) return false;
+    } else if (cell.lower[f] > 0) {
+      if (values[f] !== 1) return false;
+    } else return false;
   }
   return true;
 }

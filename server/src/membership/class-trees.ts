@@ -48,7 +48,7 @@ export function scoreClassTreeCandidates(forest: Forest, candidates: readonly Ca
     // The candidate's cell once (a walk of every tree), not once per certified row.
     const cell = mine.length > 0 ? cellBox(forest, candidate.values) : undefined;
     // Proven only where the cell pins every value the model reads (cell.ts `cellPinsValues`).
-    const member = cell !== undefined && mine.some((row) => certifiedInCell(row, cell, forest.splitRule)) && cellPinsValues(cell, pin);
+    const member = cell !== undefined && mine.some((row) => certifiedInCell(row, cell, forest.splitRule)) && cellPinsValues(cell, pin, candidate.values);
     verdicts.push({ score: member ? 1 : 0.5, verdict: member ? 'member' : 'likely-non-member' });
     if (newton) return newton.add(i, leaves, k);
     let share = 0;

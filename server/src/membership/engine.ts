@@ -41,6 +41,7 @@
  *  - regression forests: the candidate's target against its leaves' mean targets (regression.ts).
  * Unproven candidates get `likely-member` at or above the threshold, `likely-non-member` below.
  */
+import { mayMixFits, WARM_START_REASON } from '../forest/warm-start';
 import type { Forest } from '../forest/schema';
 import { classCount } from '../forest/structure';
 import { replayDraws } from '../attacks/reconstruction/bootstrap/draws';
@@ -54,7 +55,7 @@ import { dpScore } from './dp';
 import { AssignmentScorer } from './assignment';
 import { drawShare, OUTLIER_ROWS_THRESHOLD, scoreOutlierCandidates } from './outlier-rows';
 import { MassScorer } from './row-count-mass';
-import { regressionProves, regressionUnsupported, scoreRegressionCandidate } from './regression';
+import { regressionProves, regressionUnsupported, scoreRegressionCandidate, targetInTreeScale } from './regression';
 import { CLASS_TREES_THRESHOLD, scoreClassTreeCandidates } from './class-trees';
 import { NEWTON_STEPS_THRESHOLD, scoreNewtonStepCandidates } from './newton-steps';
 import { HessianScorer, hessianSetup, type HessianSetup } from './boosted-hessians';
@@ -82,6 +83,11 @@ export interface MembershipOptions {
   threshold?: number;
   /** Date.now() after which the seed replay stops (see replayDraws). */
   deadline?: number;
+  /**
+   * Why the model's counts cannot be one training set, when the reconstruction found it (its
+   * `failed` reason): no verdict is then proven from them, only scored.
+   */
+  countsContradict?: string;
   /**
    * Without bootstrap, rescore the candidates by their mass in the fit of all candidates to the
    * leaf counts (row-count-mass.ts; default true). False keeps the share alone (for comparisons).
@@ -121,10 +127,13 @@ interface Plan {
   hessians?: HessianSetup;
 }
 
-function plan(forest: Forest, deadline: number): Plan {
+function plan(forest: Forest, deadline: number, countsContradict?: string): Plan {
   // XGBoost: every tree's sums where the loss gives each candidate's hessians, else tree 0's counts.
   const boostedProbe = forest.boosting && !forest.countedClasses ? probeFirstTrees(forest) : undefined;
   const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
+  // Targets through a function this tool does not apply (a TransformedTargetRegressor's scaler) cannot be tested.
+  const untestable = forest.task !== 'classification' && forest.targetTransform !== undefined ? regressionUnsupported(forest) : undefined;
+  if (untestable) return { basis: 'unsupported', reason: untestable };
   if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
     const score = forest.logLoss ? "; scored on every tree's leaf rows and log-loss Newton steps" : '';
@@ -151,7 +160,7 @@ function plan(forest: Forest, deadline: number): Plan {
     if (unsupported) return { basis: 'unsupported', reason: unsupported };
     return regressionProves(forest)
       ? { basis: 'regression-targets', reason: "regression forest: each candidate's target against its leaves' mean targets; a pure leaf of another target proves a non-member" }
-      : { basis: 'regression-targets', reason: `regression forest: each candidate's target against its leaves' mean targets; likelihoods only (${forest.training.bootstrap ? 'bootstrap: a tree may not have drawn the candidate' : 'sample weights'})` };
+      : { basis: 'regression-targets', reason: `regression forest: each candidate's target against its leaves' mean targets; likelihoods only (${mayMixFits(forest) ? WARM_START_REASON : forest.training.bootstrap ? 'bootstrap: a tree may not have drawn the candidate' : 'sample weights'})` };
   }
   if (forest.privacy) return { basis: 'dp-noise', reason: 'the counts are noised (differential privacy): likelihoods only, nothing is proven' };
   if (forest.boosting) {
@@ -164,6 +173,10 @@ function plan(forest: Forest, deadline: number): Plan {
     for (const leaf of tree.leaves) if (leaf.positives !== undefined) probed.set(leaf.node, [leaf.rows - leaf.positives, leaf.positives]);
     return { basis: 'boosted-first-tree', reason: "boosted model: scored on the first tree's probed row counts; a zero count proves nothing because the file does not show whether the tree saw every row (subsample)", probed };
   }
+  // Trees that may not share one training set (warm_start, or counts the reconstruction found
+  // contradictory) prove nothing from their counts: every count proof assumes they do.
+  const apart = mayMixFits(forest) ? WARM_START_REASON : countsContradict ? `the leaf counts contradict one training set (${countsContradict})` : undefined;
+  if (apart) return { basis: 'bootstrap-draws', reason: `${apart}; the counts only score (a member is proven only by a certified row of the reconstruction in its cell)` };
   if (forest.training.weighted) return { basis: 'weighted', reason: 'sample or class weights: the counts are weights, not rows, so they only score (a member is proven only by a certified row of the reconstruction in its cell)' };
   if (forest.training.bootstrap) {
     const replay = replayDraws(forest, deadline);
@@ -199,7 +212,7 @@ export function assessMembership(forest: Forest, candidates: readonly Candidate[
 
 function assessCandidates(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions): MembershipResult {
   const started = Date.now();
-  const p = plan(forest, options.deadline ?? Number.POSITIVE_INFINITY);
+  const p = plan(forest, options.deadline ?? Number.POSITIVE_INFINITY, options.countsContradict);
   // Without the mass fit, row counts score 0.5 + share / 2: "not excluded" is the likely-member side.
   let threshold = options.threshold ?? (p.basis === 'row-counts' && options.acrossCandidates === false ? 0.5 : DEFAULT_THRESHOLDS[p.basis]);
   const classes = classCount(forest);
@@ -237,7 +250,7 @@ function assessCandidates(forest: Forest, candidates: readonly Candidate[], opti
       continue;
     }
     if (p.basis === 'regression-targets') {
-      const target = Number(candidate.label);
+      const target = targetInTreeScale(forest, Number(candidate.label));
       if (!Number.isFinite(target)) {
         verdicts.push({ score: NaN, verdict: 'unknown' });
         continue;
@@ -247,8 +260,8 @@ function assessCandidates(forest: Forest, candidates: readonly Candidate[], opti
       continue;
     }
     if (p.basis === 'boosted-hessians' && forest.task !== 'classification') {
-      // Squared error: the label is the target.
-      const target = Number(candidate.label);
+      // Squared error: the label is the target (in the trees' scale).
+      const target = targetInTreeScale(forest, Number(candidate.label));
       if (!Number.isFinite(target)) {
         verdicts.push({ score: NaN, verdict: 'unknown' });
         continue;
@@ -313,7 +326,7 @@ function assessCandidates(forest: Forest, candidates: readonly Candidate[], opti
     // The candidate's cell walks every tree: once per candidate, when a proof needs it.
     let cell: Box | undefined;
     const cellOf = () => (cell ??= cellBox(forest, candidate.values));
-    if (proven === 'member' && !cellPinsValues(cellOf(), pin) && !certifiedAtValues(forest, candidate, y, certified, pin)) {
+    if (proven === 'member' && !cellPinsValues(cellOf(), pin, candidate.values) && !certifiedAtValues(forest, candidate, y, certified, pin)) {
       proven = undefined;
       inProvenCell++;
     }

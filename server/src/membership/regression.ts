@@ -15,6 +15,8 @@
  */
 import type { Forest } from '../forest/schema';
 import { PURE_TARGET, pureLeaf } from '../attacks/reconstruction/regression-box-labels';
+import { targetFunction } from '../forest/target-transform';
+import { mayMixFits } from '../forest/warm-start';
 
 export interface RegressionScore {
   score: number;
@@ -24,13 +26,26 @@ export interface RegressionScore {
 
 /** Why a regression forest cannot be scored, or undefined when it can. */
 export function regressionUnsupported(forest: Forest): string | undefined {
-  if (!forest.trees.every((tree) => tree.targetMean !== undefined)) return 'the trees store no mean targets (criterion absolute_error stores medians), so a candidate\'s target cannot be tested';
+  if (!forest.trees.every((tree) => tree.targetMean !== undefined)) return "the trees store no mean targets (a tree of criterion='absolute_error' stores medians; a classifier read as row counts stores no targets), so a candidate's target cannot be tested";
+  // A TransformedTargetRegressor's trees hold func(y): a candidate's y is comparable only through
+  // the function (soundness sweep 16: raw targets against log1p ones made every member a "proven
+  // non-member").
+  if (forest.targetTransform !== undefined && !targetFunction(forest)) {
+    return `the targets were transformed by ${forest.targetTransform} before fitting (a TransformedTargetRegressor), which this tool does not apply, so a candidate's target cannot be tested against the trees'`;
+  }
   return undefined;
+}
+
+/** A candidate's target in the trees' scale (a TransformedTargetRegressor's function applied). */
+export function targetInTreeScale(forest: Forest, target: number): number {
+  const forward = targetFunction(forest);
+  return forward ? forward(target) : target;
 }
 
 /** Whether a pure leaf's mismatch proves a non-member: every tree grew on every row, unweighted. */
 export function regressionProves(forest: Forest): boolean {
-  return !forest.training.bootstrap && !forest.training.weighted;
+  // warm_start: the trees may not have grown on the same rows (forest/warm-start.ts).
+  return !forest.training.bootstrap && !forest.training.weighted && !mayMixFits(forest);
 }
 
 export function scoreRegressionCandidate(forest: Forest, leaves: Int32Array, target: number, proves: boolean): RegressionScore {

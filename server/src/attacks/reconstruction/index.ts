@@ -46,6 +46,7 @@
  * limit), so an abort during a solve takes effect when it returns. The reconstruction worker
  * (server/src/jobs/reconstruction-worker.ts) runs this off the server's thread and can terminate it.
  */
+import { mayMixFits, WARM_START_REASON } from '../../forest/warm-start';
 import type { Forest } from '../../forest/schema';
 import { inputColumnCount } from '../../forest/set-splits';
 import { largerChildDirections, missingValueReading } from '../missing-values';
@@ -142,6 +143,14 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
     // The likelihood is written over binary features; numeric ones get the estimate.
     if (noised.status !== 'skipped') return noised;
     return estimateFromCounts(forest, ctx, 'differentially private counts over numeric features (the likelihood method is written over binary ones)') ?? noised;
+  }
+  // Trees of several fit calls: each class certified from one tree's leaves, the rest an estimate.
+  // The stated N is the last fit's: the training rows of all fits are at least it and at least the
+  // rows certified (distinct rows of some fit).
+  if (mayMixFits(forest) && !forest.boosting) {
+    const estimate = await estimateFromCounts(forest, ctx, WARM_START_REASON);
+    if (!estimate) return ctx.answer({ status: 'skipped', reason: WARM_START_REASON, rows: forest.training.rows ?? null, certifiedRows: 0 });
+    return { ...estimate, rows: Math.max(estimate.rows ?? 0, estimate.certifiedRows), rowsKind: 'at-least' };
   }
   // Boosted models read missing values their own way (boosting-hessians.ts, boosting-counts.ts). For
   // count trees, a missing value some splits send left and others right is no interval the cells

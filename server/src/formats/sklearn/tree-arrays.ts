@@ -380,6 +380,8 @@ export const TREE_HYPER_PARAMETERS = [
   'max_samples',
   'random_state',
   'ccp_alpha',
+  // True: the trees may come from several fit calls on different rows (forest/warm-start.ts).
+  'warm_start',
 ] as const;
 
 /** The IR fields every scikit-learn decoder fills the same way. */
