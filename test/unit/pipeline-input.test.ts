@@ -213,6 +213,26 @@ describe("a CSV of the Pipeline's input", () => {
     assertSameValues(fit.aligned.rows.map((row) => row.values), expected('pima_scaled'));
   });
 
+  it('numbered names do not pick 8 of 10 numbered columns of a model that may see other values (a step not followed, PCA)', async () => {
+    // Soundness sweep 16: a PCA Pipeline's forest (x0..x4) took the first five of 30 raw columns
+    // x0..x29 by name, and 119 training rows were "proven non-members".
+    const report = await lintFile(join(FIXTURES, 'membership', 'pima_rows_t10.joblib'), { keepForest: true });
+    const forest = report.forest!;
+    assert.deepEqual(forest.features.map((f) => f.name), Array.from({ length: 8 }, (_, i) => `x${i}`));
+    assert.equal(forest.pipelineInput, undefined);
+    const table = (columns: number): TrainingData => ({
+      path: 'raw.csv',
+      header: [...Array.from({ length: columns }, (_, i) => `x${i}`), 'y'],
+      labelColumn: 'y',
+      rows: [Array.from({ length: columns + 1 }, (_, i) => String(i % 2))],
+    });
+    const wider = alignTrainingData(table(10), forest);
+    assert.equal(wider.ok, false);
+    assert.match(wider.ok ? '' : wider.problem, /numbered x0 to x7\) and raw\.csv has 10 columns besides 'y'/);
+    const exact = alignTrainingData(table(8), forest);
+    assert.ok(exact.ok, exact.ok ? '' : exact.problem);
+  });
+
   it("a CSV of the model's own columns is still read as they are, by name", async () => {
     const forest = await forestOf('stroke_pipeline');
     const want = expected('stroke_pipeline');

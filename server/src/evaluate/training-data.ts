@@ -154,6 +154,16 @@ function alignColumns(data: TrainingData, forest: AlignableForest, classes: Clas
   // forest) the CSV's x0.. are its input's as much as the model's, and raw data is what people hold,
   // so they are matched by position, through the steps (matched as the model's, an iris Pipeline's
   // raw rows were read as scaled ones and 81 "proven" verdicts were wrong).
+  // Nor do they name the CSV's columns when it has more of them than the model has features: the
+  // model then sees something else (the output of a step this tool does not follow, a PCA), and
+  // its x0..x4 matched to the first five of 30 raw columns called 119 training rows "proven
+  // non-members" (soundness sweep 16).
+  if (!input && hasNumberedNames(forest.features) && others.length > names.length && hasAll(names)) {
+    return {
+      ok: false,
+      problem: `the model stores no feature names (its ${names.length} features are numbered x0 to x${names.length - 1}) and ${data.path} has ${others.length} columns${data.labelColumn === undefined ? '' : ` besides '${data.labelColumn}'`}: numbered names match no column of their own when the model may see other values (the output of earlier steps), so give exactly the ${names.length} values the model was fitted on`,
+    };
+  }
   if (hasAll(names) && !(input && hasNumberedNames(forest.features))) return directly(data, names.map((name) => columnOf.get(name)!), labelIndex, 'name', classes);
   if (input && others.length === input.columns.length) return throughPipeline(data, forest, input, others, labelIndex, 'position', classes);
   if (hasDefaultFeatureNames(forest)) {
