@@ -122,16 +122,48 @@ function searchRows(forest: Forest, draws: (rows: number) => number, deadline: n
   // Every tree drawing N (max_samples None; N unknown when sample weights inflate the root): the
   // distinct rows, about 0.632 N, spread by about 0.5 sqrt(N), so a window of 8 sqrt(N) around the
   // estimate holds every fitting N; a fixed or fractional draw pins N far less, so the window is wide.
-  const everyRow = forest.hyperParameters['max_samples'] === null || forest.hyperParameters['max_samples'] === undefined;
-  return rowsReplayingSeeds(forest.trees.map((tree) => tree.training.seed!), distinct as number[], draws, deadline, everyRow && forest.training.bootstrapSize === undefined);
+  // A fractional max_samples draws a share of N too, which pins N as narrowly (searched over N +- N
+  // instead, a forest of 10,000 rows with max_samples=0.6 took 6-10 s of its fast findings and ran
+  // past the read timeout as "unreadable": soundness sweep 16).
+  const maxSamples = forest.hyperParameters['max_samples'];
+  const fraction = typeof maxSamples === 'number' && !Number.isInteger(maxSamples) && maxSamples > 0 && maxSamples < 1 ? maxSamples : undefined;
+  const seeds = forest.trees.map((tree) => tree.training.seed!);
+  // The file states how many rows each tree drew (scikit-learn's _n_samples_bootstrap) and the
+  // share they are of N: only the few N that round to that draw can be N, each checked by replay.
+  const drawn = forest.training.bootstrapSize;
+  if (fraction !== undefined && drawn !== undefined) {
+    const fits: number[] = [];
+    for (let n = Math.max(1, Math.floor((drawn - 0.5) / fraction)); n <= Math.ceil((drawn + 0.5) / fraction); n++) {
+      if (draws(n) === drawn && seeds.every((seed, t) => distinctDrawn(replayMultiplicities(seed, n, drawn)) === distinct[t])) fits.push(n);
+    }
+    if (fits.length > 0) return fits;
+  }
+  const share = maxSamples === null || maxSamples === undefined || fraction !== undefined;
+  return rowsReplayingSeeds(forest.trees.map((tree) => tree.training.seed!), distinct as number[], draws, deadline, share && forest.training.bootstrapSize === undefined);
 }
 
 /**
  * Every training-set size N (in the window searchRows describes) for which each seed's replayed
- * sample has its tree's stored distinct rows. `drawsEveryRow`: every tree drew N (max_samples
- * None), which pins N within a narrow window.
+ * sample has its tree's stored distinct rows. `drawsGrowWithN`: every tree drew N or a share of it
+ * (max_samples None or a fraction), which pins N within a narrow window: 8 standard deviations of
+ * the first tree's distinct rows, taken back to N through the slope of their mean.
  */
-function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[], draws: (rows: number) => number, deadline = Number.POSITIVE_INFINITY, drawsEveryRow = false): number[] {
+/**
+ * The standard deviation of N's estimate from one tree's distinct rows: that of the distinct count
+ * among m draws of N rows (N(N-1)(1-2/N)^m + N(1-1/N)^m - N^2(1-1/N)^2m), over the slope of its
+ * mean N(1 - (1-1/N)^m) in N, m following N. At least sqrt(N) / 2, the old window's scale.
+ */
+function distinctSpreadInRows(n: number, draws: (rows: number) => number): number {
+  const m = draws(n);
+  const q1 = Math.pow(1 - 1 / n, m);
+  const variance = n * (n - 1) * Math.pow(1 - 2 / n, m) + n * q1 - n * n * q1 * q1;
+  const mean = (k: number) => k * (1 - Math.pow(1 - 1 / k, draws(k)));
+  const slope = (mean(n + 50) - mean(n - 50)) / 100;
+  const sd = Math.sqrt(Math.max(0, variance)) / Math.max(slope, 1e-3);
+  return Number.isFinite(sd) ? Math.max(sd, Math.sqrt(n) / 2) : n;
+}
+
+function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[], draws: (rows: number) => number, deadline = Number.POSITIVE_INFINITY, drawsGrowWithN = false): number[] {
   const lowest = Math.max(...distinct);
   let estimate = lowest;
   while (estimate < lowest * 64 + 64 && estimate * (1 - Math.pow(1 - 1 / estimate, draws(estimate))) < distinct[0]) {
@@ -144,7 +176,7 @@ function rowsReplayingSeeds(seeds: readonly number[], distinct: readonly number[
     });
   const found: number[] = [];
   // The window is wide enough for the sampling spread of small trees, and bounded in work.
-  const radius = drawsEveryRow ? Math.ceil(8 * Math.sqrt(estimate)) + 50 : Math.max(200, estimate);
+  const radius = drawsGrowWithN ? Math.ceil(8 * distinctSpreadInRows(estimate, draws)) + 50 : Math.max(200, estimate);
   for (let offset = 0; offset <= radius; offset++) {
     if (Date.now() > deadline && offset > 0) break;
     for (const n of offset === 0 ? [estimate] : [estimate + offset, estimate - offset]) {

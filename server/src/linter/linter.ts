@@ -221,12 +221,20 @@ function withFoldRows(summaries: ModelSummary[], forests: readonly Forest[]): vo
 
 type Analysed = { ok: true; forest: Forest; summary: ModelSummary; findings: Finding[] } | { ok: false; problem: string; reason?: 'corrupt' | 'too-large' };
 
+/**
+ * The most the bootstrap replay of the fast findings takes: past it, N is what the search found so
+ * far and the trees not yet replayed are left unchecked (the finding says how many were).
+ */
+const REPLAY_MS = 3_000;
+
 /** Completes one model's IR, replays its bootstrap within the budget and runs the model rules. */
 function analyseModel(input: ModelRead['forest'], read: ModelRead, options: LintOptions): Analysed {
   const completed = completeForest(input);
   if (!completed.ok) return completed;
   const forest = completed.forest;
-  const replay = checkReplay(forest, options.budgetMs === undefined ? undefined : Date.now() + options.budgetMs);
+  // The replay is a fast finding: at most REPLAY_MS whatever the budget (the command line gave it
+  // none, and a forest whose N it searched for ran past the read timeout as "unreadable").
+  const replay = checkReplay(forest, Date.now() + Math.min(options.budgetMs ?? REPLAY_MS, REPLAY_MS));
   // Probed once here: the first-tree-exposes-counts rule reports it, the summary states its N.
   const probe = forest.boosting ? probeFirstTrees(forest) : undefined;
   const rows = trainingRowsOf(forest, replay, probe);
