@@ -11,6 +11,7 @@
 import { strict as assert } from 'node:assert';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, it } from 'node:test';
 import { PyCall, PyDict, PyGlobal, PyList, PyObject, PyTuple, unpickle, type PyValue } from '../../server/src/formats/pickle';
@@ -400,6 +401,34 @@ describe('containers: where the model sits, in the notes', () => {
     assert.equal(describeHolding(called('keras.src.saving.pickle_utils', 'deserialize_model_from_bytecode')), 'a Keras model (rebuilt by keras.src.saving.pickle_utils.deserialize_model_from_bytecode)');
     assert.equal(describeHolding(called('mylib.io', 'load_thing')), 'an object rebuilt by calling mylib.io.load_thing');
     assert.equal(describeHolding(new PyObject(new PyGlobal('sklearn.cluster._kmeans', 'KMeans'), [])), 'an instance of sklearn.cluster._kmeans.KMeans');
+  });
+});
+
+describe('containers: a TransformedTargetRegressor\'s reconstructed targets in the CSV', () => {
+  const cli = path.resolve(__dirname, '../../../dist/cli.js');
+  const emitted = (name: string) => {
+    const out = path.join(fs.mkdtempSync(path.join(tmpdir(), 'mpl-ttr-')), 'rows.csv');
+    execFileSync(process.execPath, [cli, path.join(DIR, `${name}.joblib`), '--budget', '5', '--emit-reconstruction', out, '--fail-on', 'never'], { encoding: 'utf8' });
+    const [header, ...rows] = fs.readFileSync(out, 'utf8').trim().split('\n').map((line) => line.split(','));
+    return { header, rows };
+  };
+  const trueTargets = (name: string) => {
+    const [, ...rows] = fs.readFileSync(path.join(DIR, `${name}.candidates.csv`), 'utf8').trim().split('\n').map((line) => line.split(','));
+    return new Set(rows.filter((row) => row[row.length - 1] === '1').map((row) => Number(row[row.length - 2])));
+  };
+  it('log1p: certified targets written back in y\'s scale (expm1), each a true training target', () => {
+    // Soundness sweep 16: written as log1p(y) under the column of y.
+    const { header, rows } = emitted('transformed_target_tree');
+    const label = header.length - 2;
+    assert.equal(header[label], 'label');
+    const truth = trueTargets('transformed_target_tree');
+    const certified = rows.filter((row) => row[row.length - 1] === 'true');
+    assert.ok(certified.length > 0);
+    for (const row of certified) assert.ok([...truth].some((y) => Math.abs(y - Number(row[label])) < 1e-9 * Math.max(1, y)), `target ${row[label]} is no training target`);
+  });
+  it('a StandardScaler on the target: written as the trees hold it, under a column that says so', () => {
+    const { header } = emitted('transformed_target_scaled');
+    assert.equal(header[header.length - 2], 'label [as transformed by StandardScaler]');
   });
 });
 

@@ -4,11 +4,12 @@
  * then, when asked, the evaluation against the true training data and the CSV of the rows.
  * The rows themselves are personal data: they go to the CSV file the user named and nowhere else.
  */
+import { targetInverse } from '../forest/target-transform';
 import type { CandidateFile } from '../membership/candidates';
 import { promises as fs } from 'node:fs';
 import type { FileReport } from '../linter/linter';
 import type { Forest } from '../forest/schema';
-import type { ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
+import type { ReconstructedRow, ReconstructionProgress, ReconstructionResult } from '../attacks/reconstruction/types';
 import { RunContext } from '../attacks/reconstruction/context';
 import { assessRecoverability } from '../recoverability/assess';
 import { declaredGroupsFor, type GroupDeclaration } from '../recoverability/declared-groups';
@@ -178,10 +179,16 @@ async function emit(report: FileReport, forest: Forest, result: ReconstructionRe
     options.log(`${report.path}: no reconstruction (${result.status}${result.reason ? `: ${result.reason}` : ''}); nothing written to ${path}`);
     return true;
   }
+  const label = aligned ? (options.trainingData!.labelColumn ?? DEFAULT_LABEL_COLUMN) : DEFAULT_LABEL_COLUMN;
+  // A TransformedTargetRegressor's trees prove func(y): written back as y where the function is
+  // one this tool inverts, else under a column that says which scale it is (soundness sweep 16: a
+  // log1p model's certified rows read 3.784 under "y" for a target of 43).
+  const inverse = forest.targetTransform !== undefined ? targetInverse(forest) : undefined;
   const columns = {
     features: aligned?.featureColumns ?? forest.features.map((feature) => feature.name),
-    label: aligned ? (options.trainingData!.labelColumn ?? DEFAULT_LABEL_COLUMN) : DEFAULT_LABEL_COLUMN,
+    label: forest.targetTransform !== undefined && !inverse ? `${label} [as transformed by ${forest.targetTransform}]` : label,
     numeric: intervalFeatures(forest),
+    ...(inverse ? { labelValue: (value: ReconstructedRow['label']) => (typeof value === 'number' ? inverse(value) : value) } : {}),
   };
   // A Pipeline's model: the rows in the columns the Pipeline was fitted on, in their own units.
   const input = usablePipelineInput(forest);

@@ -35,6 +35,8 @@ export interface ReconstructionColumns {
    * numeric ones did). Absent or all false: one column per feature.
    */
   numeric?: readonly boolean[];
+  /** The label as written (a TransformedTargetRegressor's target back in the user's scale); as stored when absent. */
+  labelValue?: (label: ReconstructedRow['label']) => ReconstructedRow['label'];
 }
 
 /** The label column's name when the training data's is unknown. */
@@ -77,7 +79,7 @@ export function reconstructionCsv(rows: readonly ReconstructedRow[], columns: Re
   const lines = [csvLine([...header, columns.label, 'certified'])];
   for (const row of rows) {
     const cells = columns.features.flatMap((_, f) => (bounded(f) ? [cellText(row, f), boundText(row, f, 0), boundText(row, f, 1)] : [cellText(row, f)]));
-    lines.push(csvLine([...cells, String(row.label), row.certified ? 'true' : 'false']));
+    lines.push(csvLine([...cells, String(columns.labelValue ? columns.labelValue(row.label) : row.label), row.certified ? 'true' : 'false']));
   }
   return lines.join('');
 }
