@@ -59,6 +59,27 @@ function truthOf(name: string): Truth {
   return JSON.parse(fs.readFileSync(path.join(DIR, `${name}.truth.json`), 'utf8')) as Truth;
 }
 
+/**
+ * A binary log-loss model read from its stage 0 (started at `margin`): every leaf's positives as
+ * scikit-learn's rows give them, the true rows' residuals adding up to every leaf's Newton step,
+ * and the reconstruction certifying every row, each a true row of its own.
+ */
+async function assertBinaryStageZero(name: string, forest: Forest, margin: number): Promise<void> {
+  const truth = truthOf(name);
+  const counted = forest.countedClasses!;
+  assert.deepEqual(counted.classes, truth.classes);
+  for (const [leaf, positives] of Object.entries(truth.stage0_positives!)) assert.equal(counted.trees[1].rows[Number(leaf)], positives, `leaf ${leaf}: positives`);
+  assert.deepEqual(forest.logLoss!.initialMargins, [margin]);
+  const rows = readTrainingRows(path.join(DIR, `${name}.train.csv`)).rows;
+  for (const leaf of newtonSums(forest, rows)) {
+    assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
+    assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
+  }
+  const r = await reconstruct(forest, { budgetMs: 10_000 });
+  assert.equal(r.certifiedRows, truth.n, r.reason);
+  assert.equal(assertSound(r.reconstruction, rows), truth.n);
+}
+
 function readFixture(name: string): { forest: Forest; notes: string[]; read: ModelRead } {
   const file = `${name}.joblib`;
   const result = readModel(new Uint8Array(fs.readFileSync(path.join(DIR, file))), file);
@@ -607,19 +628,8 @@ describe('sklearn gradient boosting', () => {
     const { forest, notes } = readFixture('gb_clf_zero');
     assert.equal(truth.class_prior, null, 'the fixture has no prior: init_ is the string "zero"');
     assert.ok(notes.some((n) => /log-loss from init='zero'/.test(n)), notes.join(' | '));
-    const counted = forest.countedClasses!;
-    assert.deepEqual(counted.classes, truth.classes);
-    for (const [leaf, positives] of Object.entries(truth.stage0_positives!)) assert.equal(counted.trees[1].rows[Number(leaf)], positives, `leaf ${leaf}: positives`);
     // The Newton steps from margin 0 (probability 1/2), which the true rows' residuals satisfy.
-    assert.deepEqual(forest.logLoss!.initialMargins, [0]);
-    const rows = readTrainingRows(path.join(DIR, 'gb_clf_zero.train.csv')).rows;
-    for (const leaf of newtonSums(forest, rows)) {
-      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
-      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
-    }
-    const r = await reconstruct(forest, { budgetMs: 10_000 });
-    assert.equal(r.certifiedRows, truth.n, r.reason);
-    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+    await assertBinaryStageZero('gb_clf_zero', forest, 0);
   });
   it("gb_clf_multi_zero (init='zero', 3 classes): each class's stage-0 tree steps from margin 0 (probability 1/3) and gives that class's rows", () => {
     const truth = truthOf('gb_clf_multi_zero');
@@ -642,18 +652,7 @@ describe('sklearn gradient boosting', () => {
     assert.equal(truth.old_init?.class, 'LogOddsEstimator');
     const { forest, notes } = readFixture('gb_clf_old_init');
     assert.ok(notes.some((n) => /LogOddsEstimator/.test(n)), notes.join(' | '));
-    const counted = forest.countedClasses!;
-    assert.deepEqual(counted.classes, truth.classes);
-    for (const [leaf, positives] of Object.entries(truth.stage0_positives!)) assert.equal(counted.trees[1].rows[Number(leaf)], positives, `leaf ${leaf}: positives`);
-    assert.deepEqual(forest.logLoss!.initialMargins, [truth.old_init!.prior]);
-    const rows = readTrainingRows(path.join(DIR, 'gb_clf_old_init.train.csv')).rows;
-    for (const leaf of newtonSums(forest, rows)) {
-      assert.equal(leaf.rows, leaf.stated, `${leaf.where}: rows`);
-      assert.ok(Math.abs(leaf.residual - leaf.target) < 1e-9 * leaf.rows, `${leaf.where}: residuals add up to ${leaf.residual}`);
-    }
-    const r = await reconstruct(forest, { budgetMs: 10_000 });
-    assert.equal(r.certifiedRows, truth.n, r.reason);
-    assert.equal(assertSound(r.reconstruction, rows), truth.n);
+    await assertBinaryStageZero('gb_clf_old_init', forest, truth.old_init!.prior!);
   });
   it('gb_reg_old_init (MeanEstimator, scikit-learn before 0.21): its mean is the base score, as DummyRegressor\'s constant is', () => {
     const truth = truthOf('gb_reg_old_init');
