@@ -133,6 +133,18 @@ describe('membership: trees of several fit calls (warm_start=True)', () => {
     const once = assessMembership({ ...forest, hyperParameters: { ...forest.hyperParameters, warm_start: false } }, candidates);
     assert.ok(once.candidates.some((c, i) => c.verdict === 'non-member' && member[i]), 'the fixture no longer shows the wrong proofs the guard prevents');
   });
+  it('read as one training set, the counts contradict each other; handed that, membership proves nothing either', async () => {
+    const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_warm_t10')!);
+    const once = { ...forest, hyperParameters: { ...forest.hyperParameters, warm_start: false } };
+    const rebuilt = await reconstruct(once, { budgetMs: 5_000 });
+    assert.equal(rebuilt.status, 'failed');
+    assert.match(rebuilt.contradiction ?? '', /the leaf counts contradict each other/);
+    const result = assessMembership(once, candidates, { countsContradict: rebuilt.contradiction });
+    assert.equal(result.basis, 'bootstrap-draws');
+    assert.match(result.reason ?? '', /the leaf counts contradict one training set/);
+    assert.ok(result.candidates.every((c, i) => c.verdict !== 'non-member' || !member[i]));
+    assert.ok(result.candidates.every((c) => c.verdict !== 'non-member' && c.verdict !== 'member'));
+  });
   it('pima_warm_t10: the reconstruction certifies from one tree per class, every certified box a distinct true member, N at least', async () => {
     const { forest, candidates, member } = await load(manifest.find((e) => e.name === 'pima_warm_t10')!);
     const result = await reconstruct(forest, { budgetMs: 5_000 });

@@ -61,7 +61,7 @@ export async function runStep(path: string, request: StepRequest, onProgress: (p
     scored = await membershipStep(report, forest, {
       file: membership.file,
       ...(result ? { reconstruction: result.reconstruction, trainingRows: result.rows } : {}),
-      ...(result?.status === 'failed' && /contradict/.test(result.reason ?? '') ? { countsContradict: result.reason! } : {}),
+      ...(result?.contradiction ? { countsContradict: result.contradiction } : {}),
       ...(membership.emitPath !== undefined ? { emitPath: membership.emitPath } : {}),
       severities: options.severities,
       log: (message) => logs.push(message),

@@ -126,7 +126,7 @@ async function sidecarMembership(path: string, forest: Forest, result: Reconstru
   try {
     const scored = scoreMembership(forest, read.file, {
       ...(result ? { reconstruction: result.reconstruction, trainingRows: result.rows } : {}),
-      ...(result?.status === 'failed' && /contradict/.test(result.reason ?? '') ? { countsContradict: result.reason! } : {}),
+      ...(result?.contradiction ? { countsContradict: result.contradiction } : {}),
       severities: options.severities,
     });
     return { summary: scored.summary, ...(scored.finding ? { finding: scored.finding } : {}) };

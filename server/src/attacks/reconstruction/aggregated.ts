@@ -97,7 +97,8 @@ export async function reconstructAggregated(
   ctx.progress('propagation');
   const bounds = initialBounds(formulation);
   if (!propagate(formulation, bounds)) {
-    return ctx.answer({ status: 'failed', reason: 'the leaf counts contradict each other: no training set of binary rows fits every tree', rows, certifiedRows: 0 });
+    const reason = 'the leaf counts contradict each other: no training set of binary rows fits every tree';
+    return ctx.answer({ status: 'failed', reason, contradiction: reason, rows, certifiedRows: 0 });
   }
   const labels = forest.classes;
   const fromBounds = (lower: Int32Array, solution: Int32Array | undefined) => {

@@ -211,6 +211,11 @@ export interface ReconstructionResult {
    * row to be put back in all its columns (compact-features.ts). The counts stay every row's.
    */
   listedRows?: number;
+  /**
+   * Set (with status `failed`) when the counts admit no training set every tree shares: then
+   * nothing may be proven from them (membership scores only, membership/engine.ts).
+   */
+  contradiction?: string;
   /** Numeric forests reconstructed as boxes (`row-boxes`): how tight the certified boxes are. */
   boxes?: BoxTightness;
   seconds: number;

@@ -66,7 +66,10 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
       : undefined;
   // The propagation stands in this method for the other methods' cell enumeration.
   ctx.stats.enumerationMs = Date.now() - started;
-  if (!propagated.ok) return ctx.answer({ status: 'failed', reason: `the leaf counts contradict each other (${propagated.contradiction})`, rows, certifiedRows: 0 });
+  if (!propagated.ok) {
+    const reason = `the leaf counts contradict each other (${propagated.contradiction})`;
+    return ctx.answer({ status: 'failed', reason, contradiction: reason, rows, certifiedRows: 0 });
+  }
   ctx.stats.mergedCells = groups.length;
   const pinned = groups.reduce((n, g) => n + (g.unplaced === 0 ? g.size : 0), 0);
   ctx.stats.fixedByPropagation = pinned;
