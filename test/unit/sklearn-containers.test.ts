@@ -324,7 +324,7 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     const r = await reconstruct(forest, { budgetMs: 1_550, groups: declared.groups });
     assert.equal(r.method, 'box-estimate', r.reason);
     // (Either reason: the solve did not start, or started and found nothing.)
-    assert.match(r.reason ?? '', /^replayed draws: .*(the integer solve found no training set in its share of the time left|too little of it was left (to start the solver|for an integer solve)).*, and propagation proved no row/);
+    assert.match(r.reason ?? '', /^replayed draws: .*(the integer solve found no training set in its share of the time left|too little (to start the solver|for an integer solve)).*, and propagation proved no row/);
     assert.ok(r.certifiedRows > 0, r.reason);
     // Each certified box holds at least as many training rows of its label as it certifies.
     const truth = readTrainingRows(path.join(DIR, 'pipeline_onehot_compas_bootstrap.train.csv')).rows;

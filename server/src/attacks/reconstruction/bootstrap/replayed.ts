@@ -162,7 +162,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     return answer(pickProven(formulation.rowColumns, bounds), bounds, 'bounded', `the formulation holds ${millions(entries)} entries, over the solver's memory cap of ${millions(SOLVER_ENTRY_CAP)}: rows certified by bound propagation and probing only, the others are their first possible candidate (an estimate)${cut}${ambiguity}`);
   }
   if (Date.now() + (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES > deadline) {
-    return provenOrEstimate(`${ctx.stopReason(true)}: too little of it was left to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
+    return provenOrEstimate(`${ctx.stopReason(true)}: too little to start the solver on ${millions(entries)} entries; rows certified by bound propagation only`);
   }
 
   // 3. One integer solution, then the certificate.
@@ -179,7 +179,7 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     // setup estimate before the deadline, where the box estimate then answers.
     const overrun = OVERRUN_SETUPS * (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES;
     const milpDeadline = Math.min(milpStart + Math.max(0, deadline - milpStart) * MILP_SHARE, deadline - overrun);
-    if (milpDeadline <= milpStart) return provenOrEstimate(`${ctx.stopReason(true)}: too little of it was left for an integer solve on ${millions(entries)} entries, which can run seconds past its limit; rows certified by bound propagation only`);
+    if (milpDeadline <= milpStart) return provenOrEstimate(`${ctx.stopReason(true)}: too little for an integer solve on ${millions(entries)} entries, which can run seconds past its limit; rows certified by bound propagation only`);
     const milp = solveMilp(highs, system, bounds, { deadline: milpDeadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });

@@ -88,7 +88,7 @@ export async function reconstructDp(forest: Forest, ctx: RunContext, expose: (de
   // interrupted: not begun when it would end past the deadline (issue 13: short advisor shares).
   const buildMs = formulation.numRows * MODEL_BUILD_MS_PER_ROW;
   if (Date.now() + buildMs > ctx.deadline) {
-    return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason(true)}: too little of it was left to build the solver's model (${formulation.numRows} count rows, about ${(buildMs / 1000).toFixed(1)} s)`, rows: stated, certifiedRows: 0 });
+    return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason(true)}: too little to build the solver's model (${formulation.numRows} count rows, about ${(buildMs / 1000).toFixed(1)} s)`, rows: stated, certifiedRows: 0 });
   }
 
   const milpStart = Date.now();
