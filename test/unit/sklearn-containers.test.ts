@@ -396,6 +396,18 @@ describe('containers: where the model sits, in the notes', () => {
     assert.match(noteOf('one_step_pipeline.joblib'), /the model analysed is model\.named_steps\["dt"\] in a Pipeline \(DecisionTreeClassifier\)$/);
     assert.match(noteOf('pipeline_column_transformer.joblib'), /in a Pipeline \(ColumnTransformer -> RandomForestClassifier\); it sees the output of the Pipeline's earlier steps/);
   });
+  it("a ClassifierChain's later link names the earlier outputs' labels it was fitted on, and says so (sweep 16)", () => {
+    const file = 'classifier_chain.joblib';
+    const read = readSklearn(fs.readFileSync(path.join(DIR, file)), file);
+    assert.equal(read.kind, 'model');
+    if (read.kind !== 'model') return;
+    const link = [read, ...(read.others ?? [])].find((m) => m.location === 'model.estimators_[1]');
+    assert.ok(link, 'the second link is read');
+    assert.deepEqual(link.forest.features.map((f) => f.name), [...Array.from({ length: 8 }, (_, i) => `x${i}`), 'y[1]']);
+    assert.ok(link.notes.some((n) => /^link 2 of a classifier or regressor chain: besides the chain's 8 input columns .* \(y\[1\]\)/.test(n)), link.notes.join(' | '));
+    const first = [read, ...(read.others ?? [])].find((m) => m.location === 'model.estimators_[0]');
+    assert.ok(first && !first.notes.some((n) => /chain/.test(n)));
+  });
   it('an object a function rebuilt is not "an instance of" the function; a Keras model says so (sweep 16)', () => {
     const called = (module: string, name: string) => new PyCall(new PyGlobal(module, name), new PyTuple([]));
     assert.equal(describeHolding(called('keras.src.saving.pickle_utils', 'deserialize_model_from_bytecode')), 'a Keras model (rebuilt by keras.src.saving.pickle_utils.deserialize_model_from_bytecode)');

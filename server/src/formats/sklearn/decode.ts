@@ -168,7 +168,12 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
     notes.push(`a stack's final estimator: its features are the predictions of the stack's estimators (${estimators.join(', ')}), made out of fold on the training rows, so its rows are those predictions with the labels, not the data's columns`);
     if (columns && columns.length === features.length && hasNumberedNames(features)) features = features.map((f, i) => ({ ...f, name: columns[i] }));
   }
-  const { crossValidationFold, stackingFinal: _, ...onForest } = role;
+  if (role.chainLink) {
+    const { inputs, labels } = role.chainLink;
+    notes.push(`link ${labels.length + 1} of a classifier or regressor chain: besides the chain's ${inputs} input columns it was fitted on the true labels of the outputs before it (${labels.join(', ')}), so its rows end with those labels`);
+    if (features.length === inputs + labels.length && hasNumberedNames(features)) features = features.map((f, i) => (i < inputs ? f : { ...f, name: labels[i - inputs] }));
+  }
+  const { crossValidationFold, stackingFinal: _, chainLink: __, ...onForest } = role;
   const training = crossValidationFold ? { training: { ...decoded.forest.training, crossValidationFold } } : {};
   return { ...decoded, notes, forest: { ...decoded.forest, features, ...onForest, ...training } };
 }

@@ -23,6 +23,11 @@ export interface MemberRole {
    * `columns` is undefined where the count per estimator is not stated (scikit-learn before 1.0).
    */
   stackingFinal?: { estimators: string[]; columns?: string[] };
+  /**
+   * A ClassifierChain's link: fitted on the chain's input columns (`inputs` of them) and then the
+   * true labels of the outputs before it in the chain, named here `y[j]` by output.
+   */
+  chainLink?: { inputs: number; labels: string[] };
 }
 
 /** The roles a wrapper at `location` gives the members it holds, by their locations. */
@@ -46,6 +51,19 @@ export function memberRoles(v: PyValue, location: string): Map<string, MemberRol
     const named = func instanceof PyGlobal ? (func.module.startsWith('numpy.') ? `numpy.${func.name}` : func.qualified) : undefined;
     const how = named ?? (transformer && transformer.name !== 'FunctionTransformer' ? transformer.name : undefined);
     if (how) roles.set(`${location}.regressor_`, { targetTransform: how });
+  }
+  if (cls.name === 'ClassifierChain' || cls.name === 'RegressorChain') {
+    // Link k sees X and then Y[:, order_[0..k-1]] (scikit-learn fits every link on the true labels).
+    // order_: an array, or the list the user gave as `order`.
+    const stored = state.get('order_');
+    const order = isArray(stored) ? Array.from(asNdArray(stored).numbers()) : seqItems(stored)?.map((j) => Number(j));
+    const links = seqItems(state.get('estimators_')) ?? [];
+    const inputs = Number(state.get('n_features_in_'));
+    if (order && order.every(Number.isInteger) && Number.isInteger(inputs) && inputs > 0) {
+      links.forEach((_, k) => {
+        if (k > 0) roles.set(`${location}.estimators_[${k}]`, { chainLink: { inputs, labels: order.slice(0, k).map((j) => `y[${j}]`) } });
+      });
+    }
   }
   if (cls.name === 'StackingClassifier' || cls.name === 'StackingRegressor') {
     const stackingFinal = stackedColumns(state);
