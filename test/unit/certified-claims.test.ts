@@ -20,6 +20,8 @@
  * tree per class proves; before, nothing was certified (their precondition failed). HistGradient-
  * Boosting compares float64 values, so its rows are compared as float64. gb_bc_int_weights and
  * gbr_diab_int_weights were fitted with whole sample weights, which read as rows (784 and 883).
+ * rf_reg_warm and rf_reg_warm_boot were grown by two fit calls on different rows (warm_start):
+ * skipped before; their first tree alone is reconstructed, so its rows must be the first fit's.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
@@ -110,6 +112,8 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
     ['gb_iris_multi', false],
     ['xgb_pima_binary', false],
     ['hgb_iris_multi', false],
+    ['rf_reg_warm', true],
+    ['rf_reg_warm_boot', true],
   ] as const) {
     it(name, () => {
       const emitted = emit(name);
@@ -155,6 +159,18 @@ describe('certified rows in --emit-reconstruction hold distinct training rows (t
       const check = file.evaluation.certifiedCheck;
       assert.ok(check.proven > 0 && check.proven <= rows, JSON.stringify(check));
       assert.equal(check.held, check.proven, JSON.stringify(check));
+    });
+  }
+
+  for (const name of ['rf_reg_warm', 'rf_reg_warm_boot']) {
+    it(`${name}: a warm-started regressor is reconstructed from its first tree, never exact, N at least the last fit's`, () => {
+      const { json } = emit(name);
+      const r = json.recoverability as Emitted['json']['recoverability'] & { rowsKind?: string };
+      assert.notEqual(r.status, 'skipped', r.reason);
+      assert.notEqual(r.status, 'exact', 'later fits may have had other rows');
+      assert.match(r.reason ?? '', /^warm_start=True.*the first tree .* is reconstructed alone/);
+      assert.equal(r.rowsKind, 'at-least');
+      assert.ok(r.rows !== null && r.rows >= 200, `rows ${r.rows}`);
     });
   }
 

@@ -26,7 +26,7 @@ export interface MembershipStepOptions {
   /** Rows of this model's reconstruction, if it ran, and the training rows N it states. */
   reconstruction?: readonly ReconstructedRow[];
   trainingRows?: number | null;
-  /** The reconstruction's reason when it found the counts contradictory (then nothing is proven). */
+  /** The reconstruction's `contradiction` when it found the counts contradictory (then nothing is proven). */
   countsContradict?: string;
   emitPath?: string;
   /** --severity overrides (the finding's level, or off). */

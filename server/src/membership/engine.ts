@@ -85,7 +85,7 @@ export interface MembershipOptions {
   deadline?: number;
   /**
    * Why the model's counts cannot be one training set, when the reconstruction found it (its
-   * `failed` reason): no verdict is then proven from them, only scored.
+   * result's `contradiction` field): no verdict is then proven from them, only scored.
    */
   countsContradict?: string;
   /**
@@ -131,9 +131,11 @@ function plan(forest: Forest, deadline: number, countsContradict?: string): Plan
   // XGBoost: every tree's sums where the loss gives each candidate's hessians, else tree 0's counts.
   const boostedProbe = forest.boosting && !forest.countedClasses ? probeFirstTrees(forest) : undefined;
   const hessians = boostedProbe ? hessianSetup(forest, boostedProbe) : undefined;
-  // Targets through a function this tool does not apply (a TransformedTargetRegressor's scaler) cannot be tested.
-  const untestable = forest.task !== 'classification' && forest.targetTransform !== undefined ? regressionUnsupported(forest) : undefined;
-  if (untestable) return { basis: 'unsupported', reason: untestable };
+  // Why a regressor's targets cannot be tested (regression.ts), once for both checks below.
+  const untestable = forest.task !== 'classification' ? regressionUnsupported(forest) : undefined;
+  // Targets through a function this tool does not apply (a TransformedTargetRegressor's scaler):
+  // checked before the boosted plans, which would score them in the wrong scale.
+  if (untestable && forest.targetTransform !== undefined) return { basis: 'unsupported', reason: untestable };
   if (hessians?.ok) return hessianPlan(hessians.setup, boostedProbe!);
   if (forest.countedClasses) {
     const score = forest.logLoss ? "; scored on every tree's leaf rows and log-loss Newton steps" : '';
@@ -156,8 +158,7 @@ function plan(forest: Forest, deadline: number, countsContradict?: string): Plan
   }
   if (forest.task !== 'classification') {
     if (forest.boosting) return { basis: 'unsupported', reason: `boosted regression model: ${hessians && !hessians.ok ? hessians.reason : 'no leaf targets to test a candidate against'}` };
-    const unsupported = regressionUnsupported(forest);
-    if (unsupported) return { basis: 'unsupported', reason: unsupported };
+    if (untestable) return { basis: 'unsupported', reason: untestable };
     return regressionProves(forest)
       ? { basis: 'regression-targets', reason: "regression forest: each candidate's target against its leaves' mean targets; a pure leaf of another target proves a non-member" }
       : { basis: 'regression-targets', reason: `regression forest: each candidate's target against its leaves' mean targets; likelihoods only (${mayMixFits(forest) ? WARM_START_REASON : forest.training.bootstrap ? 'bootstrap: a tree may not have drawn the candidate' : 'sample weights'})` };

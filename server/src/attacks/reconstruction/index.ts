@@ -148,6 +148,7 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   // The stated N is the last fit's: the training rows of all fits are at least it and at least the
   // rows certified (distinct rows of some fit).
   if (mayMixFits(forest) && !forest.boosting) {
+    if (forest.task !== 'classification') return firstFitTree(forest, ctx, expose);
     const estimate = await estimateFromCounts(forest, ctx, WARM_START_REASON);
     if (!estimate) return ctx.answer({ status: 'skipped', reason: WARM_START_REASON, rows: forest.training.rows ?? null, certifiedRows: 0 });
     return { ...estimate, rows: Math.max(estimate.rows ?? 0, estimate.certifiedRows), rowsKind: 'at-least' };
@@ -188,6 +189,35 @@ async function dispatch(forest: Forest, ctx: RunContext, expose: (details: Recon
   const aggregated = await reconstructAggregated(forest, prepared.table, ctx, expose, enumerationLimits(ctx, prepared.table.axes));
   if (!('tooManyCells' in aggregated)) return aggregated;
   return reconstructByBoxes(forest, prepared.table, ctx, aggregated.tooManyCells);
+}
+
+/**
+ * A warm-started regressor (or outlier detector): its first tree was grown by the first fit call on
+ * that call's rows alone, so it is reconstructed as a one-tree forest of those rows. Its certified
+ * rows are training rows of some fit; N is the first fit's at least (its root's rows), and the
+ * answer is never `exact`, since later fits' rows may be others. The one-tree-per-class estimate
+ * classifiers get (estimateFromCounts) is written for class counts, not targets.
+ */
+async function firstFitTree(forest: Forest, ctx: RunContext, expose: (details: ReconstructionDetails) => void): Promise<ReconstructionResult> {
+  const first = forest.trees[0];
+  // The first fit's N: its root's distinct rows (its draws are of that N, which the file does not
+  // state when later fits had another), else unknown and found by the method as for any one tree.
+  const rootRows = first.distinctRows?.[0];
+  const { rows: _lastFit, ...training } = forest.training;
+  const firstFit: Forest = {
+    ...forest,
+    trees: [first],
+    hyperParameters: { ...forest.hyperParameters, warm_start: false, n_estimators: 1 },
+    training: !forest.training.bootstrap && rootRows !== undefined ? { ...training, rows: rootRows } : training,
+  };
+  const result = await dispatch(firstFit, ctx, expose);
+  const why = `${WARM_START_REASON}: the first tree (grown by the first fit) is reconstructed alone`;
+  const reason = result.reason ? `${why}; ${result.reason}` : why;
+  // At least: the model's stated N (its last fit's), the rows certified, and the first fit's N
+  // where the method determined it (an estimated N bounds nothing).
+  const firstFitRows = result.rowsKind === 'estimate' ? 0 : (result.rows ?? 0);
+  const rows = Math.max(firstFitRows, forest.training.rows ?? 0, result.certifiedRows) || null;
+  return { ...result, status: result.status === 'exact' ? 'bounded' : result.status, reason, rows, ...(rows !== null ? { rowsKind: 'at-least' as const } : {}) };
 }
 
 /**
