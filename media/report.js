@@ -221,7 +221,7 @@
     var labels = outcomes.map(function (o) { return o.label; });
     var datasets = [{
       type: 'bar',
-      label: byError ? 'Reconstruction error (higher is more private)' : 'Certified rows',
+      label: byError ? (advisor.errorMeasure === 'timberstrike' ? 'Reconstruction error, 1 - RA (higher is more private)' : 'Reconstruction error (higher is more private)') : 'Certified rows',
       data: outcomes.map(function (o) { return byError ? o.error : o.certifiedRows; }),
       backgroundColor: outcomes.map(function (o) {
         if (o.kind === 'current') return withAlpha(p.certified, 0.8);
@@ -233,7 +233,7 @@
     if (byError && typeof advisor.baselineError === 'number') {
       datasets.push({
         type: 'line',
-        label: 'Random-guess baseline',
+        label: advisor.errorMeasure === 'timberstrike' ? 'Column-guess baseline' : 'Random-guess baseline',
         data: outcomes.map(function () { return advisor.baselineError; }),
         borderColor: p.baseline,
         borderDash: [6, 4],

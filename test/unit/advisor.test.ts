@@ -138,6 +138,33 @@ describe('advisor on a differentially private forest (random trees, DRAFT-DP fix
   });
 });
 
+describe('advisor on numeric features (Pima, test/fixtures/numeric/pima_t10_d5)', () => {
+  const MODEL = join(FIXTURES, 'numeric', 'pima_t10_d5.joblib');
+  const DATA = join(FIXTURES, 'numeric', 'pima_t10_d5.train.csv');
+  it("scores each scenario as 1 - TimberStrike's RA against the true rows, next to rows drawn from the true columns", async () => {
+    const forest = await readForest(MODEL);
+    const data = await readTrainingData(DATA, 'Outcome');
+    const aligned = alignTrainingData(data, forest);
+    assert.ok(aligned.ok);
+    const truth = aligned.aligned.rows;
+    assert.ok(truth.some((row) => row.values.some((v) => v !== null && v !== 0 && v !== 1)), 'numeric values (precondition)');
+    const current = await reconstruct(forest, { budgetMs: 10_000 });
+    const report = await advise(forest, current, { truth, epsilons: [0.1], leafSizes: [20], dpRepeats: 1, budgetMs: 30_000 });
+    assert.equal(report.errorMeasure, 'timberstrike');
+    // The error is the evaluation's RA, as --training-data reports it.
+    const evaluation = evaluateAgainstTruth(forest, DATA, 'name', current.reconstruction, truth, [], forest.classes);
+    assert.ok(evaluation.accuracy, evaluation.problem);
+    assert.equal(report.current.error, Math.round((1 - evaluation.accuracy.all) * 10000) / 10000);
+    // Guessing from the columns is worse than the model as it is, and better than nothing.
+    assert.ok(report.baselineError! > report.current.error! && report.baselineError! < 1, `baseline ${report.baselineError}, current ${report.current.error}`);
+    for (const s of report.scenarios) {
+      assert.equal(typeof s.error, 'number', `${s.label}: scored`);
+      assert.equal(s.noBetterThanBaseline, s.error! >= report.baselineError!, s.label);
+    }
+    assert.ok(report.notes.some((n) => /TimberStrike's reconstruction accuracy/.test(n)), report.notes.join(' | '));
+  });
+});
+
 describe('advisor: choice of epsilon, budget and abort', () => {
   const outcome = (parameter: number, noBetterThanBaseline: boolean | null): RemedyOutcome => ({
     kind: 'differential-privacy',

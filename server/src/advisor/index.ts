@@ -81,7 +81,7 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   const started = Date.now();
   const deadline = started + (options.budgetMs ?? DEFAULT_BUDGET_MS);
   const groups = [...(options.groups ?? [])];
-  const truth = chooseTruth(current, options.truth, groups, forest.classes);
+  const truth = chooseTruth(current, options.truth, groups, forest);
   const notes = [truth.note];
   const membership = options.membership && options.membership.candidates.length === options.membership.members.length ? options.membership : undefined;
   const currentOut = currentOutcome(current, truth, groups, membership ? { forest, truth: membership } : undefined);
@@ -120,9 +120,10 @@ export async function advise(forest: Forest, current: ReconstructionResult, opti
   return {
     truth: truth.kind,
     baselineError: truth.baselineError,
+    errorMeasure: truth.measure,
     current: currentOut,
     scenarios: clean,
-    recommendations: recommend(clean, truth.baselineError),
+    recommendations: recommend(clean, truth.baselineError, truth.measure),
     seconds: (Date.now() - started) / 1000,
     partial,
     notes,

@@ -6,14 +6,20 @@ import type { AdvisorReport, Recommendation, RemedyOutcome } from '../report/mod
 
 const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
 
-export function recommend(scenarios: readonly RemedyOutcome[], baselineError: number | null): Recommendation[] {
+/** The baseline in words: the papers' random guesses, or (numeric features) values drawn from the true columns. */
+export function baselineWords(measure: AdvisorReport['errorMeasure']): string {
+  return measure === 'timberstrike' ? 'column-guess baseline' : 'random baseline';
+}
+
+export function recommend(scenarios: readonly RemedyOutcome[], baselineError: number | null, measure: AdvisorReport['errorMeasure'] = 'draft'): Recommendation[] {
+  const baseline = baselineWords(measure);
   const out: Recommendation[] = [];
-  const dp = epsilonRecommendation(scenarios.filter((s) => s.kind === 'differential-privacy'), baselineError);
+  const dp = epsilonRecommendation(scenarios.filter((s) => s.kind === 'differential-privacy'), baselineError, baseline);
   if (dp) out.push(dp);
-  const leaves = leafRecommendation(scenarios.filter((s) => s.kind === 'larger-leaves'), baselineError);
+  const leaves = leafRecommendation(scenarios.filter((s) => s.kind === 'larger-leaves'), baselineError, baseline);
   if (leaves) out.push(leaves);
   const bootstrap = scenarios.find((s) => s.kind === 'bootstrap-without-seeds');
-  if (bootstrap) out.push(bootstrapRecommendation(bootstrap, baselineError));
+  if (bootstrap) out.push(bootstrapRecommendation(bootstrap, baselineError, baseline));
   return out;
 }
 
@@ -33,7 +39,7 @@ export function largestSafeEpsilon(outcomes: readonly RemedyOutcome[]): { safe?:
   return safe ? { safe } : {};
 }
 
-function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError: number | null): Recommendation | undefined {
+function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError: number | null, baseline: string): Recommendation | undefined {
   if (outcomes.length === 0) return undefined;
   const { safe, next } = largestSafeEpsilon(outcomes);
   if (!safe) {
@@ -50,7 +56,7 @@ function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError
     parameter: safe.parameter!,
     text:
       `Simulated: with ε = ${safe.parameter}${trees ? ` (split over ${trees} trees)` : ''}, the reconstruction is no better than guessing ` +
-      `(error ${fmt(safe.error)} vs random baseline ${fmt(baselineError)})` +
+      `(error ${fmt(safe.error)} vs ${baseline} ${fmt(baselineError)})` +
       (next ? `; at ε = ${next.parameter} it is better (error ${fmt(next.error)}).` : '; it is the largest ε tested.') +
       (dataChosen(safe) ? ' The noise was applied to this model\'s own leaves; a differentially private forest also grows its trees without looking at the data.' : ''),
   };
@@ -58,7 +64,7 @@ function epsilonRecommendation(outcomes: readonly RemedyOutcome[], baselineError
 
 const dataChosen = (outcome: RemedyOutcome) => outcome.description.includes('data-chosen');
 
-function leafRecommendation(outcomes: readonly RemedyOutcome[], baselineError: number | null): Recommendation | undefined {
+function leafRecommendation(outcomes: readonly RemedyOutcome[], baselineError: number | null, baseline: string): Recommendation | undefined {
   if (outcomes.length === 0) return undefined;
   const sorted = [...outcomes].sort((a, b) => a.parameter! - b.parameter!);
   const atBaseline = sorted.find((o) => o.noBetterThanBaseline === true);
@@ -68,7 +74,7 @@ function leafRecommendation(outcomes: readonly RemedyOutcome[], baselineError: n
     const largest = sorted[sorted.length - 1];
     return {
       kind: 'larger-leaves',
-      text: `Simulated larger leaves (min_samples_leaf up to ${largest.parameter}): the reconstruction still certifies ${largest.certifiedRows} rows` + (largest.error !== null ? ` (error ${fmt(largest.error)} vs baseline ${fmt(baselineError)})` : '') + '.',
+      text: `Simulated larger leaves (min_samples_leaf up to ${largest.parameter}): the reconstruction still certifies ${largest.certifiedRows} rows` + (largest.error !== null ? ` (error ${fmt(largest.error)} vs ${baseline} ${fmt(baselineError)})` : '') + '.',
     };
   }
   const parts = [
@@ -82,11 +88,11 @@ function leafRecommendation(outcomes: readonly RemedyOutcome[], baselineError: n
   };
 }
 
-function bootstrapRecommendation(outcome: RemedyOutcome, baselineError: number | null): Recommendation {
+function bootstrapRecommendation(outcome: RemedyOutcome, baselineError: number | null, baseline: string): Recommendation {
   const verdict =
     outcome.error === null
-      ? `${outcome.status}${outcome.certifiedRows ? `, ${outcome.certifiedRows} rows certified` : ''}`
-      : `error ${fmt(outcome.error)} vs random baseline ${fmt(baselineError)}: ${outcome.noBetterThanBaseline ? 'no better than guessing' : 'still better than guessing'}`;
+      ? `reconstruction ${outcome.status}`
+      : `error ${fmt(outcome.error)} vs ${baseline} ${fmt(baselineError)}: ${outcome.noBetterThanBaseline ? 'no better than guessing' : 'still better than guessing'}`;
   return {
     kind: 'bootstrap-without-seeds',
     text: `Simulated bootstrap without stored seeds (bootstrap=True, no replayable random_state): ${outcome.certifiedRows} rows certified, ${verdict}.`,

@@ -1,10 +1,12 @@
 /** The advisor in the CLI's text output: one line per setting, then the advice. */
 import type { AdvisorReport } from '../report/model';
+import { baselineWords } from './recommendations';
 
 const fmt = (x: number | null) => (x === null ? 'n/a' : x.toFixed(3));
 
 export function advisorLines(report: AdvisorReport & { notes?: string[] }): string[] {
-  const lines = [`what-if advisor (simulated remedies; random baseline ${fmt(report.baselineError)}; ${report.seconds.toFixed(1)} s${report.partial ? ', partial' : ''}):`];
+  const measure = report.errorMeasure === 'timberstrike' ? 'error = 1 - TimberStrike RA; ' : '';
+  const lines = [`what-if advisor (simulated remedies; ${measure}${baselineWords(report.errorMeasure)} ${fmt(report.baselineError)}; ${report.seconds.toFixed(1)} s${report.partial ? ', partial' : ''}):`];
   const width = Math.max(...[report.current, ...report.scenarios].map((s) => s.label.length));
   for (const s of [report.current, ...report.scenarios]) {
     const verdict = s.noBetterThanBaseline === null ? '' : s.noBetterThanBaseline ? '  no better than guessing' : '';

@@ -11,6 +11,12 @@
  *    training rows), when there are any. A scenario's N rows are then matched to fewer true rows
  *    than the baseline's guesses, which favours the scenario: its "no better than guessing"
  *    verdicts are conservative.
+ * On numeric features the papers' error is not defined (it counts wrong 0/1 values): against the
+ * true training data the scenarios are then scored as 1 - TimberStrike's reconstruction accuracy
+ * (timberstrike-evaluation.ts: the share of values, the label included, outside 0.319 standard
+ * deviations of the true one after a matching), and the baseline is that of N rows whose every
+ * value and label is drawn from the true data's column (an attacker who knows each column's
+ * distribution but not the model), matched the same way.
  */
 import { imputeUndetermined } from '../attacks/reconstruction/dp/impute';
 import { UNSET } from '../attacks/reconstruction/groups';
@@ -18,18 +24,25 @@ import type { CategoricalGroup, ReconstructedRow, ReconstructionResult } from '.
 import { baseline as randomBaseline, scoreReconstruction } from '../evaluate/evaluation';
 import type { BaselineGroup, EvaluatedRow } from '../evaluate/metrics';
 import type { AdvisorReport } from '../report/model';
+import type { Forest } from '../forest/schema';
+import { timberstrikeAccuracy } from '../evaluate/timberstrike-evaluation';
+import { seededRandom } from '../evaluate/seeded-random';
 
 export interface AdvisorTruth {
   kind: AdvisorReport['truth'];
   rows: EvaluatedRow[];
-  /** The papers' error is defined on binary features; on others nothing is scored (null errors). */
+  /** The papers' error is defined on binary features; on others nothing is scored (null errors), but against the true data. */
   scorable: boolean;
+  /** `draft`: the papers' error; `timberstrike`: 1 - TimberStrike's RA, for numeric features against the true data. */
+  measure: AdvisorReport['errorMeasure'];
+  /** The model whose features the RA scores (its kinds, importance and labels). */
+  forest?: Forest;
   baselineError: number | null;
   /** What the scoring compared, in words. */
   note: string;
 }
 
-export function chooseTruth(current: ReconstructionResult, given: readonly EvaluatedRow[] | undefined, groups: readonly BaselineGroup[], labels: readonly (string | number | boolean)[]): AdvisorTruth {
+export function chooseTruth(current: ReconstructionResult, given: readonly EvaluatedRow[] | undefined, groups: readonly BaselineGroup[], forest: Forest): AdvisorTruth {
   let kind: AdvisorTruth['kind'];
   let rows: EvaluatedRow[];
   let note: string;
@@ -49,11 +62,54 @@ export function chooseTruth(current: ReconstructionResult, given: readonly Evalu
         ? `no training data and no exact reconstruction: scored against the ${rows.length} rows certified so far only (the scenarios' rows outnumber them, which favours the scenarios, so "no better than guessing" is conservative)`
         : 'no training data, no exact reconstruction and no certified row: the scenarios cannot be scored, only their certified rows compared';
   }
-  const scorable = rows.length > 0 && rows.every((row) => row.values.every((v) => v === 0 || v === 1 || v === null));
-  if (rows.length > 0 && !scorable) note += '; the error and the random baseline are defined on binary features only, so only certified rows are compared';
-  const baseline = scorable ? randomBaseline(rows, groups, labels).value : null;
-  return { kind, rows, scorable, baselineError: baseline, note };
+  const binary = rows.length > 0 && rows.every((row) => row.values.every((v) => v === 0 || v === 1 || v === null));
+  if (!binary && kind === 'training-data') {
+    const truth: AdvisorTruth = { kind, rows, scorable: true, measure: 'timberstrike', forest, baselineError: null, note };
+    truth.baselineError = marginalGuessError(truth);
+    truth.note +=
+      "; numeric features: each error is 1 - TimberStrike's reconstruction accuracy (a value is right within 0.319 standard deviations of the true one, the label exactly), and the baseline N rows whose values and label are each drawn from the true data's column, matched likewise";
+    return truth;
+  }
+  if (rows.length > 0 && !binary) note += '; the error and the random baseline are defined on binary features only (numeric ones are scored against --training-data), so only certified rows are compared';
+  const baseline = binary ? randomBaseline(rows, groups, forest.classes).value : null;
+  return { kind, rows, scorable: binary, measure: 'draft', baselineError: baseline, note };
 }
+
+/** 1 - RA of a reconstruction against the true rows; null when it cannot be scored. */
+function raError(truth: AdvisorTruth, reconstruction: readonly ReconstructedRow[]): number | null {
+  const scored = timberstrikeAccuracy(truth.forest!, reconstruction, truth.rows);
+  return 'figures' in scored ? round4(1 - scored.figures.all) : null;
+}
+
+/** Guesses the numeric baseline averages (each a matching of N rows). */
+const MARGINAL_GUESSES = 2;
+
+/**
+ * The numeric analogue of the papers' random baseline: N rows whose every value (and label) is
+ * drawn on its own from the true data's column, matched to the truth like a reconstruction; the
+ * mean 1 - RA over MARGINAL_GUESSES seeded draws. (Every row at the median, matched, scored
+ * Pima's default forest better than its own reconstruction under ε = 0.1 by 0.32: N copies of one
+ * row cannot be matched to N different people.)
+ */
+function marginalGuessError(truth: AdvisorTruth): number | null {
+  const random = seededRandom(1);
+  const n = truth.rows.length;
+  const features = truth.rows[0]?.values.length ?? 0;
+  const errors: number[] = [];
+  for (let g = 0; g < MARGINAL_GUESSES; g++) {
+    const guess: ReconstructedRow[] = truth.rows.map(() => ({
+      values: Array.from({ length: features }, (_, f) => truth.rows[Math.floor(random() * n)].values[f]),
+      label: truth.rows[Math.floor(random() * n)].label as ReconstructedRow['label'],
+      certified: false,
+    }));
+    const error = raError(truth, guess);
+    if (error === null) return null;
+    errors.push(error);
+  }
+  return round4(errors.reduce((a, b) => a + b, 0) / errors.length);
+}
+
+const round4 = (x: number) => Math.round(x * 10000) / 10000;
 
 /**
  * The papers' error of a reconstruction against the truth; null when there is nothing to score or
@@ -65,6 +121,7 @@ export function chooseTruth(current: ReconstructionResult, given: readonly Evalu
  */
 export function scoreAgainst(truth: AdvisorTruth, reconstruction: readonly ReconstructedRow[], groups: readonly CategoricalGroup[]): number | null {
   if (!truth.scorable || reconstruction.length === 0) return null;
+  if (truth.measure === 'timberstrike') return raError(truth, reconstruction);
   return scoreReconstruction(filled(reconstruction, groups), truth.rows).error;
 }
 

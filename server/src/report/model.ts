@@ -215,6 +215,13 @@ export interface AdvisorReport {
   truth: 'training-data' | 'certified-reconstruction' | 'none';
   /** Mean error of random guesses (the papers' baseline); null when it cannot be computed. */
   baselineError: number | null;
+  /**
+   * What `error` and `baselineError` measure: `draft`, the papers' mean share of wrong 0/1 values
+   * after matching, against uniform random guesses; `timberstrike` (numeric features, scored
+   * against the true training data), 1 - TimberStrike's reconstruction accuracy, against N
+   * rows whose values and label are each drawn from the true data's columns. Absent: `draft`.
+   */
+  errorMeasure?: 'draft' | 'timberstrike';
   /** The model as it is. */
   current: RemedyOutcome;
   scenarios: RemedyOutcome[];

@@ -399,7 +399,7 @@ export function advisor(report: PrivacyReport): string {
   const withAuc = outcomes.some((o) => o.membershipAuc !== undefined);
   return `<section id="advisor" class="card" aria-labelledby="advisor-title">
 <h2 id="advisor-title">What if: remedies <span class="tag">simulation</span></h2>
-<p class="lede">Each scenario retrains nothing: it simulates the remedy on this model and runs the reconstruction on the result. Errors are scored against ${h(TRUTH_WORDS[a.truth])}${a.baselineError !== null ? `; random guessing scores ${h(errorValue(a.baselineError))}` : ''}. Higher error is better for privacy.</p>
+<p class="lede">Each scenario retrains nothing: it simulates the remedy on this model and runs the reconstruction on the result. Errors are scored against ${h(TRUTH_WORDS[a.truth])}${a.errorMeasure === 'timberstrike' ? " as 1 − TimberStrike's reconstruction accuracy (numeric features: a value within 0.319 standard deviations of the true one is right)" : ''}${a.baselineError !== null ? `; ${a.errorMeasure === 'timberstrike' ? "rows whose values and label are each drawn from the data's columns" : 'random guessing'} scores ${h(errorValue(a.baselineError))}` : ''}. Higher error is better for privacy.</p>
 ${a.partial ? '<p class="note">The advisor stopped early (time budget or cancel): some scenarios are missing.</p>' : ''}
 <div class="chart-box" data-chart="advisor"><canvas id="chart-advisor" role="img" aria-label="Bar chart of the reconstruction error per scenario against the random-guess baseline; the table below has the same figures"></canvas></div>
 <details class="table-details"><summary>Table (${h(count(outcomes.length))} scenarios)</summary>
