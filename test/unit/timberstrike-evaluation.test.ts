@@ -123,6 +123,27 @@ describe('reconstruction accuracy of a reconstruction (timberstrike-evaluation.t
   });
 });
 
+describe("a regressor's target is scored as a number (test/fixtures/soundness/rf_reg_diabetes_sex)", () => {
+  it('a target within 0.319 standard deviations counts right, one beyond it wrong (it was matched exactly)', () => {
+    const SOUND = path.join(FIXTURES, 'soundness');
+    const forest = readFixtureForest(SOUND, 'rf_reg_diabetes_sex.joblib');
+    assert.equal(forest.task, 'regression');
+    const truth: EvaluatedRow[] = fs.readFileSync(path.join(SOUND, 'rf_reg_diabetes_sex.train.csv'), 'utf8').trim().split('\n').slice(1)
+      .map((line) => line.split(',').map(Number)).map((cells) => ({ values: cells.slice(0, -1), label: cells[cells.length - 1] }));
+    const targets = truth.map((row) => Number(row.label));
+    const mean = targets.reduce((a, b) => a + b, 0) / targets.length;
+    const std = Math.sqrt(targets.reduce((a, b) => a + (b - mean) ** 2, 0) / targets.length);
+    const F = forest.features.length;
+    const shifted = (by: number): ReconstructedRow[] => truth.map((row) => ({ values: [...row.values], label: Number(row.label) + by, certified: false }));
+    const inside = timberstrikeAccuracy(forest, shifted(0.3 * std), truth);
+    const outside = timberstrikeAccuracy(forest, shifted(0.34 * std), truth);
+    assert.ok('figures' in inside && 'figures' in outside);
+    assert.equal(inside.figures.all, 1);
+    assert.ok(outside.figures.all < 1 - 0.5 / (F + 1), `${outside.figures.all}`);
+    assert.ok(!inside.figures.categorical.includes('y'));
+  });
+});
+
 describe('--training-data reports the reconstruction accuracy (CLI)', () => {
   const run = (model: string) => {
     const cli = spawnSync(process.execPath, [CLI, path.join(DIR, model), '--format', 'json', '--budget', '15', '--training-data', path.join(DIR, 'bin_pima.train.csv'), '--label', 'label', '--fail-on', 'never'], { cwd: REPO_ROOT, encoding: 'utf8', timeout: 120_000 });

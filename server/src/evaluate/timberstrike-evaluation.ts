@@ -13,6 +13,8 @@
  *    numeric, right within 0.319 standard deviations of the true column. Integer-coded categories
  *    nobody declares are scored as numbers;
  *  - the label is one more categorical column (none for an outlier detector, whose rows have none);
+ *    a regressor's target is one more numeric column, right within the same tolerance (scored
+ *    exactly before stop 42, where only a certified target could be right);
  *  - the most important features: total gain of their splits when the model stores gains,
  *    otherwise the number of splits (importantFeatures), the top TOP_FEATURES of them;
  *  - the matching is O(n^3): beyond MAX_RA_ROWS true rows, a seeded sample of MAX_RA_ROWS of
@@ -86,8 +88,15 @@ export function timberstrikeAccuracy(
     return labelCodes.get(key)!;
   };
   const labelled = !hasNoLabels(forest);
-  const columns = labelled ? [...kinds, 'categorical' as const] : kinds;
-  let trueRows = truth.map((row) => (labelled ? [...row.values, row.label === undefined ? null : code(row.label)] : [...row.values]));
+  const numericLabel = forest.task === 'regression';
+  const labelValue = (label: unknown): number | null => {
+    if (label === undefined || label === null) return null;
+    if (!numericLabel) return code(label);
+    const value = Number(label);
+    return Number.isFinite(value) ? value : null;
+  };
+  const columns: FeatureKind[] = labelled ? [...kinds, numericLabel ? 'numeric' : 'categorical'] : kinds;
+  let trueRows = truth.map((row) => (labelled ? [...row.values, labelValue(row.label)] : [...row.values]));
   // Tolerances come from every true row, before any sampling.
   const tolerance = columnTolerances(trueRows, columns);
   // Nearest-row scoring pairs a true row with the best of the reconstructed rows, whatever their
@@ -100,7 +109,7 @@ export function timberstrikeAccuracy(
     const sample = Math.max(100, Math.min(MAX_RA_ROWS, Math.floor(NEAREST_COMPARISONS / (scored.length * columns.length))));
     trueRows = order.slice(0, sample).sort((a, b) => a - b).map((i) => trueRows[i]);
   }
-  const rebuilt = scored.map((row) => (labelled ? [...row.values, code(row.label)] : [...row.values]));
+  const rebuilt = scored.map((row) => (labelled ? [...row.values, labelValue(row.label)] : [...row.values]));
   const all = reconstructionAccuracy(rebuilt, trueRows, columns, { tolerance, nearest }).accuracy;
   const important = importantFeatures(forest, TOP_FEATURES);
   const top = reconstructionAccuracy(rebuilt, trueRows, columns, { features: labelled ? [...important, F] : important, tolerance, nearest }).accuracy;
