@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { advise, advisedEpsilon, largestSafeEpsilon } from '../../server/src/advisor';
+import { mergeSmallLeaves } from '../../server/src/advisor/larger-leaves';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
 import type { CategoricalGroup, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { evaluateAgainstTruth } from '../../server/src/evaluate/evaluation';
@@ -162,6 +163,52 @@ describe('advisor on numeric features (Pima, test/fixtures/numeric/pima_t10_d5)'
       assert.equal(s.noBetterThanBaseline, s.error! >= report.baselineError!, s.label);
     }
     assert.ok(report.notes.some((n) => /TimberStrike's reconstruction accuracy/.test(n)), report.notes.join(' | '));
+  });
+});
+
+describe('advisor on a regression forest (test/fixtures/soundness/rf_reg_diabetes_sex)', () => {
+  const DIR = join(FIXTURES, 'soundness');
+  it('simulates larger leaves with each merged leaf keeping its rows\' mean target, and scores them; no class-count remedy', async () => {
+    const forest = await readForest(join(DIR, 'rf_reg_diabetes_sex.joblib'));
+    assert.equal(forest.task, 'regression');
+    // Merging keeps counts and means: a merged leaf's mean is the row-weighted mean of the leaves it replaced.
+    const merged = mergeSmallLeaves(forest, 5);
+    assert.ok(merged.leavesAfter < merged.leavesBefore);
+    for (const [t, tree] of merged.forest.trees.entries()) {
+      const original = forest.trees[t];
+      const weight = (tr: typeof tree, node: number) => tr.classWeights[node];
+      // Every leaf of the merged tree: its mean against the original leaves below the same node.
+      const leavesUnder = (node: number): number[] => (original.left[node] === -1 ? [node] : [...leavesUnder(original.left[node]), ...leavesUnder(original.right[node])]);
+      const path = (tr: typeof tree) => {
+        const out = new Map<string, number>();
+        const walk = (node: number, key: string): void => {
+          if (tr.left[node] === -1) out.set(key, node);
+          else {
+            walk(tr.left[node], key + 'L');
+            walk(tr.right[node], key + 'R');
+          }
+        };
+        walk(0, '');
+        return out;
+      };
+      const originalNodeAt = (key: string) => [...key].reduce((node, step) => (step === 'L' ? original.left[node] : original.right[node]), 0);
+      for (const [key, leaf] of path(tree)) {
+        const below = leavesUnder(originalNodeAt(key));
+        const total = below.reduce((a, n) => a + weight(original, n), 0);
+        const mean = below.reduce((a, n) => a + weight(original, n) * original.targetMean![n], 0) / total;
+        assert.ok(Math.abs(tree.targetMean![leaf] - mean) <= 1e-9 * Math.max(1, Math.abs(mean)), `tree ${t} leaf ${key}: ${tree.targetMean![leaf]} vs ${mean}`);
+        assert.equal(weight(tree, leaf), total);
+      }
+    }
+    const data = await readTrainingData(join(DIR, 'rf_reg_diabetes_sex.train.csv'), 'y');
+    const aligned = alignTrainingData(data, forest);
+    assert.ok(aligned.ok);
+    const current = await reconstruct(forest, { budgetMs: 5_000 });
+    const report = await advise(forest, current, { truth: aligned.aligned.rows, leafSizes: [2, 20], budgetMs: 30_000 });
+    assert.equal(report.errorMeasure, 'timberstrike');
+    assert.deepEqual(report.scenarios.map((s) => s.kind), ['larger-leaves', 'larger-leaves']);
+    assert.ok(report.scenarios.every((s) => typeof s.error === 'number'), JSON.stringify(report.scenarios.map((s) => s.error)));
+    assert.ok(report.notes.some((n) => /only larger leaves are simulated/.test(n)), report.notes.join(' | '));
   });
 });
 

@@ -163,9 +163,16 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     notes.push('a boosted classifier (gradient boosting or AdaBoost): its stages were fitted one after another, so no remedy simulated on its counts stands for a retrained model; none is simulated for it yet');
     return [];
   }
-  if (forest.task !== 'classification') {
-    notes.push(`the simulated remedies apply to classification forests only: none simulated for ${hasNoLabels(forest) ? 'an outlier detector' : 'a regression model'}`);
+  if (hasNoLabels(forest)) {
+    notes.push('the simulated remedies apply to classification and regression forests: none simulated for an outlier detector');
     return [];
+  }
+  const sizes = [...new Set(options.leafSizes ?? DEFAULT_LEAF_SIZES)].filter((k) => k >= 2 && Number.isFinite(k)).sort((a, b) => a - b);
+  if (forest.task !== 'classification') {
+    // The noise and the bootstrap resampling are written over class counts; merging leaves keeps
+    // each node's stored targets, so it stands for a regression tree as well.
+    notes.push('regression forest: only larger leaves are simulated (the differential-privacy noise and the bootstrap resampling are written over class counts)');
+    return sizes.map((k) => leafScenario(forest, k));
   }
   const seed = options.seed ?? 1;
   const runs: ScenarioRun[] = [];
@@ -176,7 +183,6 @@ function plan(forest: Forest, options: AdvisorOptions, notes: string[], mechanis
     const draws = Array.from({ length: repeats }, (_, r) => drawNoise(forest, seededRandom(seed * 1000 + r)));
     for (const epsilon of epsilons) runs.push(dpScenario(forest, epsilon, draws, mechanismTrees));
   }
-  const sizes = [...new Set(options.leafSizes ?? DEFAULT_LEAF_SIZES)].filter((k) => k >= 2 && Number.isFinite(k)).sort((a, b) => a - b);
   for (const k of sizes) runs.push(leafScenario(forest, k));
   runs.push(bootstrapScenario(forest, seededRandom(seed)));
   return runs;

@@ -8,6 +8,7 @@
  * A simulation: min_samples_leaf forbids those splits when the tree is grown, and the tree then
  * picks other splits instead; merging only removes splits, so the simulated tree is coarser than a
  * retrained one would be. Counts are conserved: every row of a merged leaf is in its parent.
+ * Regression trees too: their nodes' stored targets are those of the node's rows.
  */
 import { LEAF, type Forest, type Tree } from '../forest/schema';
 import { leavesOf, sumIntoInternalNodes } from './tree-sums';
@@ -78,5 +79,10 @@ function mergeTree(tree: Tree, classes: number, minLeafRows: number): Tree {
   };
   if (tree.defaultLeft) out.defaultLeft = pick(tree.defaultLeft);
   if (distinct) out.distinctRows = pick(distinct);
+  // A regression tree stores every node's own target statistics (mean, variance, median of the
+  // rows that reach it): a merged leaf takes its node's, the statistics of exactly its rows.
+  if (tree.targetMean) out.targetMean = pick(tree.targetMean);
+  if (tree.targetVariance) out.targetVariance = pick(tree.targetVariance);
+  if (tree.targetMedian) out.targetMedian = pick(tree.targetMedian);
   return out;
 }

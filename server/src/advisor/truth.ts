@@ -67,7 +67,7 @@ export function chooseTruth(current: ReconstructionResult, given: readonly Evalu
     const truth: AdvisorTruth = { kind, rows, scorable: true, measure: 'timberstrike', forest, baselineError: null, note };
     truth.baselineError = marginalGuessError(truth);
     truth.note +=
-      "; numeric features: each error is 1 - TimberStrike's reconstruction accuracy (a value is right within 0.319 standard deviations of the true one, the label exactly), and the baseline N rows whose values and label are each drawn from the true data's column, matched likewise";
+      `; numeric features: each error is 1 - TimberStrike's reconstruction accuracy (a value is right within 0.319 standard deviations of the true one, ${forest.task === 'regression' ? 'the target too' : 'the label exactly'}), and the baseline N rows whose values and ${forest.task === 'regression' ? 'target' : 'label'} are each drawn from the true data's column, matched likewise`;
     return truth;
   }
   if (rows.length > 0 && !binary) note += '; the error and the random baseline are defined on binary features only (numeric ones are scored against --training-data), so only certified rows are compared';
