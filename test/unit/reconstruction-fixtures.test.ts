@@ -107,7 +107,9 @@ describe('forests the binary engine must not read as binary', () => {
     const report = await lintFile(join(FIXTURES, 'sklearn/rf_compas.joblib'), { keepForest: true });
     assert.ok(report.forest);
     // The seeds of this forest replay (test/unit/bootstrap-replay.test.ts); reconstruction-bootstrap.test.ts checks the rest.
-    const result = await reconstruct(report.forest, { budgetMs: 500 });
-    assert.equal(result.method, 'replayed-bootstrap');
+    // 500 ms, as it was, is too little on a loaded machine: the replay's enumeration then runs out
+    // of time and the box estimate answers (a bootstrap method too, but not the one to check here).
+    const result = await reconstruct(report.forest, { budgetMs: 5_000 });
+    assert.equal(result.method, 'replayed-bootstrap', result.reason);
   });
 });
