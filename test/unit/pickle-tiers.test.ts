@@ -269,6 +269,12 @@ describe('pickle tiers: what the VM records of unknown globals', () => {
     const called = unpickle(bytes(0x80, 2, ...built('csrc.data\nfn\n'), sbu('x'), 0x85, 'R', '.'));
     assert.deepEqual(called.unsafe, ['functools.partial']);
     assert.deepEqual(called.unknown, [{ name: 'src.data.fn', called: true }]);
+    // pandas 2's blocks: partial(new_block, ndim=2)(values, placement), as Block.__reduce__ writes
+    // it (sweep 17: a public DataFrame read as unsafe); the same call around another allowed global stays dangerous.
+    const block = (f: string) => [partial, f, 0x85, 'R', '(', f, ')', '}', sbu('ndim'), 'K', 2, 's', 'N', 't', 'b', ']', 'K', 0, 'a', 0x85, 'R', '.'];
+    const pandas = unpickle(bytes(0x80, 2, ...block('cpandas.core.internals.blocks\nnew_block\n')));
+    assert.deepEqual([pandas.unsafe, pandas.unknown], [[], []]);
+    assert.deepEqual(unpickle(bytes(0x80, 2, ...block(check))).unsafe, ['functools.partial']);
     // Built around a computed value, given state naming one, or held as a value: dangerous.
     const computed = unpickle(bytes(0x80, 2, partial, 'cx\ny\n', ')', 'R', 0x85, 'R', '.'));
     assert.deepEqual(computed.unsafe, ['functools.partial']);

@@ -93,6 +93,12 @@ const CODE_TYPES = new Set(['CodeType', 'CellType']);
  * records f as called), it is dangerous.
  */
 export const PARTIAL = new Set(['functools.partial', '_functools.partial']);
+/**
+ * Globals a partial may be built around and then called while loading: pandas 2's Block.__reduce__
+ * returns `(partial(new_block, ndim=...), (values, placement))`, which only makes a block of the
+ * given array. Any other called partial is dangerous (vm.ts markCalled).
+ */
+export const PARTIAL_CALLS = new Set(['pandas.core.internals.blocks.new_block']);
 
 /** `partial(f)` with f a named global: the partial object, with f recorded (vm.ts, build() checks the state). */
 export function checkPartial(findings: Findings, callable: PyGlobal, args: PyTuple, call: PyCall): void {

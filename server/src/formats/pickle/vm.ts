@@ -14,7 +14,7 @@
 import type { BytecodeFunctions, UnknownGlobal } from '../types';
 
 export type { BytecodeFunctions };
-import { bytecodeCall, callsRebuiltFunction, checkPartial, checkPartialState, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
+import { bytecodeCall, callsRebuiltFunction, checkPartial, checkPartialState, PARTIAL_CALLS, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
 import { addUnsafe, newFindings, type Findings } from './findings';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
@@ -375,10 +375,12 @@ class Machine {
     // A function rebuilt from bytecode, or anything it returned, called while loading: its code runs now.
     if (callsRebuiltFunction(this.findings, target)) this.findings.runsBytecode = true;
     // A partial object called while loading calls the global it was built around, with arguments
-    // bound beforehand: no library's model does that on load, and it is the way a pickle passes
-    // keyword arguments to a callable, so the partial is dangerous as well.
+    // bound beforehand: it is the way a pickle passes keyword arguments to a callable, so the
+    // partial is dangerous as well, unless it is pandas' own (PARTIAL_CALLS: a pandas 2 DataFrame
+    // pickles each block as partial(new_block, ndim=2)(values, placement); sweep 17 found a public
+    // DataFrame called unsafe).
     const bound = target instanceof PyCall ? this.findings.partials.get(target) : undefined;
-    if (bound && target instanceof PyCall && target.callable instanceof PyGlobal) addUnsafe(this.findings, target.callable.qualified);
+    if (bound && target instanceof PyCall && target.callable instanceof PyGlobal && !PARTIAL_CALLS.has(bound.qualified)) addUnsafe(this.findings, target.callable.qualified);
     const g = target instanceof PyCall ? (this.findings.resolved.get(target) ?? bound) : target;
     if (!(g instanceof PyGlobal)) return;
     this.findings.called.add(g.qualified);
