@@ -169,6 +169,18 @@ describe('box-estimate past its memory cap (memory.ts WALK_CELL_CAP)', () => {
     const key = (row: ReconstructedRow) => `${String(row.label)}|${JSON.stringify(row.intervals)}`;
     assert.deepEqual(listed.reconstruction.map(key), all.reconstruction.slice(0, 10).map(key));
   });
+  it("a regressor past the listing cap counts its unlisted proven rows as boxes without a target (sweep 17: 1,795 'proven' of 37,786)", async () => {
+    const forest = await forestOf(join(FIXTURES, 'soundness', 'rf_reg_diabetes_sex.joblib'));
+    assert.equal(forest.task, 'regression');
+    const all = await reconstruct(forest, { budgetMs: 6_000, walkCellCap: 1 });
+    const listed = await reconstruct(forest, { budgetMs: 6_000, walkCellCap: 1, listedCellCap: 20 * forest.features.length });
+    const proven = (r: typeof all) => r.certifiedRows + (r.certifiedWithoutLabel ?? 0);
+    assert.equal(listed.listedRows, 20);
+    assert.ok(proven(all) > 20, `${proven(all)}`);
+    assert.equal(proven(listed), proven(all), 'every proven box is counted, listed or not');
+    assert.equal(proven(listed), listed.boxes?.rows);
+    assert.ok(listed.certifiedRows <= all.certifiedRows);
+  });
 });
 
 describe('the walks past their leaf-choice cap (memory.ts WALKED_LEAF_CAP)', () => {
