@@ -198,6 +198,7 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     assert.deepEqual(named.map((e) => e.file).sort(), [
       'pipeline_column_transformer.joblib',
       'pipeline_dataframe.joblib',
+      'pipeline_multioutput.joblib',
       'pipeline_onehot_compas.joblib',
       'pipeline_onehot_compas_bootstrap.joblib',
       'pipeline_onehot_kbest.joblib',

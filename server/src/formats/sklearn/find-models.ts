@@ -169,6 +169,7 @@ export function findModels(root: PyValue): Walk {
     // scikit-learn's convention (fitted attributes end in `_`) holds for its own estimators and
     // those built on its base classes (they carry `_sklearn_version`); a project's own wrapper
     // class (`self.model = forest`) follows no convention, so all of its attributes are followed.
+    const modelsBefore = walk.models.length;
     const sklearnStyle = (cls.module.startsWith('sklearn.') || state.has('_sklearn_version')) && !cls.name.startsWith('_');
     const fittedParameters = FITTED_PARAMETERS[cls.name] ?? [];
     const parameters: [string, PyValue][] = [];
@@ -192,6 +193,15 @@ export function findModels(root: PyValue): Walk {
     // row beside its fold models. After the fitted attributes, so a model they share keeps their
     // name (cv="prefit": the same object as calibrated_classifiers_[0].estimator).
     for (const [name, value] of parameters) visitFittedTemplates(value, `${location}.${name}`, depth + 1, cls);
+    // A Pipeline step that hands its whole input to each of its models (MultiOutputRegressor's
+    // estimators_): they were fitted on what the earlier steps made, so they are named by them too
+    // (sweep 17: a public Pipeline(ColumnTransformer, MultiOutputRegressor(forest)) read x0..x12).
+    const preceding = walk.precedingSteps.get(v);
+    if (preceding && INPUT_SHARING_WRAPPERS.has(cls.name)) {
+      for (const found of walk.models.slice(modelsBefore)) {
+        if (typeof found.value === 'object' && found.value !== null && !walk.precedingSteps.has(found.value)) walk.precedingSteps.set(found.value, preceding);
+      }
+    }
   };
 
   /** Visits the fitted estimators in a parameter's value (an estimator, or lists and dicts of them); templates never fitted are left alone. */
@@ -306,6 +316,9 @@ function isFittedEstimator(v: PyValue): boolean {
     return name !== undefined && ((name.endsWith('_') && !name.startsWith('_')) || name === '_Booster');
   });
 }
+
+/** Wrappers whose every model is fitted on the wrapper's whole input X, unchanged. */
+const INPUT_SHARING_WRAPPERS = new Set(['MultiOutputRegressor', 'MultiOutputClassifier', 'OneVsRestClassifier', 'OneVsOneClassifier']);
 
 /** Trees a scikit-learn ensemble may hold (its `estimators_`). */
 const TREE_MEMBERS = /^(DecisionTree|ExtraTree)(Classifier|Regressor)$/;
