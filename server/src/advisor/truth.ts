@@ -31,7 +31,7 @@ import { seededRandom } from '../evaluate/seeded-random';
 export interface AdvisorTruth {
   kind: AdvisorReport['truth'];
   rows: EvaluatedRow[];
-  /** The papers' error is defined on binary features; on others nothing is scored (null errors), but against the true data. */
+  /** Whether scenarios get an error: the papers' on 0/1 features, TimberStrike's on numeric ones against the true data only; else null errors. */
   scorable: boolean;
   /** `draft`: the papers' error; `timberstrike`: 1 - TimberStrike's RA, for numeric features against the true data. */
   measure: AdvisorReport['errorMeasure'];
