@@ -24,6 +24,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['server/src/server.ts'], outfile: 'dist/server.js' }),
   build({ ...common, entryPoints: ['server/src/jobs/lint-worker.ts'], outfile: 'dist/lint-worker.js' }),
   build({ ...common, entryPoints: ['server/src/jobs/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
+  // The integer solve's own thread (highs/milp-thread.ts finds it beside the bundle that runs it).
+  build({ ...common, entryPoints: ['server/src/attacks/reconstruction/highs/milp-worker.ts'], outfile: 'dist/milp-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
 

@@ -9,6 +9,7 @@ import { describe, it } from 'node:test';
 import { ColumnMinimizer, GrowingModel, loadHighs, solveMilp, withHighs, type SparseProblem } from '../../server/src/attacks/reconstruction/highs';
 import { modelData } from '../../server/src/attacks/reconstruction/highs/problem';
 import { endingOf } from '../../server/src/attacks/reconstruction/highs/run';
+import { CUT_OFF_GRACE_MS, satisfies, solveMilpWithin } from '../../server/src/attacks/reconstruction/highs/milp-thread';
 
 const FAR = () => Date.now() + 60_000;
 
@@ -181,5 +182,51 @@ describe('HiGHS layer: withHighs', () => {
     assert.equal(answer, 'the solver failed: boom');
     assert.notEqual(loadHighs(), before, 'the runtime is discarded after a fault');
     await loadHighs();
+  });
+});
+
+describe('HiGHS layer: a solve in its own thread (milp-thread.ts)', () => {
+  it('solves in the thread as in this one: the integer optimum of the knapsack', async () => {
+    const highs = await loadHighs();
+    const integer = Uint8Array.from([1, 1]);
+    const here = solveMilp(highs, knapsack(integer), upToThree, { deadline: FAR() });
+    const there = await solveMilpWithin(highs, knapsack(integer), upToThree, { deadline: FAR() }, 0);
+    assert.equal(there.status, 'optimal');
+    assert.equal(there.objective, here.objective);
+    assert.equal(there.objective, -2);
+    assert.equal(there.colValue![0] + there.colValue![1], 2);
+    assert.equal(there.cutOff, undefined);
+  });
+
+  it('the caller\'s shouldStop terminates the thread mid-solve; the deadline alone stops it too', async () => {
+    const highs = await loadHighs();
+    const { problem, bounds } = marketSplit();
+    const began = Date.now();
+    // The thread's own HiGHS is told of no stop: only terminating it ends this solve before 60 s.
+    const stopped = await solveMilpWithin(highs, problem, bounds, { deadline: FAR(), shouldStop: () => Date.now() - began > 200 }, 0);
+    const seconds = (Date.now() - began) / 1000;
+    assert.equal(stopped.status, 'stopped');
+    assert.equal(stopped.cutOff, true);
+    assert.ok(seconds < 2, `${seconds} s, stopped at 0.2 s`);
+    // A point it reported before it was cut off, if any, is one of the problem's.
+    if (stopped.colValue) assert.ok(satisfies(problem, bounds, stopped.colValue));
+    const timed = Date.now();
+    const byDeadline = await solveMilpWithin(highs, problem, bounds, { deadline: Date.now() + 300 }, 0);
+    assert.equal(byDeadline.status, 'stopped');
+    assert.ok(Date.now() - timed < 300 + CUT_OFF_GRACE_MS + 1_500, `${Date.now() - timed} ms for a 300 ms deadline`);
+  });
+
+  it('keeps a reported point only if it is one of the problem\'s', () => {
+    const { problem, bounds } = marketSplit();
+    const known = Float64Array.from({ length: problem.numCols }, (_, j) => j % 2);
+    assert.ok(satisfies(problem, bounds, known));
+    const flipped = Float64Array.from(known);
+    flipped[0] = 1;
+    assert.ok(!satisfies(problem, bounds, flipped), 'a row broken');
+    assert.ok(!satisfies(problem, bounds, Float64Array.from(known, (v, j) => (j === 1 ? 0.5 : v))), 'not integer');
+    assert.ok(!satisfies(problem, bounds, known.subarray(1)), 'wrong length');
+    // 2 x0 + 2 x1 <= 5 holds at (2, 0), but not x0 <= 1.
+    assert.ok(satisfies(knapsack(), upToThree, [2, 0]));
+    assert.ok(!satisfies(knapsack(), { lower: [0, 0], upper: [1, 1] }, [2, 0]), 'out of bounds');
   });
 });

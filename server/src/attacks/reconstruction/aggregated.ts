@@ -11,7 +11,7 @@ import { certify } from './certify';
 import { sum, yieldToEventLoop, type RunContext } from './context';
 import { buildFormulation, satisfiesAll, type Formulation } from './formulation';
 import { columnsOf } from './dual-bounds';
-import { solveMilp, withHighs } from './highs';
+import { solveMilpWithin, withHighs } from './highs';
 import type { LeafTable } from './leaves';
 import { mergeBySignature, type MergedCell } from './merge';
 import { initialBounds, propagate } from './propagation';
@@ -124,7 +124,8 @@ export async function reconstructAggregated(
     ctx.progress('milp');
     const milpStart = Date.now();
     // Any integer point (no objective); one found but not proven by the deadline is not used.
-    const milp = solveMilp(highs, columnsOf(formulation), bounds, { deadline, shouldStop: () => ctx.aborted });
+    // A large one runs in its own thread, cut off at the deadline (highs/milp-thread.ts).
+    const milp = await solveMilpWithin(highs, columnsOf(formulation), bounds, { deadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     if (milp.status === 'infeasible') {
       return ctx.answer({ status: 'failed', reason: 'no integer training set fits every leaf count (the model is not what it seems: e.g. features that are not binary)', rows, certifiedRows: 0 });

@@ -48,7 +48,7 @@ import { HESSIAN_MATCH_CELL_CAP, millions } from './memory';
 import { certifyFirstTreeLeaves } from './first-tree-claims';
 import { firstTreeRows } from './first-tree-rows';
 import { featureAxes, intervalIndexRange, type FeatureAxes } from './feature-axes';
-import { solveMilp, withHighs, type SparseProblem } from './highs';
+import { solveMilpWithin, withHighs, type SparseProblem } from './highs';
 import { boxToRow } from './rows';
 import { featureLabel } from '../../forest/pipeline-input';
 import type { ReconstructedRow, ReconstructionResult } from './types';
@@ -251,7 +251,7 @@ function enumeratePaths(groups: RowGroup[], window: BoostedLeaf[][], limit: numb
  * equations. Returns the new groups, the residual error and how many trees have a leaf that does
  * not fit; undefined when some group's box reaches no leaf (the model is not read as built).
  */
-function matchWindow(
+async function matchWindow(
   highs: Highs,
   groups: RowGroup[],
   window: BoostedLeaf[][],
@@ -259,7 +259,7 @@ function matchWindow(
   positiveWeight: number,
   deadline: number,
   shouldStop: () => boolean,
-): { groups: RowGroup[]; error: number; unfitted: number } | undefined {
+): Promise<{ groups: RowGroup[]; error: number; unfitted: number } | undefined> {
   // Rows: one per group (its rows all go somewhere), then per tree and leaf its hessian and gradient sums.
   const leafRow: number[] = [];
   let numRows = groups.length;
@@ -336,7 +336,7 @@ function matchWindow(
     rowUpper: Float64Array.from(rowTarget, (v, i) => (i < groups.length ? v : v + BAND)),
     colStart: starts, colRow: Int32Array.from(indices), colCoef: Float64Array.from(values),
   };
-  const x = solveMilp(highs, problem, { lower: new Float64Array(numCols), upper: colUpper }, { deadline, start, shouldStop }).colValue ?? start;
+  const x = (await solveMilpWithin(highs, problem, { lower: new Float64Array(numCols), upper: colUpper }, { deadline, start, shouldStop })).colValue ?? start;
   const next = new Map<string, RowGroup>();
   const used = new Float64Array(groups.length);
   const sums = new Float64Array(numRows);
@@ -527,7 +527,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
       }
       // Each remaining tree gets an equal share of what is left of the budget.
       const deadline = Date.now() + (Math.max(0, ctx.deadline - Date.now()) * window.length) / (trees - t);
-      const result = matchWindow(highs, groups, window, paths, positiveWeight(forest), deadline, () => ctx.aborted);
+      const result = await matchWindow(highs, groups, window, paths, positiveWeight(forest), deadline, () => ctx.aborted);
       if (!result) return ctx.answer({ status: 'failed', reason: `trees ${t}..${t + window.length - 1}: some rows reach no leaf, so the model is not read as XGBoost built it`, rows, certifiedRows: 0 });
       groups = result.groups;
       error += result.error;

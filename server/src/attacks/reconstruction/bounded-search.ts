@@ -23,7 +23,7 @@ import type { Highs } from 'highs';
 import type { Forest } from '../../forest/schema';
 import { seededRandom, shuffleInPlace } from '../../evaluate/seeded-random';
 import { yieldToEventLoop, type RunContext } from './context';
-import { solveMilp, withHighs, type SparseProblem } from './highs';
+import { solveMilpWithin, withHighs, type SparseProblem } from './highs';
 import type { LeafTable } from './leaves';
 import { freshRemaining, pathTo, walkForest, walkRow, type WalkForest, type WalkedRow } from './row-walk';
 import { boxToRow } from './rows';
@@ -98,10 +98,11 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
     while (best!.error > 0 && Date.now() < ctx.deadline - MARGIN_MS && !ctx.aborted) {
       ctx.progress('milp', { done: milpRounds });
       const milpStart = Date.now();
-      // A solve is synchronous: an abort (a timer, a message) is only seen between slices, so
-      // each round gets at most MILP_SLICE_MS and the next round starts from the best answer.
+      // A small solve runs in this thread, where an abort (a timer, a message) is only seen
+      // between slices (highs/milp-thread.ts), so each round gets at most MILP_SLICE_MS and the
+      // next round starts from the best answer.
       const sliceEnd = Math.min(ctx.deadline - MARGIN_MS, milpStart + MILP_SLICE_MS);
-      const solved = solveRestricted(highs, walk, table, pool, best!, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
+      const solved = await solveRestricted(highs, walk, table, pool, best!, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
       const cutBySlice = sliceEnd < ctx.deadline - MARGIN_MS && Date.now() >= sliceEnd;
       ctx.stats.milpMs += Date.now() - milpStart;
       milpRounds++;
@@ -233,7 +234,7 @@ function generateThroughShortLeaves(walk: WalkForest, pool: readonly Column[], a
  * enters or that holds rows, sum x + under - over = count; sum x = N; minimise the total of the
  * deviations. Started from `start`; returns the answer it found, if any.
  */
-function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool: readonly Column[], start: Answer, limits: { deadline: number; shouldStop: () => boolean }): Answer | undefined {
+async function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool: readonly Column[], start: Answer, limits: { deadline: number; shouldStop: () => boolean }): Promise<Answer | undefined> {
   const { classes } = walk;
   const trees = table.trees.length;
   const leafBase = new Int32Array(trees + 1);
@@ -299,7 +300,7 @@ function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool:
     const gap = rhs[r] - activity[r];
     x[pool.length + 2 * r + (gap > 0 ? 0 : 1)] = Math.abs(gap);
   }
-  const outcome = solveMilp(highs, problem, bounds, { ...limits, start: x }).colValue;
+  const outcome = (await solveMilpWithin(highs, problem, bounds, { ...limits, start: x })).colValue;
   if (!outcome) return undefined;
   const counts = new Map<number, number>();
   let placed = 0;

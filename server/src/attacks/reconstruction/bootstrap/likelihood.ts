@@ -14,7 +14,7 @@ import type { Forest } from '../../../forest/schema';
 import { createCellEnumerator, NODES_PER_SLICE } from '../cells';
 import { yieldToEventLoop, type RunContext } from '../context';
 import { UNSET } from '../groups';
-import { solveMilp, withHighs } from '../highs';
+import { solveMilpWithin, withHighs } from '../highs';
 import type { LeafTable } from '../leaves';
 import { mergeBySignature } from '../merge';
 import type { ReconstructedRow, ReconstructionResult } from '../types';
@@ -77,10 +77,10 @@ export async function reconstructByLikelihood(forest: Forest, table: LeafTable, 
   const upper = new Float64Array(problem.numCols).fill(rows);
   return withHighs(solveLikelihood, (reason) => ctx.answer({ status: 'failed', reason: `${whyNotReplayed}; ${reason}`, rows: statedRows, certifiedRows: 0 }));
 
-  function solveLikelihood(highs: Highs): ReconstructionResult {
+  async function solveLikelihood(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = solveMilp(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline });
+    const milp = await solveMilpWithin(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline, shouldStop: () => ctx.aborted });
     stats.milpMs = Date.now() - milpStart;
     const partial = complete ? '' : ` (the cell enumeration was cut short at ${stats.cells} cells to leave the solver time)`;
     if (milp.status === 'infeasible') {

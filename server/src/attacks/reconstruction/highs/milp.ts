@@ -37,6 +37,8 @@ export interface MilpOptions extends SolveLimits {
    * many seconds on hard models (measured 20 s past a 10 s limit).
    */
   shouldStop?: () => boolean;
+  /** Each new incumbent HiGHS reports (with `shouldStop`); milp-thread.ts keeps the last one for a solve it has to cut off. */
+  onIncumbent?: (colValue: Float64Array) => void;
 }
 
 /** Minimises `problem` as a MILP within the deadline: the optimum, or the best point found by then. */
@@ -49,7 +51,7 @@ export function solveMilp(highs: Highs, problem: SparseProblem, bounds: ColumnBo
       ...(largestUpper(bounds) > SPARSIFY_UPPER_LIMIT ? { presolve_rule_off: SPARSIFY_RULE } : {}),
     });
     if (options.start) model.setSolution({ colValue: Float64Array.from(options.start) });
-    return readMilp(highs, model, runWithin(highs, model, options, options.shouldStop ? checkpoints(highs, options.deadline, options.shouldStop) : undefined));
+    return readMilp(highs, model, runWithin(highs, model, options, options.shouldStop ? checkpoints(highs, options.deadline, options.shouldStop, options.onIncumbent) : undefined));
   } finally {
     model.dispose();
   }
@@ -76,13 +78,22 @@ function largestUpper(bounds: ColumnBounds): number {
   return most;
 }
 
-function checkpoints(highs: Highs, deadline: number, shouldStop: () => boolean): HighsCallbackMap {
+function checkpoints(highs: Highs, deadline: number, shouldStop: () => boolean, onIncumbent?: (colValue: Float64Array) => void): HighsCallbackMap {
   const interrupt = (event: { interrupt(): void }): undefined => {
     if (Date.now() > deadline || shouldStop()) event.interrupt();
     return undefined;
   };
   const callbacks = highs.constants.callbackType;
-  return { [callbacks.mipInterrupt]: interrupt, [callbacks.simplexInterrupt]: interrupt, [callbacks.ipmInterrupt]: interrupt };
+  const stops: HighsCallbackMap = { [callbacks.mipInterrupt]: interrupt, [callbacks.simplexInterrupt]: interrupt, [callbacks.ipmInterrupt]: interrupt };
+  if (!onIncumbent) return stops;
+  return {
+    ...stops,
+    [callbacks.mipImprovingSolution]: (event): undefined => {
+      const point = event.data.mip_solution;
+      if (point) onIncumbent(Float64Array.from(point));
+      return undefined;
+    },
+  };
 }
 
 /** The result of a MILP run of `model`: how it ended, and its best point when it has one. */

@@ -1,0 +1,34 @@
+/**
+ * The worker thread behind milp-thread.ts: one integer solve per thread. It loads its own HiGHS,
+ * solves the problem it is sent within the deadline (HiGHS's time limit and its interrupt
+ * checkpoints, as in the main thread), posts every incumbent as HiGHS finds it, then the result.
+ * The main thread terminates it when HiGHS runs past the deadline in a phase that checks neither
+ * (presolve, a root LP), keeping the last incumbent it was sent.
+ */
+import { parentPort } from 'node:worker_threads';
+import { loadHighs } from './load';
+import { solveMilp } from './milp';
+import type { MilpThreadMessage, MilpThreadRequest } from './milp-thread';
+
+const port = parentPort;
+if (port) {
+  port.once('message', (request: MilpThreadRequest) => {
+    void solve(request).then(
+      (message) => port.postMessage(message),
+      (error: unknown) => port.postMessage({ kind: 'failed', detail: (error as Error).message } satisfies MilpThreadMessage),
+    );
+  });
+}
+
+async function solve(request: MilpThreadRequest): Promise<MilpThreadMessage> {
+  const highs = await loadHighs();
+  const result = solveMilp(highs, request.problem, request.bounds, {
+    deadline: request.deadline,
+    ...(request.relativeGap !== undefined ? { relativeGap: request.relativeGap } : {}),
+    ...(request.start ? { start: request.start } : {}),
+    // The checkpoints stop at the deadline; cancellation is the main thread's terminate().
+    shouldStop: () => false,
+    onIncumbent: (colValue) => port?.postMessage({ kind: 'incumbent', colValue } satisfies MilpThreadMessage, [colValue.buffer as ArrayBuffer]),
+  });
+  return { kind: 'done', result };
+}
