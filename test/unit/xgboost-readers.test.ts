@@ -15,6 +15,7 @@ import { readModel } from '../../server/src/formats';
 import type { ModelRead } from '../../server/src/formats/types';
 import { LONG_LINE } from '../../server/src/formats/xgboost';
 import { FIXTURES } from '../support/paths';
+import { lintFile } from '../../server/src/linter/linter';
 
 const DIR = path.join(FIXTURES, 'xgboost');
 /** `features`: the model's feature names, for files that do not store them (the legacy binary format: f0, f1, ...). */
@@ -189,5 +190,18 @@ describe('XGBoost readers match the library, node by node', () => {
         assert.equal(json.text.slice(0, range.end.character), '{"learner"');
       }
     }
+  });
+});
+
+describe("a dump's summary task", () => {
+  // A dump states no objective; the first-tree probe finds the logistic or softmax one its covers
+  // fit, and the findings name it. The summary said `regression` beside them (sweep 17).
+  it('is classification for dumps of binary and multi-class models, as the probe reads them', async () => {
+    for (const file of ['bin_pima.dump.txt', 'bin_pima.dump.json', 'multi_iris.dump.txt', 'multi_iris.dump.json']) {
+      const report = await lintFile(path.join(FIXTURES, 'xgboost', file));
+      assert.equal(report.model?.task, 'classification', file);
+    }
+    // A model file states its objective: a regressor stays one.
+    assert.equal((await lintFile(path.join(FIXTURES, 'xgboost', 'reg_pima.json'))).model?.task, 'regression');
   });
 });

@@ -101,14 +101,13 @@ export function trainingRowsOf(forest: Forest, replay: ReplayCheck, probe: First
 }
 
 
-export function summarize(forest: Forest, rows: TrainingRows | undefined, location?: string): ModelSummary {
+export function summarize(forest: Forest, rows: TrainingRows | undefined, location?: string, probe?: FirstTreeProbe): ModelSummary {
   const columns = inputColumnCount(forest.features);
   return {
     library: forest.library.name,
     libraryVersion: forest.library.version ?? null,
     estimator: forest.estimator,
-    // Classifiers read as row counts (scikit-learn's gradient boosting) are classifiers to the user.
-    task: forest.countedClasses || forest.logLoss || forest.countViewClasses ? 'classification' : forest.task,
+    task: summaryTask(forest, probe),
     // The file's trees: a binary GradientBoostingClassifier with subsample is analysed as its stage
     // 0, but holds every stage (logLoss.stages).
     trees: forest.logLoss?.stages?.length ?? forest.trees.length,
@@ -125,6 +124,19 @@ export function summarize(forest: Forest, rows: TrainingRows | undefined, locati
     outputs: forest.outputs ?? 1,
     ...(forest.training.heldOut ? { heldOut: { fraction: forest.training.heldOut.fraction, fitRows: forest.training.heldOut.fitRows ?? null } } : {}),
   };
+}
+
+/**
+ * The task the summary states. Classifiers read as row counts (scikit-learn's gradient boosting)
+ * are classifiers to the user. A dump states no objective and is read as one output; when the
+ * first-tree probe finds its covers fit a logistic or softmax objective (the findings then name
+ * it), the summary says classification too (sweep 17: a multi-class dump's JSON said regression
+ * beside a finding about its classes).
+ */
+function summaryTask(forest: Forest, probe: FirstTreeProbe | undefined): ModelSummary['task'] {
+  if (forest.countedClasses || forest.logLoss || forest.countViewClasses) return 'classification';
+  const probedClassifier = forest.boosting?.objective === 'unknown' && probe !== undefined && probe.status !== 'not-applicable' && /^(binary|multi):|^reg:logistic$/.test(probe.objective);
+  return probedClassifier ? 'classification' : forest.task;
 }
 
 export function hashContent(bytes: Uint8Array): string {
@@ -240,7 +252,7 @@ function analyseModel(input: ModelRead['forest'], read: ModelRead, options: Lint
   const rows = trainingRowsOf(forest, replay, probe);
   const categories = categoriesOf(forest, options.sidecar?.groups ?? []);
   const findings = runModelRules(forest, replay, read, options.severities ?? {}, probe, categories);
-  return { ok: true, forest, summary: summarize(forest, rows, read.location), findings };
+  return { ok: true, forest, summary: summarize(forest, rows, read.location, probe), findings };
 }
 
 /** A further model of the file: the same analysis, its findings marked and worded with where it sits. */
