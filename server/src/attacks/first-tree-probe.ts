@@ -189,6 +189,8 @@ function rowsIntegral(tree: Tree, h: number, relative: number): boolean {
   if (!cover) return false;
   for (let i = 0; i < cover.length; i++) {
     const rows = cover[i] / h;
+    // A leaf of cover 0 behind a split at `x < inf` (probeWith) holds no row.
+    if (cover[i] === 0 && tree.left[i] === -1) continue;
     if (!(rows >= 0.5 - rowTolerance(rows, relative)) || !nearInteger(rows, rowTolerance(rows, relative))) return false;
   }
   return true;
@@ -556,7 +558,11 @@ function probeWith(forest: Forest, hyp: Hypothesis, reg: Regularisation, firsts:
       const weightedRows = hyp.kind === 'binary' && spw !== 1 && !Number.isInteger(spw);
       if (weightedRows && (!w || reg.gradientUnknown)) return undefined;
       const slack = rowTolerance(a, relativePrecision(forest));
-      if (!(a >= 0.5 - slack) || (!weightedRows && !nearInteger(a, slack))) return undefined;
+      // A leaf holds at least one row, except behind a split XGBoost stored as `x < inf` (two
+      // values near 3.4e38 whose float32 midpoint overflowed): its updater then routes every row
+      // left by the stored condition, and the right child is a leaf of cover 0 (missing-split.ts).
+      const empty = H === 0;
+      if (!(a >= 0.5 - slack || empty) || (!weightedRows && !nearInteger(a, slack))) return undefined;
       const leaf: ProbedLeaf = { node, nativeId: nativeNodeId(tree, node), rows: Math.round(a), box };
       if (w) {
         const weight = w[node];

@@ -11,6 +11,17 @@
  */
 export const MISSING_ONLY_THRESHOLD = 3.4028234663852886e38;
 
+/**
+ * XGBoost's split `x < inf` (written by models whose training data held +inf, or only missing
+ * values, beyond every finite value of a feature: a public model of XGBoost before 1.0 had 63 of
+ * them, read "corrupt" before stop 43). Read with this finite threshold instead, 2^128: under the
+ * split rule `<`, every float32 below +inf (the largest float32 included, which MISSING_ONLY_THRESHOLD
+ * would send right) is below it and +inf is not, so the split sends every value where XGBoost does.
+ * It is at or above MISSING_ONLY_THRESHOLD, so the interval above it is read as the one for a value
+ * at +inf or missing, as for scikit-learn's split on missing values alone.
+ */
+export const BELOW_INFINITY_THRESHOLD = 2 ** 128;
+
 /** Whether a threshold is the split on missing values alone (every value left, missing right). */
 export function splitsOnMissingOnly(threshold: number): boolean {
   return threshold >= MISSING_ONLY_THRESHOLD;

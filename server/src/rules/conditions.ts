@@ -24,6 +24,7 @@ import type { FeatureInterval } from '../forest/structure';
 import { conditionsOnInput, type ColumnCondition } from '../forest/pipeline-conditions';
 import { usablePipelineInput, type Category as InputCategory } from '../forest/pipeline-input';
 import { formatBounds, formatCount, formatNumber } from '../util/wording';
+import { splitsOnMissingOnly } from '../forest/missing-split';
 import { featureName } from './format';
 
 export interface Category {
@@ -145,6 +146,15 @@ export function formatCondition(forest: Pick<Forest, 'features' | 'splitRule'>, 
   const le = forest.splitRule === 'less' ? '<' : '<=';
   const gt = forest.splitRule === 'less' ? '>=' : '>';
   const { lower, upper } = interval;
+  // A bound at the split on missing values alone (forest/missing-split.ts): scikit-learn's sends
+  // every value left and missing right; XGBoost's `x < inf` every finite value left.
+  const beyondValues = (bound: number | undefined) => bound !== undefined && splitsOnMissingOnly(bound);
+  if (beyondValues(lower)) return forest.splitRule === 'less' ? `${name} = inf or missing` : `${name} missing`;
+  if (beyondValues(upper)) {
+    const rest = lower === undefined ? undefined : formatCondition(forest, { ...interval, upper: undefined }, categories);
+    const finite = forest.splitRule === 'less' ? `${name} finite` : `${name} not missing`;
+    return rest ? `${rest} (${forest.splitRule === 'less' ? 'finite' : 'not missing'})` : finite;
+  }
   if (lower !== undefined && upper !== undefined) {
     const [lo, hi] = formatBounds(lower, upper);
     return `${lo} ${forest.splitRule === 'less' ? '<=' : '<'} ${name} ${le} ${hi}`;

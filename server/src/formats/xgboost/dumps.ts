@@ -15,6 +15,7 @@
 import { findNodeAtLocation, parseTree, type Node as JsonNode } from 'jsonc-parser';
 import type { ForestInput, Tree } from '../../forest/schema';
 import type { ModelPath, SourceRange, UnreadableReason } from '../types';
+import { parseJsonWithNaN, withFiniteTokens } from './json-nan';
 import { Refusal, unlessRefused } from './refusal';
 import { toIrTree, type NativeTree } from './tree';
 
@@ -44,6 +45,13 @@ export const TEXT_LINES = {
   /** Splits the dump writes for indicator (`[f1]`) and categorical (`[f1:{2,3}]`) features. */
   otherSplit: /^(\t*)(\d+):\[[^\]]*\] yes=/,
 };
+
+/** A number as a text dump prints it: C's `inf`, `-inf` and `nan` included (Number() reads "inf" as NaN). */
+function dumpNumber(text: string): number {
+  const bare = text.replace(/^[-+]/, '');
+  if (bare === 'inf') return text.startsWith('-') ? -Infinity : Infinity;
+  return Number(text);
+}
 
 function stats(text: string, node: DumpNode): void {
   for (const part of text.split(',')) {
@@ -191,7 +199,7 @@ export function readTextDump(text: string): DumpBuild {
       const split = TEXT_LINES.split.exec(line);
       const leaf = split ? null : TEXT_LINES.leaf.exec(line);
       if (split) {
-        node = { id: Number(split[2]), feature: split[3], threshold: Number(split[4]), yes: Number(split[5]), no: Number(split[6]), missing: Number(split[7]) };
+        node = { id: Number(split[2]), feature: split[3], threshold: dumpNumber(split[4]), yes: Number(split[5]), no: Number(split[6]), missing: Number(split[7]) };
         stats(split[8], node);
       } else if (leaf) {
         node = { id: Number(leaf[2]), leaf: Number(leaf[3]) };
@@ -231,7 +239,8 @@ export function readJsonDump(text: string): DumpBuild {
   return unlessRefused((): DumpBuild => {
     let json: unknown;
     try {
-      json = JSON.parse(text);
+      // `inf` and `nan` are bare tokens in a JSON dump (json-nan.ts).
+      json = parseJsonWithNaN(text);
     } catch (error) {
       const message = (error as Error).message;
       throw new Refusal(/end of JSON input|Unterminated/i.test(message) ? 'truncated' : 'corrupt', `the file is not valid JSON (${message})`);
@@ -284,7 +293,7 @@ export function readJsonDump(text: string): DumpBuild {
       const id = path.node === undefined ? 0 : ids?.[path.node] ?? path.node;
       const jsonPath = paths[path.tree]?.get(id);
       if (!jsonPath) return undefined;
-      tree ??= parseTree(text);
+      tree ??= parseTree(withFiniteTokens(text));
       const found = tree && findNodeAtLocation(tree, [...jsonPath, 'nodeid']);
       if (!found?.parent) return undefined;
       if (!lineStarts) {

@@ -7,6 +7,7 @@
  * after their parent, so such trees are renumbered in depth-first order and the file's ids are
  * kept in `boosting.nodeId` (messages and locations use them).
  */
+import { BELOW_INFINITY_THRESHOLD } from '../../forest/missing-split';
 import { LEAF, type Tree } from '../../forest/schema';
 
 /** A tree as the file has it: columns indexed by the file's node ids (holes allowed in dumps). */
@@ -67,7 +68,8 @@ export function toIrTree(native: NativeTree, classes: number): { ok: true; tree:
     // XGBoost holds a split condition as a float32 and compares float32(x) < it; JSON and dumps
     // print it as a decimal (2.35) whose float64 is not that float32 (2.3499999...), and a value
     // between the two would be routed, and bounded in --emit-reconstruction, on the wrong side.
-    threshold: ids.map((id, i) => (isLeaf(i) ? 0 : Math.fround(native.threshold[id]))),
+    // `x < inf` (+inf or missing beyond every value) gets a finite threshold (missing-split.ts).
+    threshold: ids.map((id, i) => (isLeaf(i) ? 0 : asIrThreshold(Math.fround(native.threshold[id])))),
     ...(native.defaultLeft ? { defaultLeft: pick(native.defaultLeft)! } : {}),
     // A boosted model stores no class counts (see forest/boosting.ts).
     classWeights: new Array(m * classes).fill(0),
@@ -82,4 +84,9 @@ export function toIrTree(native: NativeTree, classes: number): { ok: true; tree:
     },
   };
   return { ok: true, tree };
+}
+
+/** A float32 split condition as the IR holds it: +inf (`x < inf`) as BELOW_INFINITY_THRESHOLD; others unchanged (validate.ts refuses -inf and NaN). */
+function asIrThreshold(condition: number): number {
+  return condition === Infinity ? BELOW_INFINITY_THRESHOLD : condition;
 }
