@@ -11,12 +11,13 @@ import { strict as assert } from 'node:assert';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { lintFile } from '../../server/src/linter/linter';
+import { lintBytes, lintFile } from '../../server/src/linter/linter';
 import { NdArray, stateDict, unpickle, type PyValue } from '../../server/src/formats/pickle';
 import { decodeModel } from '../../server/src/formats/sklearn/decode';
 import { savedDataFindings } from '../../server/src/rules';
 import { summaryOf } from '../../server/src/rules/message';
 import { FIXTURES } from '../support/paths';
+import { APPEND, BUILD, EMPTY_DICT, EMPTY_LIST, EMPTY_TUPLE, MARK, NEWOBJ, NONE, PROTO, REDUCE, SETITEMS, STOP, TUPLE, TUPLE2, binint, binint1, global, pk, sbu } from '../support/pickle-bytes';
 
 const DIR = join(FIXTURES, 'saved-data');
 const tablesOf = async (file: string) => {
@@ -144,5 +145,25 @@ describe("saved-data: scikit-learn 1.9's _sample_weight (not in 1.2.1: added to 
     assert.match(finding.message, /^The model stores a weight for each training row: delete it before saving\.\n/);
     assert.match(finding.message, /with class_weight, each weight is its row's class.*del model\._sample_weight/);
     assert.doesNotMatch(finding.message, /oob_score/);
+  });
+});
+
+describe('saved-data: a DataFrame pickled by pandas before 1.1', () => {
+  // Crafted, byte by byte (pandas 0.2x does not install here), as pandas 0.23 writes
+  // `pd.DataFrame(X)` with protocol 2: NDFrame.__getstate__ names the manager `_data`, and the
+  // manager is pandas.core.internals.BlockManager, rebuilt from the state (axes, values, items,
+  // extra); both axes are RangeIndex objects. The block values are left empty: the reader never
+  // looks at them. Sweep 17 found such files read "size not read", with an unknown-pickle-global.
+  const rangeIndex = (stop: number) =>
+    pk(global('pandas.core.indexes.base', '_new_Index'), global('pandas.core.indexes.range', 'RangeIndex'), EMPTY_DICT, MARK, sbu('name'), NONE, sbu('start'), binint1(0), sbu('stop'), binint(stop), sbu('step'), binint1(1), SETITEMS, TUPLE2, REDUCE);
+  const manager = pk(global('pandas.core.internals', 'BlockManager'), EMPTY_TUPLE, NEWOBJ, MARK, EMPTY_LIST, rangeIndex(6), APPEND, rangeIndex(250), APPEND, EMPTY_LIST, EMPTY_LIST, EMPTY_DICT, TUPLE, BUILD);
+  const frame = pk(PROTO(2), global('pandas.core.frame', 'DataFrame'), EMPTY_TUPLE, NEWOBJ, EMPTY_DICT, MARK, sbu('_data'), manager, sbu('_typ'), sbu('dataframe'), sbu('_metadata'), EMPTY_LIST, SETITEMS, BUILD, STOP);
+
+  it('its 250 rows and 6 columns are read, and its manager is no unknown global', () => {
+    const report = lintBytes(frame, 'X_train_pandas023.pkl');
+    const finding = report.findings.find((f) => f.rule === 'saved-data');
+    assert.ok(finding, report.findings.map((f) => `${f.rule}: ${f.message}`).join('\n'));
+    assert.deepEqual(finding.data?.tables, [{ location: 'model', kind: 'DataFrame', rows: 250, columns: 6 }]);
+    assert.ok(!report.findings.some((f) => f.rule === 'unknown-pickle-global' || f.rule === 'unsafe-pickle'), report.findings.map((f) => f.rule).join(', '));
   });
 });

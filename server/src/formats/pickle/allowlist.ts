@@ -133,6 +133,9 @@ const EXACT = new Set<string>([
   'pandas.Series',
   'pandas.core.internals.managers.BlockManager',
   'pandas.core.internals.managers.SingleBlockManager',
+  // pandas before 0.24 kept its managers in one module (sweep 17: public DataFrames of pandas 0.2x).
+  'pandas.core.internals.BlockManager',
+  'pandas.core.internals.SingleBlockManager',
   'pandas.core.internals.blocks.new_block',
   'pandas._libs.internals._unpickle_block',
   'pandas._libs.arrays.__pyx_unpickle_NDArrayBacked',

@@ -37,8 +37,10 @@ function describeData(v: PyValue, location: string): SavedData | undefined {
   const cls = classOf(v);
   if (cls && (cls.module === 'pandas' || cls.module.startsWith('pandas.')) && (cls.name === 'DataFrame' || cls.name === 'Series')) {
     // The manager's axes: a DataFrame's [columns, rows], a Series' [rows]. pandas pickles it as
-    // BlockManager(blocks, axes), or with a state (axes, values, items, extra) (SingleBlockManager).
-    const manager = stateDict(v)?.get('_mgr');
+    // BlockManager(blocks, axes), or with a state (axes, values, items, extra) (SingleBlockManager,
+    // and every manager before pandas 1.1, which named it `_data`: sweep 17, size "not read").
+    const state = stateDict(v);
+    const manager = state?.get('_mgr') ?? state?.get('_data');
     const axes = manager instanceof PyCall && seqItems(manager.args)?.length === 2 ? seqItems(seqItems(manager.args)![1]) : seqItems(seqItems(managerState(manager))?.[0]);
     if (cls.name === 'DataFrame') return { location, kind: 'DataFrame', ...lengths(axisLength(axes?.[1]), axisLength(axes?.[0])) };
     return { location, kind: 'Series', ...lengths(axisLength(axes?.[0]), undefined) };
