@@ -70,11 +70,26 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
   const leaves = new Map(
     first.leaves.map((leaf) => {
       const region = regionIntervals(leaf.box, features, missingReachable(forest, first.tree, leaf.node));
-      return [leaf.node, { region, bounded: region.map((b) => b !== null), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }];
+      const bounded = region.map((b) => b !== null);
+      return [leaf.node, { region, bounded, boundsAny: bounded.some((b) => b), negatives: leaf.positives === undefined ? undefined : leaf.rows - leaf.positives, positives: leaf.positives, rows: leaf.rows }];
     }),
   );
   let certified = 0;
   let withoutLabel = 0;
+  // Rows without a label in a leaf whose region bounds no feature (a first tree with no split, or
+  // one open to missing values everywhere) prove only that they exist: not counted as proven boxes
+  // (a public booster before XGBoost 1.0 whose tree 0 is one leaf read "5,036 rows proven", an
+  // error, with boxes over everything: sweep 18), as first-tree-regions.ts does.
+  let unbounded = 0;
+  const unlabelledIn = (row: ReconstructedRow, values: ReconstructedRow['values'], leaf: { region: ReconstructedRow['intervals'] & object; bounded: boolean[]; boundsAny: boolean }): ReconstructedRow => {
+    if (!leaf.boundsAny) {
+      unbounded++;
+      const { certifiedValues: _, ...rest } = row;
+      return { ...rest, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), intervals: leaf.region, certified: false };
+    }
+    withoutLabel++;
+    return { ...row, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
+  };
   const lowerInclusive = forest.splitRule === 'less';
   const rows = placed.map((row): ReconstructedRow => {
     const byBox = row.intervals ? leafOfBox(tree, row.intervals) : -1;
@@ -83,10 +98,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     if (!leaf || leaf.rows <= 0) return row;
     leaf.rows--;
     const region = leaf.region;
-    if (leaf.positives === undefined || assumed.length > 0) {
-      withoutLabel++;
-      return { ...row, ...settledIn(row, region, lowerInclusive), intervals: region, certified: false, certifiedValues: leaf.bounded };
-    }
+    if (leaf.positives === undefined || assumed.length > 0) return unlabelledIn(row, row.values, leaf);
     // The label the leaf still has room for: the row's own first.
     const positive = row.label === labelOf(true);
     const own = positive ? 'positives' : 'negatives';
@@ -112,8 +124,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     leaf.rows--;
     const values = intoRegion(row.values, leaf.region, lowerInclusive);
     if (leaf.positives === undefined || assumed.length > 0) {
-      withoutLabel++;
-      rows[r] = { ...row, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
+      rows[r] = unlabelledIn(row, values, leaf);
       continue;
     }
     const positive = leaf.positives > 0 && (row.label === labelOf(true) || leaf.negatives! <= 0);
@@ -124,7 +135,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     rows[r] = { ...rest, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), label: labelOf(positive), intervals: leaf.region, certified: true };
   }
   const unlabelled = assumed.length > 0 ? `${assumed.join(' and ')} not stated, so the positives rest on an assumption` : 'leaves whose positives are not determined';
-  const note = `${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more as boxes without their label (${unlabelled})` : ''}`;
+  const note = `${plural(certified, 'row')} certified with ${certified === 1 ? 'its' : 'their'} label as boxes, each the region of a leaf of tree 0 whose exact counts hold that many training rows of the label${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} more as boxes without their label (${unlabelled})` : ''}${unbounded > 0 ? `; ${formatCount(unbounded)} rows without their label are not counted as proven: their leaf's region bounds no feature` : ''}`;
   const boxes = certified > 0 ? certifiedBoxTightness(forest, rows) : undefined;
   return { rows, certified, withoutLabel, note, ...(boxes ? { boxes } : {}) };
 }
