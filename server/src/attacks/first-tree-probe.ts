@@ -334,7 +334,7 @@ function withLeafWeights(tree: Tree, eta: number): Tree {
  *   w_n H_n - sum_int w_x H_x + lambda (w_n - sum_int w_x) - k sum_leaf v_x H_x - mu sum_leaf v_x = 0;
  * least squares over at least four nodes, accepted when mu = k lambda holds and every node fits.
  */
-function inferEtaFromAdditivity(trees: Tree[]): number | undefined {
+function inferEtaFromAdditivity(trees: Tree[]): { eta: number; lambdaAssumed?: true } | undefined {
   const rows: number[][] = [];
   for (const tree of trees) {
     const b = tree.boosting!;
@@ -358,7 +358,10 @@ function inferEtaFromAdditivity(trees: Tree[]): number | undefined {
       if (ck !== 0) rows.push([a, cl, ck, cm]);
     }
   }
-  if (rows.length < 4) return undefined;
+  if (rows.length < 4) {
+    const eta = etaWithDefaultLambda(rows);
+    return eta === undefined ? undefined : { eta, lambdaAssumed: true };
+  }
   // Normal equations M u = -r for u = (lambda, k, mu).
   const M = [[0, 0, 0], [0, 0, 0], [0, 0, 0]];
   const r = [0, 0, 0];
@@ -373,7 +376,23 @@ function inferEtaFromAdditivity(trees: Tree[]): number | undefined {
   const [lambda, k, mu] = u;
   if (!(k > 0) || lambda < -1e-3 || Math.abs(mu - k * lambda) > 1e-3 * Math.max(1, Math.abs(mu))) return undefined;
   const fits = rows.every(([a, cl, ck, cm]) => Math.abs(a + cl * lambda + ck * k + cm * mu) <= 1e-4 * (1 + Math.abs(a)));
-  return fits ? 1 / k : undefined;
+  return fits ? { eta: 1 / k } : undefined;
+}
+
+/**
+ * Too few internal nodes to fit lambda and eta together (a tree of depth 2 has three): with
+ * XGBoost's default lambda 1 (and alpha 0), each node alone gives k = 1/eta; accepted when at
+ * least two nodes give the same k. The probe then reports lambda as assumed, so the positives it
+ * reads rest on that assumption and certify no label (first-tree-claims.ts). A public XGBoost 3.1
+ * JSON with four leaves read eta 1 and no positives, where eta 0.05 fits every leaf with whole
+ * positives, as its pickled copy, which states eta, reads them (sweep 18).
+ */
+function etaWithDefaultLambda(rows: readonly number[][]): number | undefined {
+  if (rows.length < 2) return undefined;
+  const ks = rows.map(([a, cl, ck, cm]) => (ck + cm === 0 ? NaN : -(a + cl) / (ck + cm)));
+  const k = ks[0];
+  if (!(k > 0) || !ks.every((x) => Math.abs(x - k) <= 1e-4 * k)) return undefined;
+  return 1 / k;
 }
 
 function solve3(M: number[][], b: number[]): number[] | undefined {
@@ -768,17 +787,20 @@ function probeUncached(forest: Forest): FirstTreeProbe {
       let eta = stated.eta ?? inferEta(probed);
       let effective = eta !== undefined ? probed.map((t) => withLeafWeights(t, eta!)) : probed;
       let { clip, additivity } = clipAndAdditivity(effective, hyp, stated, hyp.kind === 'binary' ? spw : 1);
+      let lambdaAssumed = false;
       if (stated.eta === undefined && eta !== undefined && Math.abs(eta - 1) < 1e-6 && additivity?.kind !== 'fit') {
         // Leaf weights equal leaf values: the hist updater stored eta x w; find eta from the internal nodes.
         const solved = inferEtaFromAdditivity(probed);
         if (solved !== undefined) {
-          eta = solved;
-          effective = probed.map((t) => withLeafWeights(t, solved));
+          eta = solved.eta;
+          lambdaAssumed = solved.lambdaAssumed === true;
+          effective = probed.map((t) => withLeafWeights(t, solved.eta));
           ({ clip, additivity } = clipAndAdditivity(effective, hyp, stated, hyp.kind === 'binary' ? spw : 1));
         }
       }
       firsts.forEach((t, i) => (view.trees[t] = effective[i]));
-      const fitted = additivity?.kind === 'fit' ? additivity : undefined;
+      // An eta found under the default lambda: lambda and alpha fitted afterwards only repeat that assumption.
+      const fitted = additivity?.kind === 'fit' && !lambdaAssumed ? additivity : undefined;
       const reg: Regularisation = {
         ...(eta !== undefined ? { eta: { value: tidy(eta), source: stated.eta !== undefined ? 'stated' : 'inferred' } } : {}),
         lambda: stated.lambda !== undefined ? { value: stated.lambda, source: 'stated' } : fitted ? { value: tidy(fitted.lambda), source: 'inferred' } : { value: 1, source: 'assumed' },
