@@ -302,3 +302,27 @@ describe('an integer solve HiGHS does not interrupt', () => {
     assert.equal(result.status, 'timeout');
   });
 });
+
+describe("boosting-hessians keeps time for tree 0's claims on every row", () => {
+  // Sweep 18: a public XGBoost model of 878,242 rows ran 5 s at a 3 s budget: after the matching,
+  // every row's claim and box (about 1 us a row) came on top. The matching now stops that much
+  // before the budget's end (CLAIMS_MS_PER_ROW): its last window starts before it.
+  it('xgb300k_rows (xgboost): the matching of the later trees starts no window in the last 0.3 s of a 2 s budget', async () => {
+    const report = await lintFile(join(FIXTURES, 'scale', 'xgb300k_rows.json'), { keepForest: true });
+    let lastWindow = 0;
+    const started = Date.now();
+    const result = await reconstruct(report.forest!, {
+      budgetMs: 2_000,
+      onProgress: (progress) => {
+        if (progress.phase === 'milp') lastWindow = Math.max(lastWindow, progress.elapsedMs);
+      },
+    });
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(result.method, 'boosting-hessians');
+    assert.equal(result.certifiedRows, 300_000, result.reason);
+    assert.ok(lastWindow > 0, 'the later trees were matched');
+    // Without the reserve the last window starts within a few ms of 2,000.
+    assert.ok(lastWindow < 1_850, `last window at ${lastWindow} ms of 2,000 (${result.reason?.slice(0, 160)})`);
+    assert.ok(seconds < 2 * 1.1 + 1 + 1, `${seconds} s for a 2 s budget`);
+  });
+});
