@@ -372,11 +372,19 @@ function inferEtaFromAdditivity(trees: Tree[]): { eta: number; lambdaAssumed?: t
     }
   }
   const u = solve3(M, r.map((x) => -x));
-  if (!u) return undefined;
-  const [lambda, k, mu] = u;
-  if (!(k > 0) || lambda < -1e-3 || Math.abs(mu - k * lambda) > 1e-3 * Math.max(1, Math.abs(mu))) return undefined;
-  const fits = rows.every(([a, cl, ck, cm]) => Math.abs(a + cl * lambda + ck * k + cm * mu) <= 1e-4 * (1 + Math.abs(a)));
-  return fits ? { eta: 1 / k } : undefined;
+  const fitted = u && fitsAll(rows, u);
+  if (fitted) return { eta: 1 / u[1] };
+  // Hessian sums of thousands of rows leave lambda's share of each node's H + lambda too small to
+  // fit (a public XGBoost 3.1 JSON of 860,719 rows: the nodes agree on eta 0.05 with lambda 1 to
+  // 2e-7, the three-way fit fails; sweep 18): eta with the default lambda, which stays assumed.
+  const eta = etaWithDefaultLambda(rows);
+  return eta === undefined ? undefined : { eta, lambdaAssumed: true };
+}
+
+/** Whether (lambda, k, mu) is a solution: mu = k lambda, lambda not negative, every node's equation met. */
+function fitsAll(rows: readonly number[][], [lambda, k, mu]: number[]): boolean {
+  if (!(k > 0) || lambda < -1e-3 || Math.abs(mu - k * lambda) > 1e-3 * Math.max(1, Math.abs(mu))) return false;
+  return rows.every(([a, cl, ck, cm]) => Math.abs(a + cl * lambda + ck * k + cm * mu) <= 1e-4 * (1 + Math.abs(a)));
 }
 
 /**
@@ -807,7 +815,8 @@ function probeUncached(forest: Forest): FirstTreeProbe {
         alpha: stated.alpha !== undefined ? { value: stated.alpha, source: 'stated' } : fitted ? { value: tidy(fitted.alpha), source: 'inferred' } : { value: 0, source: 'assumed' },
         ...(clip !== undefined ? { maxDeltaStep: { value: clip, source: stated.maxDeltaStep !== undefined ? 'stated' : 'inferred' } } : {}),
         // The weights contradict lambda 1 and alpha 0 and no other pair fits: G is not known.
-        ...(additivity?.kind === 'contradiction' || hyp.noGradient ? { gradientUnknown: true } : {}),
+        // Not when eta was found under the default lambda: that fit is the one the gradients rest on.
+        ...((additivity?.kind === 'contradiction' && !lambdaAssumed) || hyp.noGradient ? { gradientUnknown: true } : {}),
       };
       candidates.push(reg);
     } else {
