@@ -102,3 +102,11 @@ test('a message lists at most 12 conditions, then how many more (a leaf over ~40
   assert.ok(!text.includes('x12 <='), text);
   assert.ok(conditionsText(forest, box.slice(0, 13)).endsWith(' and 1 more condition'));
 });
+
+test('a column named by a number is quoted, so its condition does not read as a comparison of numbers', () => {
+  // Sweep 18: a public XGBoost JSON whose columns are named "60", "61", ... read "node 57 (60 < 1, ...)".
+  const forest = named(['60', 'x60', '1.5e3'], 'less');
+  assert.equal(formatCondition(forest, { feature: 0, upper: 1 }), '"60" < 1');
+  assert.equal(formatCondition(forest, { feature: 1, upper: 1 }), 'x60 < 1');
+  assert.equal(formatCondition(forest, { feature: 2, lower: 2, upper: 3 }), '2 <= "1.5e3" < 3');
+});

@@ -231,6 +231,13 @@ describe('row candidates from the table of points are those of the search', () =
 });
 
 describe('training sets past the rows the engine keeps in memory', () => {
+  it("a boosted model's first tree that counts a draw of the rows says so, not that they are the training rows", async () => {
+    // Sweep 18: "1,212,500 training rows: past the 1,000,000" beside a finding of N about 1,515,625.
+    const report = await lintFile(join(FIXTURES, 'scale', 'xgb1300k_subsample.json'), { keepForest: true });
+    const result = await reconstruct(report.forest!, { budgetMs: 5_000 });
+    assert.equal(result.status, 'skipped');
+    assert.match(result.reason ?? '', /^1,040,030 rows drawn for the first tree: past the 1,000,000 the reconstruction keeps in memory/);
+  });
   it('are not started: skipped at once with the reason, N kept', async () => {
     // A stump over 2,200,000 rows: twice the limit.
     const built = completeForest(forestOf([stump(30.5, [600_000, 500_000], [400_000, 700_000])], { training: { bootstrap: false, rows: 2 * MAX_RECONSTRUCTED_ROWS + 200_000 } }));

@@ -43,6 +43,8 @@ describe('old joblib files (arrays in side files)', () => {
     const finding = report.findings.find((f) => f.rule === 'unreadable-model')!;
     assert.match(finding.message, /an old joblib file \(joblib before 0\.10\) keeps its arrays in side files beside it/);
     assert.match(finding.message, /tree\.pkl_0\d\.npy: not found beside the model/);
+    // Four missing, three named: the fourth is counted (sweep 18: "4 of them" beside three names).
+    assert.match(finding.message, /4 of them could not be read \([^)]*; and 1 more\)/);
     assert.doesNotMatch(finding.message, /corrupt/);
     // Bytes with no folder of their own: the same words.
     const buffer = lintBytes(new Uint8Array(readFileSync(join(DIR, 'tree.pkl'))), join(temp, 'elsewhere', 'tree.pkl'));

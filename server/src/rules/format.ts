@@ -2,7 +2,9 @@
 import type { Forest } from '../forest/schema';
 
 export function featureName(forest: Forest, feature: number): string {
-  return forest.features[feature]?.name ?? `x${feature}`;
+  const name = forest.features[feature]?.name ?? `x${feature}`;
+  // A column named by a number reads as one in a condition ("60 < 1"): quoted (sweep 18).
+  return /^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(name) ? `"${name}"` : name;
 }
 
 export function formatClass(forest: Forest, index: number): string {

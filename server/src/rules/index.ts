@@ -130,7 +130,7 @@ function savedDataAdvice(data: readonly SavedData[], rows: number): { headline: 
           ? `${keepers.size} fitted estimators store training rows verbatim, up to ${formatCount(rows)}: ${fixes.size === 1 ? [...fixes][0].replace(/\bit\b/, 'them') : 'keep the file private'}.`
           : storedRowsLead(data.reduce((most, d) => ((d.rows ?? 0) > (most.rows ?? 0) ? d : most)), rows),
       advice:
-        'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it: scaled, imputed), no attack needed. ' +
+        'Whoever loads the file reads those training rows as the estimator saw them (after the steps before it where it sits in a Pipeline: scaled, imputed), no attack needed. ' +
         [...new Set(data.map((d) => STORED_ROWS_FIX[d.keeper ?? 'model'].long))].join(' '),
     };
   }

@@ -552,7 +552,7 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     const claims = certifyFirstTreeLeaves(forest, app.probe, groupsToRows(forest, axes, groups, app.mixed));
     const reconstruction = claims.rows;
     const certified = { certifiedRows: claims.certified, ...(claims.withoutLabel > 0 ? { certifiedWithoutLabel: claims.withoutLabel } : {}), ...(claims.boxes ? { boxes: claims.boxes } : {}) };
-    const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `in ${unfitted === matched - 1 ? 'every one' : unfitted} of the ${matched - 1} later trees matched, the matching misses some leaf's cover or gradient sum beyond float32 tolerance, so there it narrows the points only roughly`) + (app.note ? `; ${app.note}` : '');
+    const fitNote = (unfitted === 0 ? 'every matched leaf fits its cover and gradient sum within float32 tolerance' : `the matching misses some leaf's cover or gradient sum beyond float32 tolerance in ${unfitted === matched - 1 ? (matched - 1 === 1 ? 'the one later tree' : `every one of the ${matched - 1} later trees`) : `${unfitted} of the ${matched - 1} later trees`} it matched, so there it narrows the points only roughly`) + (app.note ? `; ${app.note}` : '');
     if (matched < trees) {
       return ctx.answer({ status: 'timeout', reason: `${ctx.stopReason()} after ${matched} of ${trees} trees; the rows fit tree 0 exactly, ${fitNote}; ${claims.note}`, rows, ...certified, reconstruction });
     }

@@ -163,7 +163,9 @@ function readUnguarded(bytes: Uint8Array, fileName: string, options: SklearnRead
   if (result.value !== undefined && result.globals.some((g) => /NDArrayWrapper$/.test(g))) {
     const side = resolveSideArrays(result.value, options.sideFile ?? (() => 'the model was read without them (not from a file on disk)'), maxBytes);
     if (side.missing.length > 0) {
-      const which = side.missing.slice(0, 3).map((m) => `${m.file}: ${m.why}`).join('; ');
+      // The first three named, the rest counted (sweep 18: "4 of them could not be read" named 3).
+      const more = side.missing.length > 3 ? `; and ${side.missing.length - 3} more` : '';
+      const which = `${side.missing.slice(0, 3).map((m) => `${m.file}: ${m.why}`).join('; ')}${more}`;
       const old = 'an old joblib file (joblib before 0.10) keeps its arrays in side files beside it (<name>_01.npy, ...)';
       return unreadable(format, 'unsupported-format', `${old}, and ${side.missing.length === 1 ? 'one of them' : `${side.missing.length} of them`} could not be read (${which})`);
     }
