@@ -26,6 +26,7 @@ import { completeForest } from '../../server/src/forest/complete';
 import { forest as forestOf, stump } from '../support/forests';
 import type { CategoricalGroup, ReconstructionResult } from '../../server/src/attacks/reconstruction/types';
 import { FORMULATION_ENTRY_CAP } from '../../server/src/attacks/reconstruction/memory';
+import { MEMORY_SHARE } from '../../server/src/attacks/reconstruction/highs/milp-thread';
 import { propagateSystem } from '../../server/src/attacks/reconstruction/propagation';
 import { SystemBuilder } from '../../server/src/attacks/reconstruction/bootstrap/system';
 import { buildPointTable, pointCandidates } from '../../server/src/attacks/reconstruction/bootstrap/point-candidates';
@@ -285,6 +286,20 @@ describe('an integer solve HiGHS does not interrupt', () => {
     assert.ok(seconds < 3.1, `${seconds} s for a 1 s budget (${result.status}: ${result.reason?.slice(0, 200)})`);
     assert.equal(result.status, 'timeout');
     assert.equal(result.rows, 2_000);
+    assert.equal(result.certifiedRows, 2_000, result.reason);
+  });
+
+  it('compas2k_gb50: a solve that grows toward the memory ceiling is stopped short of it, and the rows proven before stay', async () => {
+    // Sweep 18: HiGHS's search grows for as long as it runs (this model: 460 MB at 4 s, 865 MB at
+    // 10 s); a 150-tree model passed a 1 GB worker's ceiling and the job failed with nothing.
+    const report = await lintFile(join(FIXTURES, 'scale', 'compas2k_gb50.joblib'), { keepForest: true });
+    // A ceiling 120 MB above what the process holds now: the solve needs several hundred.
+    const memoryCeilingMb = Math.ceil((process.memoryUsage.rss() / (1024 * 1024) + 120) / MEMORY_SHARE);
+    const started = Date.now();
+    const result = await reconstruct(report.forest!, { budgetMs: 30_000, memoryCeilingMb });
+    const seconds = (Date.now() - started) / 1000;
+    assert.match(result.reason ?? '', new RegExp(`the integer solve was stopped at \\d+ MB, near the memory ceiling of ${memoryCeilingMb} MB`));
+    assert.ok(seconds < 15, `${seconds} s: stopped by memory, not by the 30 s budget`);
     assert.equal(result.certifiedRows, 2_000, result.reason);
   });
 

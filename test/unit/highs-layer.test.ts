@@ -190,7 +190,7 @@ describe('HiGHS layer: a solve in its own thread (milp-thread.ts)', () => {
     const highs = await loadHighs();
     const integer = Uint8Array.from([1, 1]);
     const here = solveMilp(highs, knapsack(integer), upToThree, { deadline: FAR() });
-    const there = await solveMilpWithin(highs, knapsack(integer), upToThree, { deadline: FAR() }, 0);
+    const there = await solveMilpWithin(highs, knapsack(integer), upToThree, { deadline: FAR() }, { offThreadFrom: 0 });
     assert.equal(there.status, 'optimal');
     assert.equal(there.objective, here.objective);
     assert.equal(there.objective, -2);
@@ -203,7 +203,7 @@ describe('HiGHS layer: a solve in its own thread (milp-thread.ts)', () => {
     const { problem, bounds } = marketSplit();
     const began = Date.now();
     // The thread's own HiGHS is told of no stop: only terminating it ends this solve before 60 s.
-    const stopped = await solveMilpWithin(highs, problem, bounds, { deadline: FAR(), shouldStop: () => Date.now() - began > 200 }, 0);
+    const stopped = await solveMilpWithin(highs, problem, bounds, { deadline: FAR(), shouldStop: () => Date.now() - began > 200 }, { offThreadFrom: 0 });
     const seconds = (Date.now() - began) / 1000;
     assert.equal(stopped.status, 'stopped');
     assert.equal(stopped.cutOff, true);
@@ -211,7 +211,7 @@ describe('HiGHS layer: a solve in its own thread (milp-thread.ts)', () => {
     // A point it reported before it was cut off, if any, is one of the problem's.
     if (stopped.colValue) assert.ok(satisfies(problem, bounds, stopped.colValue));
     const timed = Date.now();
-    const byDeadline = await solveMilpWithin(highs, problem, bounds, { deadline: Date.now() + 300 }, 0);
+    const byDeadline = await solveMilpWithin(highs, problem, bounds, { deadline: Date.now() + 300 }, { offThreadFrom: 0 });
     assert.equal(byDeadline.status, 'stopped');
     assert.ok(Date.now() - timed < 300 + CUT_OFF_GRACE_MS + 1_500, `${Date.now() - timed} ms for a 300 ms deadline`);
   });

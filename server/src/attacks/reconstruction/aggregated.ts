@@ -125,8 +125,13 @@ export async function reconstructAggregated(
     const milpStart = Date.now();
     // Any integer point (no objective); one found but not proven by the deadline is not used.
     // A large one runs in its own thread, cut off at the deadline (highs/milp-thread.ts).
-    const milp = await solveMilpWithin(highs, columnsOf(formulation), bounds, { deadline, shouldStop: () => ctx.aborted });
+    const milp = await solveMilpWithin(highs, columnsOf(formulation), bounds, { deadline, shouldStop: () => ctx.aborted }, { memoryCeilingMb: ctx.options.memoryCeilingMb });
     stats.milpMs = Date.now() - milpStart;
+    // Stopped near the memory ceiling: the certificate's LPs are as large, so what propagation proved is the answer.
+    if (milp.memory) {
+      const reason = `the integer solve was stopped at ${milp.memory.rssMb} MB, near the memory ceiling of ${milp.memory.ceilingMb} MB (raise --max-memory-mb), so the rows proven are those bound propagation proved`;
+      return ctx.answer({ status: 'timeout', reason, rows, certifiedRows: sum(bounds.lower), reconstruction: fromBounds(bounds.lower, undefined) });
+    }
     if (milp.status === 'infeasible') {
       return ctx.answer({ status: 'failed', reason: 'no integer training set fits every leaf count (the model is not what it seems: e.g. features that are not binary)', rows, certifiedRows: 0 });
     }

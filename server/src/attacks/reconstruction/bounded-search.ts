@@ -102,7 +102,7 @@ export async function reconstructBySearch(forest: Forest, table: LeafTable, ctx:
       // between slices (highs/milp-thread.ts), so each round gets at most MILP_SLICE_MS and the
       // next round starts from the best answer.
       const sliceEnd = Math.min(ctx.deadline - MARGIN_MS, milpStart + MILP_SLICE_MS);
-      const solved = await solveRestricted(highs, walk, table, pool, best!, { deadline: sliceEnd, shouldStop: () => ctx.aborted });
+      const solved = await solveRestricted(highs, walk, table, pool, best!, { deadline: sliceEnd, shouldStop: () => ctx.aborted, memoryCeilingMb: ctx.options.memoryCeilingMb });
       const cutBySlice = sliceEnd < ctx.deadline - MARGIN_MS && Date.now() >= sliceEnd;
       ctx.stats.milpMs += Date.now() - milpStart;
       milpRounds++;
@@ -234,7 +234,7 @@ function generateThroughShortLeaves(walk: WalkForest, pool: readonly Column[], a
  * enters or that holds rows, sum x + under - over = count; sum x = N; minimise the total of the
  * deviations. Started from `start`; returns the answer it found, if any.
  */
-async function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool: readonly Column[], start: Answer, limits: { deadline: number; shouldStop: () => boolean }): Promise<Answer | undefined> {
+async function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable, pool: readonly Column[], start: Answer, limits: { deadline: number; shouldStop: () => boolean; memoryCeilingMb?: number }): Promise<Answer | undefined> {
   const { classes } = walk;
   const trees = table.trees.length;
   const leafBase = new Int32Array(trees + 1);
@@ -300,7 +300,7 @@ async function solveRestricted(highs: Highs, walk: WalkForest, table: LeafTable,
     const gap = rhs[r] - activity[r];
     x[pool.length + 2 * r + (gap > 0 ? 0 : 1)] = Math.abs(gap);
   }
-  const outcome = (await solveMilpWithin(highs, problem, bounds, { ...limits, start: x })).colValue;
+  const outcome = (await solveMilpWithin(highs, problem, bounds, { deadline: limits.deadline, shouldStop: limits.shouldStop, start: x }, { memoryCeilingMb: limits.memoryCeilingMb })).colValue;
   if (!outcome) return undefined;
   const counts = new Map<number, number>();
   let placed = 0;

@@ -70,6 +70,12 @@ export interface ReconstructionOptions {
   listedCellCap?: number;
   /** Cells (rows x features) past which a boosted model's later trees are not matched (memory.ts HESSIAN_MATCH_CELL_CAP); tests lower it. */
   hessianMatchCellCap?: number;
+  /**
+   * The process's memory ceiling in MiB, which a large integer solve in its own thread is stopped
+   * short of (highs/milp-thread.ts); default the worker's own (`--max-old-space-size`, which the
+   * worker pools set to their ceiling), none when the process has none (tests set it).
+   */
+  memoryCeilingMb?: number;
 }
 
 /**

@@ -80,7 +80,7 @@ export async function reconstructByLikelihood(forest: Forest, table: LeafTable, 
   async function solveLikelihood(highs: Highs): Promise<ReconstructionResult> {
     ctx.progress('milp');
     const milpStart = Date.now();
-    const milp = await solveMilpWithin(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline, shouldStop: () => ctx.aborted });
+    const milp = await solveMilpWithin(highs, problem, { lower: new Float64Array(problem.numCols), upper }, { deadline: ctx.deadline, shouldStop: () => ctx.aborted }, { memoryCeilingMb: ctx.options.memoryCeilingMb });
     stats.milpMs = Date.now() - milpStart;
     const partial = complete ? '' : ` (the cell enumeration was cut short at ${stats.cells} cells to leave the solver time)`;
     if (milp.status === 'infeasible') {

@@ -183,8 +183,9 @@ export async function reconstructReplayed(forest: Forest, table: LeafTable, draw
     const overrun = OVERRUN_SETUPS * (entries / 1e6) * SOLVER_MS_PER_MILLION_ENTRIES;
     const milpDeadline = Math.min(milpStart + Math.max(0, deadline - milpStart) * MILP_SHARE, deadline - overrun);
     if (milpDeadline <= milpStart) return provenOrEstimate(`${ctx.stopReason(true)}: too little for an integer solve on ${millions(entries)} entries, which can run seconds past its limit; rows certified by bound propagation only`);
-    const milp = await solveMilpWithin(highs, system, bounds, { deadline: milpDeadline, shouldStop: () => ctx.aborted });
+    const milp = await solveMilpWithin(highs, system, bounds, { deadline: milpDeadline, shouldStop: () => ctx.aborted }, { memoryCeilingMb: ctx.options.memoryCeilingMb });
     stats.milpMs = Date.now() - milpStart;
+    if (milp.memory) return provenOrEstimate(`the integer solve was stopped at ${milp.memory.rssMb} MB, near the memory ceiling of ${milp.memory.ceilingMb} MB (raise --max-memory-mb)`);
     if (milp.status === 'infeasible') return ctx.answer({ status: 'failed', reason: 'no training set fits the replayed draws and every leaf count (features that are not binary?)', rows, certifiedRows: 0 });
     if (milp.status === 'error') return ctx.answer({ status: 'failed', reason: milp.detail, rows, certifiedRows: 0 });
     if (!milp.colValue) return provenOrEstimate(`the integer solve found no training set in its share of the time left (${((milpDeadline - milpStart) / 1000).toFixed(1)} s; it ran ${(stats.milpMs / 1000).toFixed(1)} s)`);

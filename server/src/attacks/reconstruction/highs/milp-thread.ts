@@ -23,8 +23,16 @@ import type { ColumnBounds, SparseProblem } from './problem';
 export const OFF_THREAD_ENTRIES = 100_000;
 /** How long past its deadline a thread's solve may run before it is terminated. */
 export const CUT_OFF_GRACE_MS = 250;
-/** How often the caller's `shouldStop` is polled while the thread solves. */
+/** How often the caller's `shouldStop` and the process's memory are polled while the thread solves. */
 const STOP_POLL_MS = 50;
+/**
+ * Share of the memory ceiling at which a thread's solve is stopped. HiGHS's branch and bound grows
+ * for as long as it runs (a 50-tree GradientBoostingClassifier's solve: 460 MB at a 4 s budget,
+ * 865 MB at 10 s; a 150-tree one passed a 1 GB worker's ceiling at 9 s, and the whole job failed
+ * with nothing certified: sweep 18). The worker pool samples the process every 100 ms and stops it
+ * at the ceiling; stopping the thread below it keeps what was proven before the solve.
+ */
+export const MEMORY_SHARE = 0.85;
 
 export interface MilpThreadRequest {
   problem: SparseProblem;
@@ -42,20 +50,39 @@ export type MilpThreadMessage =
 /** What the cut-off solve says, for tests and the reason: set on a `stopped` answer that was terminated. */
 export interface CutOff {
   cutOff?: true;
+  /** Stopped near the memory ceiling rather than by the clock: the process's MiB then, and the ceiling. */
+  memory?: { rssMb: number; ceilingMb: number };
+}
+
+/** The limits of a solve in its own thread, beside the deadline. */
+export interface ThreadLimits {
+  /** The process's memory ceiling in MiB (none: not watched). */
+  memoryCeilingMb?: number;
+  /** Entries from which a solve runs in its own thread (tests lower it). */
+  offThreadFrom?: number;
+}
+
+/** The ceiling the worker pools give their processes (`--max-old-space-size=N`), or undefined. */
+export function processMemoryCeilingMb(): number | undefined {
+  for (const arg of process.execArgv) {
+    const match = /^--max-old-space-size=(\d+)$/.exec(arg);
+    if (match) return Number(match[1]);
+  }
+  return undefined;
 }
 
 /**
  * solveMilp's answer within `options.deadline` + CUT_OFF_GRACE_MS: in this thread for a small
  * problem (or when the worker script is missing), else in a worker thread it terminates on time.
  */
-export async function solveMilpWithin(highs: Highs, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions, offThreadFrom = OFF_THREAD_ENTRIES): Promise<MilpSolve & CutOff> {
+export async function solveMilpWithin(highs: Highs, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions, limits: ThreadLimits = {}): Promise<MilpSolve & CutOff> {
   const entries = problem.colStart[problem.numCols] ?? 0;
   const script = join(__dirname, 'milp-worker.js');
-  if (entries < offThreadFrom || !existsSync(script)) return solveMilp(highs, problem, bounds, options);
-  return solveInThread(script, problem, bounds, options);
+  if (entries < (limits.offThreadFrom ?? OFF_THREAD_ENTRIES) || !existsSync(script)) return solveMilp(highs, problem, bounds, options);
+  return solveInThread(script, problem, bounds, options, limits.memoryCeilingMb ?? processMemoryCeilingMb());
 }
 
-function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions): Promise<MilpSolve & CutOff> {
+function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions, ceilingMb: number | undefined): Promise<MilpSolve & CutOff> {
   return new Promise((resolve) => {
     const worker = new Worker(script);
     let incumbent: Float64Array | undefined;
@@ -71,7 +98,16 @@ function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBou
     const cutOff = () => finish(incumbent ? { status: 'stopped', colValue: incumbent, objective: objectiveOf(problem, incumbent), cutOff: true } : { status: 'stopped', cutOff: true });
     const timer = setTimeout(cutOff, Math.max(0, options.deadline - Date.now()) + CUT_OFF_GRACE_MS);
     const shouldStop = options.shouldStop;
-    const poll = shouldStop ? setInterval(() => shouldStop() && cutOff(), STOP_POLL_MS) : undefined;
+    const memoryLimit = ceilingMb !== undefined ? ceilingMb * MEMORY_SHARE * 1024 * 1024 : undefined;
+    const overMemory = () => {
+      if (memoryLimit === undefined) return false;
+      const rss = process.memoryUsage.rss();
+      if (rss <= memoryLimit) return false;
+      const memory = { rssMb: Math.round(rss / (1024 * 1024)), ceilingMb: ceilingMb! };
+      finish(incumbent ? { status: 'stopped', colValue: incumbent, objective: objectiveOf(problem, incumbent), cutOff: true, memory } : { status: 'stopped', cutOff: true, memory });
+      return true;
+    };
+    const poll = shouldStop || memoryLimit !== undefined ? setInterval(() => overMemory() || (shouldStop?.() && cutOff()), STOP_POLL_MS) : undefined;
     worker.on('message', (message: MilpThreadMessage) => {
       if (message.kind === 'incumbent') {
         // HiGHS reports incumbents from its search; one is kept only if it is a point of this problem.
@@ -84,15 +120,48 @@ function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBou
     });
     worker.on('error', (error) => finish({ status: 'error', detail: `the integer solve's thread failed: ${error.message}` }));
     worker.on('exit', (code) => finish({ status: 'error', detail: `the integer solve's thread stopped (exit code ${code})` }));
+    // Copies made here and moved to the thread (transferred, not cloned: one copy at a time, not a
+    // serialised one and its reading); the caller keeps its own arrays for the certificate.
+    const sent = threadCopy(problem);
+    const lower = Float64Array.from(bounds.lower);
+    const upper = Float64Array.from(bounds.upper);
     const request: MilpThreadRequest = {
-      problem,
-      bounds: { lower: Float64Array.from(bounds.lower), upper: Float64Array.from(bounds.upper) },
+      problem: sent.problem,
+      bounds: { lower, upper },
       deadline: options.deadline,
       ...(options.relativeGap !== undefined ? { relativeGap: options.relativeGap } : {}),
       ...(options.start ? { start: Float64Array.from(options.start) } : {}),
     };
-    worker.postMessage(request);
+    worker.postMessage(request, [...sent.buffers, lower.buffer, upper.buffer] as ArrayBuffer[]);
   });
+}
+
+/** The problem with every array copied into a buffer of its own, and those buffers (to transfer). */
+function threadCopy(problem: SparseProblem): { problem: SparseProblem; buffers: ArrayBufferLike[] } {
+  const buffers: ArrayBufferLike[] = [];
+  const f64 = (values: ArrayLike<number>) => {
+    const copy = Float64Array.from(values);
+    buffers.push(copy.buffer);
+    return copy;
+  };
+  const i32 = (values: Int32Array) => {
+    const copy = Int32Array.from(values);
+    buffers.push(copy.buffer);
+    return copy;
+  };
+  const copied: SparseProblem = {
+    numRows: problem.numRows,
+    numCols: problem.numCols,
+    rowRhs: f64(problem.rowRhs),
+    colStart: i32(problem.colStart),
+    colRow: i32(problem.colRow),
+    colCoef: f64(problem.colCoef),
+    ...(problem.rowLower ? { rowLower: f64(problem.rowLower) } : {}),
+    ...(problem.rowUpper ? { rowUpper: f64(problem.rowUpper) } : {}),
+    ...(problem.cost ? { cost: f64(problem.cost) } : {}),
+    ...(problem.integer ? { integer: Uint8Array.from(problem.integer) } : {}),
+  };
+  return { problem: copied, buffers };
 }
 
 /** Whether `x` is an integer point within the bounds that meets every row of `problem` (to 1e-6). */

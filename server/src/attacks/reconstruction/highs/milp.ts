@@ -43,6 +43,14 @@ export interface MilpOptions extends SolveLimits {
 
 /** Minimises `problem` as a MILP within the deadline: the optimum, or the best point found by then. */
 export function solveMilp(highs: Highs, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions): MilpSolve {
+  return runMilpModel(highs, createMilpModel(highs, problem, bounds, options), options);
+}
+
+/**
+ * The HiGHS model of a MILP, its options set: HiGHS holds its own copy of the problem from here
+ * on, so a caller that drops the problem's arrays before `runMilpModel` frees them (milp-worker.ts).
+ */
+export function createMilpModel(highs: Highs, problem: SparseProblem, bounds: ColumnBounds, options: Pick<MilpOptions, 'relativeGap' | 'start'>): Model {
   const model = highs.createModel(modelData(highs, problem, bounds));
   try {
     model.options.set({
@@ -51,6 +59,16 @@ export function solveMilp(highs: Highs, problem: SparseProblem, bounds: ColumnBo
       ...(largestUpper(bounds) > SPARSIFY_UPPER_LIMIT ? { presolve_rule_off: SPARSIFY_RULE } : {}),
     });
     if (options.start) model.setSolution({ colValue: Float64Array.from(options.start) });
+    return model;
+  } catch (error) {
+    model.dispose();
+    throw error;
+  }
+}
+
+/** Runs a model createMilpModel built, within the deadline, and disposes of it. */
+export function runMilpModel(highs: Highs, model: Model, options: MilpOptions): MilpSolve {
+  try {
     return readMilp(highs, model, runWithin(highs, model, options, options.shouldStop ? checkpoints(highs, options.deadline, options.shouldStop, options.onIncumbent) : undefined));
   } finally {
     model.dispose();

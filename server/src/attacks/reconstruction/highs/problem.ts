@@ -34,14 +34,22 @@ export function modelData(highs: Highs, problem: SparseProblem, bounds: ColumnBo
   return {
     numCols,
     numRows,
-    colCost: problem.cost ? Float64Array.from(problem.cost) : new Float64Array(numCols),
-    colLower: Float64Array.from(bounds.lower),
-    colUpper: Float64Array.from(bounds.upper),
-    rowLower: Float64Array.from(problem.rowLower ?? rowRhs),
-    rowUpper: Float64Array.from(problem.rowUpper ?? rowRhs),
-    matrix: { numRows, numCols, format: 'csc', starts: colStart, indices: colRow, values: Float64Array.from(colCoef) },
+    colCost: problem.cost ? float64(problem.cost) : new Float64Array(numCols),
+    colLower: float64(bounds.lower),
+    colUpper: float64(bounds.upper),
+    rowLower: float64(problem.rowLower ?? rowRhs),
+    rowUpper: float64(problem.rowUpper ?? rowRhs),
+    matrix: { numRows, numCols, format: 'csc', starts: colStart, indices: colRow, values: float64(colCoef) },
     integrality: Int32Array.from({ length: numCols }, (_, j) => (problem.integer && !problem.integer[j] ? variableType.continuous : variableType.integer)),
   };
+}
+
+/**
+ * The values as a Float64Array: the array itself when it is one (HiGHS copies what it is given,
+ * so a second copy here only added to the peak: millions of entries on large formulations).
+ */
+function float64(values: ArrayLike<number>): Float64Array {
+  return values instanceof Float64Array ? values : Float64Array.from(values);
 }
 
 /** A persistent model with its rows and no column yet, for models whose columns are added as they are priced in. */
