@@ -208,8 +208,19 @@ describe('XGBoost logistic objectives: binary:logitraw and reg:logistic', () => 
     assert.equal(report.model?.trainingRows, truth.length);
   });
 
-  it('rows_only_hist: the probe finds the rows but no learning rate; tree 0 alone gives each leaf\'s true number of rows in its region, an estimate', async () => {
+  it('rows_only_hist: depth 2, the learning rate found from the internal nodes under the default lambda: every leaf\'s true rows and positives', async () => {
+    // Before stop 43 three internal nodes were too few to fit eta and lambda, and this read rows only.
     const forest = readFixtureForest(DIR, 'rows_only_hist.json');
+    const probe = probeFirstTrees(forest);
+    assert.equal(probe.status, 'exact', probe.reason);
+    assert.ok(Math.abs((probe.parameters.eta?.value ?? 0) - 0.3) < 1e-6, JSON.stringify(probe.parameters));
+    assert.equal(probe.parameters.lambda?.source, 'assumed');
+    const expected = trueLeaves(forest);
+    for (const leaf of probe.trees[0].leaves) assert.deepEqual({ rows: leaf.rows, positives: leaf.positives }, expected.get(leaf.node), `leaf ${leaf.node}`);
+  });
+
+  it('rows_only_stump: the probe finds the rows but no learning rate; tree 0 alone gives each leaf\'s true number of rows in its region, an estimate', async () => {
+    const forest = readFixtureForest(DIR, 'rows_only_stump.json');
     const probe = probeFirstTrees(forest);
     assert.equal(probe.status, 'rows-only', probe.reason);
     const result = await reconstruct(forest, { budgetMs: 5_000 });
