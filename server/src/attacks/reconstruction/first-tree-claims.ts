@@ -81,6 +81,7 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
   // (a public booster before XGBoost 1.0 whose tree 0 is one leaf read "5,036 rows proven", an
   // error, with boxes over everything: sweep 18), as first-tree-regions.ts does.
   let unbounded = 0;
+  const lowerInclusive = forest.splitRule === 'less';
   const unlabelledIn = (row: ReconstructedRow, values: ReconstructedRow['values'], leaf: { region: ReconstructedRow['intervals'] & object; bounded: boolean[]; boundsAny: boolean }): ReconstructedRow => {
     if (!leaf.boundsAny) {
       unbounded++;
@@ -90,7 +91,6 @@ export function certifyFirstTreeLeaves(forest: Forest, probe: FirstTreeProbe, pl
     withoutLabel++;
     return { ...row, ...settledIn({ ...row, values }, leaf.region, lowerInclusive), intervals: leaf.region, certified: false, certifiedValues: leaf.bounded };
   };
-  const lowerInclusive = forest.splitRule === 'less';
   const rows = placed.map((row): ReconstructedRow => {
     const byBox = row.intervals ? leafOfBox(tree, row.intervals) : -1;
     const node = byBox >= 0 ? byBox : leafOf(tree, row.values.map((v) => v ?? 0), forest.splitRule);

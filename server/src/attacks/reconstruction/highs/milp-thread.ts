@@ -10,7 +10,7 @@
  * incumbent the thread reported, if it satisfies the problem.
  *
  * Small solves (the papers' settings: milliseconds) stay in the calling thread: starting a thread
- * and its HiGHS costs about OFF_THREAD_COST_MS, and a solve that small does not overrun by much.
+ * and its HiGHS costs about 80 ms, and a solve that small does not overrun by much.
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
@@ -79,12 +79,18 @@ export async function solveMilpWithin(highs: Highs, problem: SparseProblem, boun
   const entries = problem.colStart[problem.numCols] ?? 0;
   const script = join(__dirname, 'milp-worker.js');
   if (entries < (limits.offThreadFrom ?? OFF_THREAD_ENTRIES) || !existsSync(script)) return solveMilp(highs, problem, bounds, options);
-  return solveInThread(script, problem, bounds, options, limits.memoryCeilingMb ?? processMemoryCeilingMb());
+  let worker: Worker;
+  try {
+    worker = new Worker(script);
+  } catch {
+    // No thread to be had (a process out of threads or memory for one): the solve as before.
+    return solveMilp(highs, problem, bounds, options);
+  }
+  return solveInThread(worker, problem, bounds, options, limits.memoryCeilingMb ?? processMemoryCeilingMb());
 }
 
-function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions, ceilingMb: number | undefined): Promise<MilpSolve & CutOff> {
+function solveInThread(worker: Worker, problem: SparseProblem, bounds: ColumnBounds, options: MilpOptions, ceilingMb: number | undefined): Promise<MilpSolve & CutOff> {
   return new Promise((resolve) => {
-    const worker = new Worker(script);
     let incumbent: Float64Array | undefined;
     let settled = false;
     const finish = (answer: MilpSolve & CutOff) => {
@@ -95,7 +101,12 @@ function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBou
       void worker.terminate();
       resolve(answer);
     };
-    const cutOff = () => finish(incumbent ? { status: 'stopped', colValue: incumbent, objective: objectiveOf(problem, incumbent), cutOff: true } : { status: 'stopped', cutOff: true });
+    // Terminated: `stopped`, with the last incumbent the thread reported (see `satisfies`).
+    const stopped = (memory?: CutOff['memory']): MilpSolve & CutOff => {
+      const end: CutOff = { cutOff: true, ...(memory ? { memory } : {}) };
+      return incumbent ? { status: 'stopped', colValue: incumbent, objective: objectiveOf(problem, incumbent), ...end } : { status: 'stopped', ...end };
+    };
+    const cutOff = () => finish(stopped());
     const timer = setTimeout(cutOff, Math.max(0, options.deadline - Date.now()) + CUT_OFF_GRACE_MS);
     const shouldStop = options.shouldStop;
     const memoryLimit = ceilingMb !== undefined ? ceilingMb * MEMORY_SHARE * 1024 * 1024 : undefined;
@@ -103,8 +114,7 @@ function solveInThread(script: string, problem: SparseProblem, bounds: ColumnBou
       if (memoryLimit === undefined) return false;
       const rss = process.memoryUsage.rss();
       if (rss <= memoryLimit) return false;
-      const memory = { rssMb: Math.round(rss / (1024 * 1024)), ceilingMb: ceilingMb! };
-      finish(incumbent ? { status: 'stopped', colValue: incumbent, objective: objectiveOf(problem, incumbent), cutOff: true, memory } : { status: 'stopped', cutOff: true, memory });
+      finish(stopped({ rssMb: Math.round(rss / (1024 * 1024)), ceilingMb: ceilingMb! }));
       return true;
     };
     const poll = shouldStop || memoryLimit !== undefined ? setInterval(() => overMemory() || (shouldStop?.() && cutOff()), STOP_POLL_MS) : undefined;
