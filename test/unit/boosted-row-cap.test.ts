@@ -28,10 +28,13 @@ function scaledRegressor(factor: number) {
 
 test('counts past 2^24 are not called exact: XGBoost stores them as float32 (sweep 8: root 50,178,316, leaves one off)', () => {
   const small = firstTreeExposesCounts.check({ forest: scaledRegressor(1) } as never) as { message: string }[];
-  assert.match(small[0].message, /states, exactly, how many/);
+  // Its alpha is XGBoost's default, assumed: the labels are said to rest on it (the rows stay exact).
+  assert.match(small[0].message, /states, exactly for rows, and for labels under XGBoost's default regularisation \(see below\), how many/);
+  assert.match(small[0].message, /Alpha=0 is XGBoost's default, assumed/);
+  assert.doesNotMatch(small[0].message, /lambda=2 (and|is)/, 'its lambda of 2 is stated, not a default');
   const large = firstTreeExposesCounts.check({ forest: scaledRegressor(200_000) } as never) as { message: string }[];
   // 30,000,000 rows: float32 steps of 2 there, so good to 1.
-  assert.match(large[0].message, /states, to within 1 \(XGBoost stores them as float32, exact only up to 16,777,216\), how many/);
+  assert.match(large[0].message, /states, to within 1 \(XGBoost stores them as float32, exact only up to 16,777,216\) for rows, and for labels under/);
 });
 
 test("a boosted model past the row cap by its first tree's count is skipped, not started", async () => {

@@ -63,4 +63,14 @@ describe('eta of a shallow hist model that does not state it', () => {
       assert.equal(leaf.positives, positives, `leaf ${leaf.node} positives`);
     }
   });
+
+  it("the finding says the labels rest on the default regularisation, where the rows are exact", async () => {
+    // Sweep 18: "states, exactly, ... 49 with label 1" above "lambda=1 and alpha=0 ... assumed".
+    const assumed = (await lintFile(join(DIR, 'shallow_hist.json'))).findings.find((f) => f.rule === 'first-tree-exposes-counts')!;
+    assert.match(assumed.message, /states, exactly for rows, and for labels under XGBoost's default regularisation \(see below\), how many/);
+    assert.match(assumed.message, /Lambda=1 and alpha=0 are XGBoost's defaults, assumed/);
+    // A model whose lambda and alpha are found from its nodes: exactly, for both.
+    const found = (await lintFile(join(FIXTURES, 'xgboost', 'bin_pima.json'))).findings.find((f) => f.rule === 'first-tree-exposes-counts')!;
+    assert.match(found.message, /states, exactly, how many/);
+  });
 });

@@ -1003,7 +1003,10 @@ function addCaveats(forest: Forest, probe: FirstTreeProbe, model: boolean): void
   } else if (probe.status === 'rows-only') {
     caveats.push(`the ${labelWord} of the leaves could not be determined: the weights do not fit lambda and alpha that the file states or that could be inferred (L1 alpha, max_delta_step or another setting changed them); the row counts are exact, they do not depend on those settings.`);
   } else if (model && (p.lambda?.source === 'assumed' || p.alpha?.source === 'assumed')) {
-    caveats.push(`lambda=${p.lambda?.value} and alpha=${p.alpha?.value} are XGBoost's defaults, assumed: the trees have too few usable nodes to infer them, and nothing contradicts them.`);
+    // Only the parameters assumed are named so (a stated lambda of 2 read "XGBoost's default").
+    const defaults = (['lambda', 'alpha'] as const).filter((k) => p[k]?.source === 'assumed').map((k) => `${k}=${p[k]?.value}`);
+    const one = defaults.length === 1;
+    caveats.push(`${defaults.join(' and ')} ${one ? "is XGBoost's default" : "are XGBoost's defaults"}, assumed: the file does not state ${one ? 'it' : 'them'}, the trees do not determine ${one ? 'it' : 'them'} (too few usable nodes, or hessian sums too large beside lambda), and nothing contradicts ${one ? 'it' : 'them'}; the ${labelWord} rest on ${one ? 'it' : 'them'}.`);
   }
   if (forest.boosting!.libraryVersion && forest.boosting!.libraryVersion[0] >= 2 && forest.boosting!.baseScoreStated && probe.objective.startsWith('binary')) {
     const base = forest.boosting!.baseScore[0];

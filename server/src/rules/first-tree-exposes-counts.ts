@@ -80,11 +80,15 @@ export const firstTreeExposesCounts: ModelRule = {
     // there is good to half a step (a public 50,178,315-row model: root 50,178,316, leaves one off).
     const step = forest.library.name === 'xgboost' && (probe.rows ?? 0) > 2 ** 24 ? 2 ** (Math.floor(Math.log2(probe.rows!)) - 23) : 0;
     const exact = step > 0 ? `to within ${formatCount(step / 2)} (XGBoost stores them as float32, exact only up to 16,777,216)` : 'exactly';
+    // Labels read under XGBoost's default lambda or alpha, which the file does not state, are not
+    // "exact" beside the rows (sweep 18: "exactly ... 49 with label 1", then "assumed" below).
+    const assumed = probe.parameters.lambda?.source === 'assumed' || probe.parameters.alpha?.source === 'assumed';
+    const under = " under XGBoost's default regularisation (see below)";
     const exactness =
       probe.status === 'exact'
-        ? exact
+        ? assumed ? `${exact} for rows, and for labels${under}` : exact
         : probe.status === 'partial'
-          ? `${exact} for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}`
+          ? `${exact} for rows, and for labels in all but ${plural(probe.undeterminedLeaves, 'leaf', 'leaves')}${assumed ? under : ''}`
           : exact;
     // Rows only: said after the leaves ("states, exactly for rows (labels not determined), how many
     // training rows fall in ..." read awkwardly, sweep 13).
