@@ -20,7 +20,7 @@ import {
   unpickleStream,
 } from '../../server/src/formats/pickle';
 import { readSklearn } from '../../server/src/formats/sklearn';
-import { BUILD, EMPTY_DICT, EMPTY_TUPLE, MARK, MEMOIZE, NEWOBJ, OBJ, PROTO, REDUCE, STOP, TUPLE1, global, pk, sbu, stackGlobal, unicode } from '../support/pickle-bytes';
+import { BUILD, EMPTY_DICT, EMPTY_TUPLE, MARK, MEMOIZE, NEWOBJ, OBJ, PROTO, REDUCE, STOP, TUPLE, TUPLE1, global, le, pk, sbu, stackGlobal, unicode } from '../support/pickle-bytes';
 import type { ModelRead } from '../../server/src/formats/types';
 import { lintBytes } from '../../server/src/linter/linter';
 import { unknownPickleGlobalDraft } from '../../server/src/rules/unknown-pickle-global';
@@ -282,6 +282,32 @@ describe('pickle tiers: what the VM records of unknown globals', () => {
     assert.deepEqual(swapped.unsafe, ['functools.partial']);
     const asValue = unpickle(bytes(0x80, 2, ']', partial, 'a', '.'));
     assert.deepEqual(asValue.unsafe, ['functools.partial']);
+  });
+
+  it("reads the pickles inside torch's _load_from_bytes(b) as the file's own, and refuses any other use (sweep 19, crafted)", () => {
+    // What torch.save writes in its legacy format (a storage's __reduce__): five pickles, then raw
+    // data. The storage pickle refers to its data by persistent id, which torch.load resolves from
+    // the bytes after the pickles: no code, and not data outside the file.
+    const legacy = pk(
+      PROTO(2), 0x8a, 0x0a, 0x6c, 0xfc, 0x9c, 0x46, 0xf9, 0x20, 0x6a, 0xa8, 0x50, 0x19, STOP,
+      PROTO(2), 'M', 0xe9, 0x03, STOP,
+      PROTO(2), EMPTY_DICT, STOP,
+      PROTO(2), MARK, sbu('storage'), global('torch', 'FloatStorage'), sbu('0'), sbu('cpu'), 'K', 4, TUPLE, 'Q', STOP,
+      PROTO(2), ']', sbu('0'), 'a', STOP,
+      [4, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x80, 0x3f],
+    );
+    const wrap = (inner: Uint8Array) => pk(PROTO(3), global('torch.storage', '_load_from_bytes'), MARK, 'B', le(BigInt(inner.length), 4), inner, TUPLE, REDUCE, STOP);
+    const benign = unpickle(wrap(legacy));
+    assert.deepEqual(benign.unsafe, []);
+    assert.deepEqual(benign.unknown, [{ name: 'torch.FloatStorage', called: false }], 'the storage class inside is tiered as the file names it');
+    assert.equal(benign.error, undefined);
+    // A command inside the bytes: what torch.load would run.
+    const evil = unpickle(wrap(pk(global('posix', 'system'), MARK, "S'touch /tmp/x'\n", TUPLE, REDUCE, STOP)));
+    assert.deepEqual(evil.unsafe, ['posix.system']);
+    // Bytes that do not read as pickles, the zip format, or the function held as a value: unchecked.
+    assert.deepEqual(unpickle(wrap(pk('not a pickle'))).unsafe, ['torch.storage._load_from_bytes']);
+    assert.deepEqual(unpickle(wrap(pk('PK', 3, 4, legacy))).unsafe, ['torch.storage._load_from_bytes']);
+    assert.deepEqual(unpickle(pk(PROTO(3), ']', global('torch.storage', '_load_from_bytes'), 'a', STOP)).unsafe, ['torch.storage._load_from_bytes']);
   });
 
   it('still sees the globals of a frame that runs past the end of the file', () => {

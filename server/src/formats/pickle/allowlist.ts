@@ -77,6 +77,11 @@ const EXACT = new Set<string>([
   'dill.dill._import_module',
   'dill._dill._get_attr',
   'dill.dill._get_attr',
+  // PyTorch pickles a tensor's storage as _load_from_bytes(b), which is torch.load(b) with
+  // weights_only=False: another pickle, run unchecked. The VM reads that pickle too (vm.ts,
+  // torchLoadFromBytes) and counts the call as checked only when all of it was read (its globals
+  // tiered as the file's own); any other use of it is dangerous.
+  'torch.storage._load_from_bytes',
   // Masked arrays: a search's cv_results_ (param_* columns). _mareconstruct(subtype, baseclass,
   // baseshape, basetype) only calls ndarray.__new__; subtype and baseclass are checked globals too.
   // scikit-learn functions that estimators keep as parameter values by default (a search's

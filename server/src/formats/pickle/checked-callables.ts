@@ -121,8 +121,16 @@ export function checkPartialState(findings: Findings, partial: PyCall, state: Py
   else addUnsafe(findings, built);
 }
 
+/**
+ * PyTorch's storage reconstructor: `_load_from_bytes(b)` is `torch.load(io.BytesIO(b),
+ * weights_only=False)`, an unrestricted unpickle of b (TabNet's scikit-learn-style models pickle
+ * every weight this way). Harmless exactly when the pickles in b are: the VM reads them (vm.ts).
+ * Sweep 19 found it tiered "unknown" (information) with `posix.system` inside the bytes.
+ */
+export const TORCH_LOAD_FROM_BYTES = new Set(['torch.storage._load_from_bytes']);
+
 /** Allowed globals that are harmless only as the VM checks them applied (every other use is dangerous). */
-const CHECKED_CALLABLES = new Set([...PARTIAL, ...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys()]);
+const CHECKED_CALLABLES = new Set([...PARTIAL, ...UFUNC_RECONSTRUCT, ...DILL_CREATE_ARRAY, ...DILL_LOAD_TYPE, ...DILL_IMPORT_MODULE, ...DILL_GET_ATTR, ...BYTECODE_ROLES.keys(), ...TORCH_LOAD_FROM_BYTES]);
 
 export function countCheckedPush(findings: Findings, v: PyValue): void {
   if (v instanceof PyGlobal && CHECKED_CALLABLES.has(v.qualified)) {

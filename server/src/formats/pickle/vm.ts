@@ -14,7 +14,7 @@
 import type { BytecodeFunctions, UnknownGlobal } from '../types';
 
 export type { BytecodeFunctions };
-import { bytecodeCall, callsRebuiltFunction, checkPartial, checkPartialState, PARTIAL_CALLS, countCheckedPush, dillCall, resolveUfuncReconstruct, settleCheckedCallables, type CheckedCallHost } from './checked-callables';
+import { bytecodeCall, callsRebuiltFunction, checkPartial, checkPartialState, PARTIAL_CALLS, countCheckedPush, countCheckedUse, dillCall, resolveUfuncReconstruct, settleCheckedCallables, TORCH_LOAD_FROM_BYTES, type CheckedCallHost } from './checked-callables';
 import { addUnsafe, newFindings, type Findings } from './findings';
 import { classifyGlobal } from './tiers';
 import { DType, NdArray, NumpyError, asDType, shapeOf } from './numpy';
@@ -399,8 +399,40 @@ class Machine {
       if (RECONSTRUCTORS.has(q) && args.items.length > 0) this.markCalled(args.items[0], !reconstructsBare(q, args.items));
       resolveUfuncReconstruct(this.host, callable, args, call);
       checkPartial(this.findings, callable, args, call);
+      if (TORCH_LOAD_FROM_BYTES.has(q) && this.readTorchBytes(args)) countCheckedUse(this.findings, q);
     }
     return call;
+  }
+
+  /**
+   * `torch.storage._load_from_bytes(b)`: reads the pickles b holds as the file's own (their globals
+   * tiered into the same findings); true when all of b was read. b is what `torch.save` writes in
+   * its legacy format, which `__reduce__` of a storage always uses: five pickles (magic number,
+   * protocol, system info, the storage with persistent ids, its keys), then raw data. A zip archive
+   * (the newer format) or bytes that do not read as pickles stay unchecked: dangerous.
+   */
+  private readTorchBytes(args: PyTuple): boolean {
+    const [bytes] = args.items;
+    if (args.items.length !== 1 || !(bytes instanceof PyBytes) || this.depth + 1 > this.limits.maxNesting) return false;
+    const data = bytes.data;
+    if (data.length >= 2 && data[0] === 0x50 && data[1] === 0x4b) return false;
+    let pos = 0;
+    // Its persistent ids are the storages torch.load rebuilds from the raw data after the pickles
+    // (no code): not data outside the file, so they are not kept among the refused.
+    const refused = this.findings.refused.length;
+    try {
+      for (let k = 0; k < 5 && pos < data.length; k++) {
+        const nested = new Machine(data, pos, this.limits, this.findings, false, this.depth + 1);
+        nested.run();
+        pos = nested.pos;
+      }
+    } catch (error) {
+      if (error instanceof PickleError) return false;
+      throw error;
+    } finally {
+      this.findings.refused.length = refused;
+    }
+    return true;
   }
 
   private refuse(what: string): PyRefused {
