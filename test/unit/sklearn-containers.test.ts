@@ -371,6 +371,24 @@ describe("containers: a Pipeline's model named by the steps before it", () => {
     assert.ok(final.notes.some((n) => /predictions of the stack's estimators \(dt, et\)/.test(n)), final.notes.join(' | '));
   });
 
+  it("passes over mlxtend's meta learner too (meta_regr_, meta_clf_; mlxtend is not in Debian: its object built around a real stack's models, sweep 19)", () => {
+    const stack = graph('stacking_final_forest.joblib') as PyObject;
+    const state = stack.state as PyDict;
+    const members = state.get('estimators_')!;
+    const meta = state.get('final_estimator_')!;
+    for (const [name, field] of [['StackingCVRegressor', 'meta_regr_'], ['StackingCVClassifier', 'meta_clf_']]) {
+      const o = new PyObject(new PyGlobal('mlxtend.regressor.stacking_cv_regression', name), []);
+      const dict = new PyDict();
+      dict.set('regr_', members);
+      dict.set(field, meta);
+      o.state = dict;
+      const decoded = decodeModel(o);
+      assert.ok(decoded.models.some((m) => m.location === `model.${field}`), `${name}: the meta learner is still read`);
+      // The meta forest stores the most nodes; the primary is a member fitted on the data.
+      assert.match(decoded.models[0].location, /^model\.regr_\[\d\]$/, name);
+    }
+  });
+
   it("writes categories as Python's str() does", () => {
     assert.deepEqual([1, 0.5, 13, 1e-5, 0.0001, 1e16, -2.5, 123456].map(pythonFloat), ['1.0', '0.5', '13.0', '1e-05', '0.0001', '1e+16', '-2.5', '123456.0']);
   });

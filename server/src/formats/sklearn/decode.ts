@@ -196,13 +196,17 @@ function roleAt(roles: ReadonlyMap<string, MemberRole>, location: string): Membe
  * most nodes, since that is where most of the training data is written down. Ties keep the order
  * met, in which a Pipeline's or search's own model comes before anything nested deeper.
  */
+/** Where a stack keeps the model it fits on its members' predictions: scikit-learn's, mlxtend's. */
+const STACK_FINAL = /\.(final_estimator_|meta_regr_|meta_clf_)$/;
+
 function primaryFirst(models: LocatedModel[]): LocatedModel[] {
   if (models.length < 2) return models;
   const size = (m: LocatedModel) => m.forest.trees.reduce((sum, tree) => sum + tree.left.length, 0);
   // A stack's final estimator is fitted on the other members' predictions, not on the data: one
   // of the members is the model of the training data (sweep 12: a final forest of 15,896 nodes
-  // was reconstructed, its "training rows" four predicted probabilities each).
-  const onData = (m: LocatedModel) => !/\.final_estimator_$/.test(m.location);
+  // was reconstructed, its "training rows" four predicted probabilities each). mlxtend's stacks
+  // call it meta_regr_ or meta_clf_ (sweep 19: a StackingCVRegressor's meta forest was).
+  const onData = (m: LocatedModel) => !STACK_FINAL.test(m.location);
   let best = models.findIndex(onData);
   if (best < 0) best = 0;
   for (let i = 0; i < models.length; i++) if (onData(models[i]) && size(models[i]) > size(models[best])) best = i;
