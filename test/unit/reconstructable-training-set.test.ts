@@ -57,6 +57,17 @@ describe('reconstructable-training-set', () => {
     assert.ok(rows! > 0);
   });
 
+  it('one row of a training set of unknown size is "1 training row is", not "1 rows" (sweep 19)', () => {
+    const one: Recoverability = { ...summary, rows: null, certifiedRows: 1 };
+    const [finding] = reconstructionFindings(forest, one, DEFAULT_THRESHOLDS, {});
+    assert.match(finding.message, /^1 training row is proven from the model/);
+    assert.match(finding.message, /At least 1 training row \(of a training set of unknown size\) is uniquely determined/);
+    assert.doesNotMatch(finding.message, /\b1 rows\b/);
+    // With N known: "1 of 200 training rows are".
+    const [known] = reconstructionFindings(forest, { ...summary, certifiedRows: 1 }, DEFAULT_THRESHOLDS, {});
+    assert.match(known.message, new RegExp(`^1 of ${summary.rows} training rows are proven`));
+  });
+
   it('an explicit severity wins over the thresholds, and off removes it', () => {
     assert.equal(reconstructionFindings(forest, summary, DEFAULT_THRESHOLDS, { 'reconstructable-training-set': 'hint' })[0].severity, 'hint');
     assert.deepEqual(reconstructionFindings(forest, summary, DEFAULT_THRESHOLDS, { 'reconstructable-training-set': 'off' }), []);

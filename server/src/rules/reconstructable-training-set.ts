@@ -128,6 +128,9 @@ export function reconstructionDraft(
   // the detail says so (the first line stays within 80 characters).
   // An estimated N (an XGBoost subsample's draw over its rate) says "about"; a lower bound "at least".
   const ofN = rows === null ? '' : ` of ${rowsText(n, recoverability.rowsKind)}`;
+  // "1 of 200 training rows", but "1 training row" where N is not known (sweep 19: "1 rows proven").
+  const rowWord = (count: number) => (ofN || count !== 1 ? 'rows' : 'row');
+  const isAre = (count: number) => (!ofN && count === 1 ? 'is' : 'are');
   const unknownN = rows === null ? ' (of a training set of unknown size)' : '';
   const share = (part: number) => (rows === null ? '' : ` (${shareText(percent(part, n), recoverability.rowsKind)})`);
   const noLabel =
@@ -142,8 +145,8 @@ export function reconstructionDraft(
     // leaf in every tree are still boxes, and their width is still what they reveal.
     summary =
       withoutLabel > 0
-        ? `${formatCount(proven)}${ofN} rows proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
-        : `${status === 'exact' ? `All ${formatCount(n)}` : `${formatCount(certifiedRows)}${ofN}`} training rows are proven as boxes: see the report.`;
+        ? `${formatCount(proven)}${ofN} ${rowWord(proven)} proven as boxes, ${formatCount(certifiedRows)} with labels: see the report.`
+        : `${status === 'exact' ? `All ${formatCount(n)} training rows are` : `${formatCount(certifiedRows)}${ofN} training ${rowWord(certifiedRows)} ${isAre(certifiedRows)}`} proven as boxes: see the report.`;
     message =
       `${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${certifiedRows === 1 ? 'is' : 'are'} certified from the model alone as boxes, ` +
       `an interval per numeric feature that the row's value lies in${labelled ? ', with its label' : ''} (${how}${bounded}). ${boxTightnessText(recoverability.boxes, proven, displayName, forest.trees?.length)}${noLabel}` +
@@ -152,12 +155,12 @@ export function reconstructionDraft(
     summary = `All ${formatCount(n)} training rows are rebuilt from the model alone: see the report.`;
     message = `Every training set that fits this model contains the same ${plural(n, 'row')}: all of them are certified from the model alone (${how}).${features}`;
   } else if (certifiedRows > 0) {
-    summary = `${formatCount(certifiedRows)}${ofN} training rows are proven from the model: see the report.`;
+    summary = `${formatCount(certifiedRows)}${ofN} training ${rowWord(certifiedRows)} ${isAre(certifiedRows)} proven from the model: see the report.`;
     message =
-      `At least ${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} are uniquely determined by this model, ` +
+      `At least ${plural(certifiedRows, 'training row')}${ofN}${share(certifiedRows)}${unknownN} ${isAre(certifiedRows)} uniquely determined by this model, ` +
       `certified from the model alone (${how}${bounded}).${features}${noLabel}`;
   } else if (withoutLabel > 0) {
-    summary = `${formatCount(withoutLabel)}${ofN} rows proven, labels estimated: see the report.`;
+    summary = `${formatCount(withoutLabel)}${ofN} ${rowWord(withoutLabel)} proven, ${withoutLabel === 1 && !ofN ? 'its label' : 'labels'} estimated: see the report.`;
     message =
       `At least ${plural(withoutLabel, 'training row')}${ofN}${share(withoutLabel)}${unknownN} are proven, from the model alone, to be in the training data ` +
       `with their feature intervals (${how}${bounded}); their labels are only estimated.` +

@@ -336,6 +336,6 @@ export function labelRegressionRows(
     ...(withoutLabel > 0 ? { certifiedWithoutLabel: withoutLabel } : {}),
     reconstruction: rows,
     reconstructedRows: rows.length,
-    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${prepared.classes ? `${featureRows} rows proven in cells of their own (their feature intervals), ${labelText}` : `${pluralPossessive(featureRows, 'row')} feature intervals certified, ${labelText}; a row is certified when its label is too`}`),
+    reason: withNote(`${answer.reason ? `${answer.reason}; ` : ''}${what}; ${prepared.classes ? `${featureRows === 1 ? '1 row proven in a cell of its own (its feature intervals)' : `${formatCount(featureRows)} rows proven in cells of their own (their feature intervals)`}, ${labelText}` : `${pluralPossessive(featureRows, 'row')} feature intervals certified, ${labelText}; a row is certified when its label is too`}`),
   };
 }

@@ -29,7 +29,7 @@ import { leafOf, leafOfBox, leavesMeetingBox } from '../../forest/structure';
 import { certifiedBoxTightness } from './boxes/row-tightness';
 import { intoRegion } from './region-points';
 import type { ReconstructedRow, ReconstructionResult } from './types';
-import { formatCount, pluralPossessive } from '../../util/wording';
+import { formatCount, plural, pluralPossessive } from '../../util/wording';
 
 type CountedClasses = NonNullable<Forest['countedClasses']>;
 
@@ -77,8 +77,8 @@ export function labelCountedClasses(forest: Forest, counted: CountedClasses, res
   if (byBox > 0 || byLeaf.rows === 0) {
     parts.push(
       single
-        ? `${formatCount(byBox)} rows certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only`
-        : `${formatCount(byBox)} rows certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')})`,
+        ? `${plural(byBox, 'row')} certified with their class: each one's proven box lies in a leaf of ${single} (which counts every class) holding rows of that class only`
+        : `${plural(byBox, 'row')} certified with their class: each one's proven box lies in a leaf of the first round's tree for that class holding only rows of it, or in leaves of every other class's tree holding none of theirs (trees ${trees.join(', ')})`,
     );
   }
   if (byLeaf.rows > 0) {

@@ -16,7 +16,7 @@
  * keeps no proof (on digits, 16 such boxes claimed rows beyond the 300 the model was trained on;
  * the `--training-data` check found them).
  */
-import { formatCount } from '../../util/wording';
+import { formatCount, plural } from '../../util/wording';
 import type { ProbedTree } from '../first-tree-probe';
 import type { Forest } from '../../forest/schema';
 import { boostedMargins, leafOf, leavesMeetingBox } from '../../forest/structure';
@@ -103,7 +103,7 @@ export function labelMulticlassBoxes(forest: Forest, classTrees: readonly Probed
   });
   const rows = reconstruction.length;
   const { certifiedWithoutLabel: _, ...rest } = result;
-  const describe = `${certified > 0 ? `${formatCount(certified)} rows certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${formatCount(rows - certified)} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}${unproven > 0 ? `; ${formatCount(unproven)} of the ${formatCount(result.reconstruction.filter((r) => r.certified).length)} boxes proven above are not certified rows: each meets a leaf whose rows the classes above all claimed, so the row it holds may be one of those` : ''}`;
+  const describe = `${certified > 0 ? `${plural(certified, 'row')} certified with their class: the first round's leaves that hold one class only (each its own tree's class) hold that many distinct rows of it in their regions` : "no row certified with its class: no first-round leaf holds one class only"}; ${formatCount(rows - certified)} rows' classes are the model's prediction at their point (an estimate)${withoutLabel > 0 ? `, ${formatCount(withoutLabel)} of them in proven boxes` : ''}${unproven > 0 ? `; ${formatCount(unproven)} of the ${formatCount(result.reconstruction.filter((r) => r.certified).length)} boxes proven above are not certified rows: each meets a leaf whose rows the classes above all claimed, so the row it holds may be one of those` : ''}`;
   return {
     ...rest,
     status: result.status === 'exact' && certified < rows ? 'bounded' : result.status,
