@@ -40,10 +40,12 @@ describe('multi-class boosting past the cell limit: row-boxes, classes from sing
     assert.equal(result.reconstructedRows, truth.length);
     // Proven boxes without a class that meet a fully claimed leaf keep no proof (they may hold one of its rows).
     assert.ok(result.certifiedRows + (result.certifiedWithoutLabel ?? 0) < truth.length);
-    assert.match(result.reason ?? "", /[\d,]+ of the [\d,]+ boxes proven above are not certified rows: each meets a leaf whose rows the classes above all claimed/);
+    assert.match(result.reason ?? "", /[\d,]+ of the [\d,]+ boxes above hold no proven row: each meets a leaf whose rows the classes above all claimed/);
     // The boxes before their classes are not called certified (sweep 13: "1,669 rows certified as
-    // boxes" beside "1,034 of them are estimates now").
-    assert.match(result.reason ?? '', /rows proven as boxes from the row counts, their labels read below/);
+    // boxes" beside "1,034 of them are estimates now"), nor rows proven (sweep 19: "1,669 rows proven
+    // as boxes" beside a headline of 635 proven).
+    assert.match(result.reason ?? '', /boxes from the row counts, one per row \(which of them hold proven rows, and their labels, below\)/);
+    assert.doesNotMatch(result.reason ?? '', /rows proven as boxes/);
     assert.doesNotMatch(result.reason ?? '', /rows certified as boxes/);
     // From the true rows: per tree of the first round (class k = the tree's index), the leaves all
     // of whose true rows are of class k.

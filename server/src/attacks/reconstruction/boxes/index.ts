@@ -80,8 +80,9 @@ export async function reconstructByBoxes(forest: Forest, table: LeafTable, ctx: 
   const widths = `median box width ${(100 * boxes.medianWidth).toFixed(1)}% of the thresholds' range`;
   // Boxes whose labels a later step reads (the callers that pass labelledLater) are not yet
   // certified rows: that step says which keep their proof ("1,669 certified" followed by "1,034 of
-  // them are estimates now" read as a contradiction, sweep 13).
-  const provenWords = labelledLater ? 'rows proven as boxes from the row counts, their labels read below' : 'rows certified as boxes';
+  // them are estimates now" read as a contradiction, sweep 13; "1,669 rows proven as boxes" beside
+  // "635 of 1,669 proven" still did, sweep 19: these are boxes the class-blind counts allow, one per row).
+  const provenWords = labelledLater ? 'boxes from the row counts, one per row (which of them hold proven rows, and their labels, below)' : 'rows certified as boxes';
   const walkCap = ctx.options.walkCellCap ?? WALK_CELL_CAP;
   if (rows * forest.features.length > walkCap) {
     // Each walked row holds its own box and point: past the cap every row stands at its group's
