@@ -21,6 +21,9 @@ import { FIXTURES, REPO_ROOT } from '../support/paths';
 import { firstUnmatched, maximumMatching } from '../support/bipartite-matching';
 import { containsRow } from '../support/numeric-truth';
 import { reconstruct } from '../../server/src/attacks/reconstruction';
+import { summarizeReconstruction } from '../../server/src/recoverability/summary';
+import { reconstructionFindings } from '../../server/src/rules';
+import { DEFAULT_THRESHOLDS } from '../../server/src/rules/reconstructable-training-set';
 import { declaredGroupsFor } from '../../server/src/recoverability/declared-groups';
 import { seqItems, stateDict, unpickle } from '../../server/src/formats/pickle';
 import { pipelineFeatures } from '../../server/src/formats/sklearn/pipeline-features';
@@ -144,6 +147,11 @@ describe("a CSV of the Pipeline's input", () => {
     assert.equal(forest.featureGroups, undefined);
     assert.ok(forest.features.every((f) => f.kind !== 'binary'));
     assert.ok(report.notes.some((n) => /resamples the rows before the model \(SMOTE\)/.test(n)), report.notes.join(' | '));
+    // And the finding that counts its rows says so (sweep 19: only a JSON note did).
+    assert.deepEqual(forest.training.resampledBy, ['SMOTE']);
+    const result = await reconstruct(forest, { budgetMs: 3_000 });
+    const [finding] = reconstructionFindings(forest, summarizeReconstruction(forest, result, { declared: 0, sources: [], problems: [] }), DEFAULT_THRESHOLDS, {});
+    assert.match(finding.message, /The Pipeline resamples the rows before the model \(SMOTE\): these are the rows it was fitted on, so they include the synthetic rows/);
   });
 
   it('notes say why: a step the reader does not follow (PCA), and XGBoost behind a sparse one-hot matrix', async () => {

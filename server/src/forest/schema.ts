@@ -223,6 +223,12 @@ export const ForestSchema = z.object({
      * every fold model's N.
      */
     crossValidationFold: z.object({ group: z.string(), folds: z.number().int().min(2), partition: z.boolean() }).optional(),
+    /**
+     * Samplers a Pipeline runs before the model (imbalanced-learn's SMOTE, RandomUnderSampler):
+     * the model was fitted on their output, so its training rows include the synthetic rows an
+     * over-sampler made and lack the rows an under-sampler dropped.
+     */
+    resampledBy: z.array(z.string()).optional(),
   }),
   trees: z.array(TreeSchema).min(1),
   privacy: PrivacySchema.optional(),

@@ -8,7 +8,7 @@ import { probeFirstTrees, type FirstTreeProbe, type ProbedLeaf } from '../attack
 import type { Forest } from '../forest/schema';
 import type { ModelRule } from './types';
 import { capitalised, formatCount, formatCountList, formatNumber, percent, plural } from '../util/wording';
-import { formatClass } from './format';
+import { formatClass, resampledRowsText } from './format';
 import { conditionsText, type Categories } from './conditions';
 import { lead } from './message';
 
@@ -108,7 +108,7 @@ export const firstTreeExposesCounts: ModelRule = {
             `${total}${balance}.` +
             // One leaf: its region is the whole space, so "the smallest" says nothing (sweep 10: "node 0 (the whole feature space)").
             (leaves === 1 ? '' : ` The smallest, ${describeLeaf(forest, worst!.leaf, probe, worst!.group, categories)}.`) +
-            `${singletonText}${everyTree}${caveats}`,
+            `${singletonText}${everyTree}${caveats}${resampledRowsText(forest)}`,
         ),
         at: { tree: worst!.tree, node: worst!.leaf.node },
         data: {

@@ -18,3 +18,15 @@ export function formatClass(forest: Forest, index: number): string {
 export function nodeName(forest: Pick<Forest, 'trees'>, tree: number, node: number): string {
   return forest.trees.length === 1 ? `node ${node}` : `tree ${tree} node ${node}`;
 }
+
+/**
+ * A sentence for findings that count training rows, when a Pipeline resampled them before the
+ * model (`training.resampledBy`): the counts are of the resampled rows (sweep 19: a SMOTE
+ * Pipeline's "7,778 training rows, 50% positive" had 4,088 real rows, 5% positive, and only a JSON
+ * note said so). Empty otherwise.
+ */
+export function resampledRowsText(forest: { training?: Pick<Forest['training'], 'resampledBy'> }): string {
+  const samplers = forest.training?.resampledBy;
+  if (!samplers?.length) return '';
+  return ` The Pipeline resamples the rows before the model (${samplers.join(', ')}): these are the rows it was fitted on, so they include the synthetic rows an over-sampler made and lack those an under-sampler dropped.`;
+}

@@ -13,6 +13,7 @@ import type { Forest } from '../forest/schema';
 import { inputColumnOf } from '../forest/pipeline-input';
 import { rowsText, shareText, type Recoverability } from '../recoverability/summary';
 import { formatCount, percent, plural } from '../util/wording';
+import { resampledRowsText } from './format';
 import { lead } from './message';
 import type { FindingDraft } from './types';
 import type { Severity } from './catalog';
@@ -87,7 +88,7 @@ export function boxTightnessText(boxes: NonNullable<Recoverability['boxes']>, pr
 }
 
 export function reconstructionDraft(
-  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs' | 'pipelineInput' | 'trees'>>,
+  forest: Pick<Forest, 'features'> & Partial<Pick<Forest, 'task' | 'outputs' | 'pipelineInput' | 'trees' | 'training'>>,
   recoverability: Recoverability,
   thresholds: ReconstructionThresholds,
 ): { draft: FindingDraft; severity: Exclude<Severity, 'off'> } | undefined {
@@ -175,6 +176,7 @@ export function reconstructionDraft(
   if (labelled && forest.outputs !== undefined && forest.outputs > 1) {
     message += ` Labels are the first of the model's ${forest.outputs} outputs; the other outputs are not reconstructed.`;
   }
+  message += resampledRowsText(forest);
   return {
     severity,
     draft: {

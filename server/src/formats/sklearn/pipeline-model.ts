@@ -130,6 +130,7 @@ function withResamplingNote(decoded: Decoded, preceding: PyValue[]): Decoded {
   if (samplers.length === 0) return decoded;
   return {
     ...decoded,
+    forest: { ...decoded.forest, training: { ...decoded.forest.training, resampledBy: samplers } },
     notes: [
       ...decoded.notes,
       `the Pipeline resamples the rows before the model (${samplers.join(', ')}): the model was fitted on the resampled rows, so the training rows it reveals include the synthetic rows an over-sampler made and leave out the rows an under-sampler dropped`,
