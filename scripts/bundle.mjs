@@ -26,6 +26,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['server/src/jobs/reconstruction-worker.ts'], outfile: 'dist/reconstruction-worker.js' }),
   // The integer solve's own thread (highs/milp-thread.ts finds it beside the bundle that runs it).
   build({ ...common, entryPoints: ['server/src/attacks/reconstruction/highs/milp-worker.ts'], outfile: 'dist/milp-worker.js' }),
+  // The point search's sweep threads (boxes/point-search-thread.ts finds them the same way).
+  build({ ...common, entryPoints: ['server/src/attacks/reconstruction/boxes/point-search-worker.ts'], outfile: 'dist/point-search-worker.js' }),
   build({ ...common, entryPoints: ['server/src/cli.ts'], outfile: 'dist/cli.js' }),
 ]);
 

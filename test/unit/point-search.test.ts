@@ -29,13 +29,13 @@ const noSearch = () => false;
 const breathe = async () => undefined;
 
 /** Walks only (the deadline has passed, so the search inside completeRows does not run), then the search. */
-async function walkThenSearch(forest: Forest, searchMs: number) {
+async function walkThenSearch(forest: Forest, searchMs: number, threads = 1) {
   const { table, walk, groups, propagation } = await propagatedGroups(forest, 8_000);
   assert.ok(propagation.ok && propagation.complete, propagation.contradiction);
   const walked = await completeRows(walk, groups, noSearch, Date.now() - 1);
   assert.equal(walked.moves, 0, 'no search after the deadline');
   const before = snapshot(walked.rows);
-  const searched = await searchPoints(walk, groups, walked.rows, walked.leafCountError, { stopped: noSearch, deadline: Date.now() + searchMs, breathe });
+  const searched = await searchPoints(walk, groups, walked.rows, walked.leafCountError, { stopped: noSearch, deadline: Date.now() + searchMs, breathe, threads });
   return { table, walk, groups, walkError: walked.leafCountError, rows: walked.rows, before, searched };
 }
 
@@ -74,6 +74,37 @@ describe('point search on real scikit-learn forests without bootstrap', () => {
       checkInsideGroups(name, rows, groups, before);
     });
   }
+});
+
+describe('point search in threads (point-search-thread.ts)', () => {
+  // The threads move rows over shared counts at once; what each reports of the error is stale, so
+  // the search recounts it: the answer must still be the counts' and the routed points' error.
+  for (const name of ['pima_rf25', 'wine_et20']) {
+    it(`${name}: two threads lower the walks' error, report it truly, keep every row in its proven box`, async () => {
+      const e = manifest.find((m) => m.name === name)!;
+      const report = await lintFile(join(DIR, e.model), { keepForest: true });
+      const forest = report.forest!;
+      const { table, walk, groups, walkError, rows, before, searched } = await walkThenSearch(forest, 3_000, 2);
+      assert.equal(searched.threads, 2, `${name}: the sweeps did not run in threads`);
+      assert.ok(searched.leafCountError < walkError, `${name}: the search left the error at ${searched.leafCountError} (walks: ${walkError})`);
+      assert.ok(searched.moves > 0);
+      assert.equal(searched.leafCountError, leafCountError(walk), `${name}: reported error against the open counts`);
+      assert.equal(searched.leafCountError, routedLeafCountError(forest, asReported(table, forest, rows)), `${name}: reported error against routing the rows' points`);
+      checkInsideGroups(name, rows, groups, before);
+    });
+  }
+
+  it('a stop raised while the threads sweep ends the search within a sweep', async () => {
+    const e = manifest.find((m) => m.name === 'pima_rf25')!;
+    const forest = (await lintFile(join(DIR, e.model), { keepForest: true })).forest!;
+    const { walk, groups } = await propagatedGroups(forest, 8_000);
+    const walked = await completeRows(walk, groups, noSearch, Date.now() - 1);
+    const stopAt = Date.now() + 150;
+    const started = Date.now();
+    const searched = await searchPoints(walk, groups, walked.rows, walked.leafCountError, { stopped: () => Date.now() >= stopAt, deadline: Date.now() + 60_000, breathe, threads: 2 });
+    assert.ok(Date.now() - started < 1_500, `stopped after ${Date.now() - started} ms`);
+    assert.equal(searched.leafCountError, leafCountError(walk));
+  });
 });
 
 describe('point search on small random forests over integers', () => {

@@ -12,9 +12,15 @@
  *
  * Like the walks, this picks one of the training sets the propagation left open (an estimate):
  * points never leave their group's proven box, so the proven leaves and boxes are unchanged.
+ *
+ * The moves themselves are in point-moves.ts. From THREADED_FROM_ROWS movable rows the sweeps run
+ * in worker threads, one per core (point-search-thread.ts); the schedule, the best points and the
+ * rows' final boxes stay here.
  */
 import { seededRandom, shuffleInPlace } from '../../../evaluate/seeded-random';
-import { Candidates, openErrorChange, place, type BoxForest } from './box-forest';
+import type { BoxForest } from './box-forest';
+import { leafOf, packTrees, PointMover, searchError, type SearchArrays } from './point-moves';
+import { searchThreadCount, shared, SweepThreads } from './point-search-thread';
 import { RoomIndex } from './room-index';
 import type { CompletedRow, RowGroup } from './row-groups';
 
@@ -25,14 +31,10 @@ export interface PointSearch {
   moves: number;
   /** Sweeps over the rows in over-full leaves. */
   sweeps: number;
+  /** Threads that swept (1: the calling thread; point-search-thread.ts). */
+  threads: number;
 }
 
-/**
- * Leaves of the tree tried per row in an over-full leaf (drawn from those with room). 3 rather than
- * 6: cheaper sweeps, so more of them in the time (Pima without bootstrap, 60 s: error 3,324 and
- * 3,382 against 3,620 and 3,470 with 6).
- */
-const TARGETS = 3;
 /**
  * Sweeps of the annealing schedule, or the time left when that runs out first. The search gains
  * with a slower schedule (Pima without bootstrap: error 4,318 after 80 sweeps, 3,398 after 160,
@@ -51,6 +53,7 @@ const SWEEPS = 400;
  * reached 4,388. Ending at 0.5 rather than 0.1 (with the clock's schedule and TARGETS 3): errors
  * 3,324 and 3,382 against 4,348 and 4,120 (two runs each), RA 88.8% and 89.6% against 88.1% and
  * 88.3%; below 0.5 the last sweeps moved almost nothing (4,362 -> 4,346 over the last 30 of 80).
+ * Starting at 3 or 1.5 instead (120 sweeps, stop 44): errors 5,274 and 6,486 against 3,384.
  */
 const HOT = 10;
 const COLD = 0.5;
@@ -63,6 +66,8 @@ export interface SearchLimits {
   breathe: () => Promise<void>;
   /** Called after each sweep (progress). */
   onSweep?: () => void;
+  /** Threads to sweep in (default: point-search-thread.ts's searchThreadCount; 1: this thread only). */
+  threads?: number;
 }
 
 /**
@@ -76,101 +81,61 @@ export async function searchPoints(
   startError: number,
   limits: SearchLimits,
 ): Promise<PointSearch> {
-  const { classes, features } = forest;
+  const { features } = forest;
   const trees = forest.trees.length;
   const random = seededRandom(7);
   // Only rows with a tree left open by the propagation move; pinned groups keep their proven leaves.
   const movable = rows.map((_, r) => r).filter((r) => groups[rows[r].group].unplaced > 0);
   const count = movable.length;
-  const { packed, roots } = packTrees(forest);
-  const points = new Int32Array(count * features);
-  const leaves = new Int32Array(count * trees);
-  movable.forEach((r, i) => {
-    const row = rows[r];
-    // Any point of the walked box reaches exactly the walked leaves; its lower corner will do.
-    points.set(row.low, i * features);
-    for (let t = 0; t < trees; t++) leaves[i * trees + t] = leafOf(t, points, i * features);
-  });
-  const room = new RoomIndex(forest);
-  const candidates = new Candidates(features);
-  let picks = new Int32Array(64);
-  const trial = new Int32Array(features);
-  const trialLeaves = new Int32Array(trees);
-  const movePoint = new Int32Array(features);
-  const moveLeaves = new Int32Array(trees);
+  // No more threads than rows (each owns some), and none for a search with nothing to move.
+  const threads = Math.min(searchThreadCount(count, limits.threads), Math.max(1, count));
+  const arrays = searchArrays(forest, groups, rows, movable, threads > 1);
+  const { points } = arrays;
+  const mover = new PointMover(arrays);
   const bestPoints = points.slice();
   let error = startError;
   let bestError = error;
-  let moves = 0;
   let sweeps = 0;
+  let threadMoves = 0;
   const started = Date.now();
   // The search stops a little before the deadline: the rows' points are still to be chosen.
   const end = started + Math.max(0, limits.deadline - started) * 0.95;
-  const order = Int32Array.from({ length: count }, (_, i) => i);
-  const treeOrder = Int32Array.from({ length: trees }, (_, t) => t);
-  for (;;) {
+  const temperatureNow = (): number | undefined => {
     // How far the schedule is: by sweeps, or by time when that runs out first.
     const progress = end <= started ? 1 : Math.max(sweeps / SWEEPS, (Date.now() - started) / (end - started));
-    if (progress >= 1 || error === 0 || limits.stopped()) break;
-    const temperature = HOT * Math.pow(COLD / HOT, progress);
-    sweeps++;
-    shuffleInPlace(order, random);
-    // The time is checked per row as well: one sweep over 10,000 rows takes seconds.
-    for (let k = 0; k < count && error > 0 && !limits.stopped() && Date.now() < end; k++) {
-      await limits.breathe();
-      const i = order[k];
-      const row = rows[movable[i]];
-      const group = groups[row.group];
-      const c = row.classIndex;
-      shuffleInPlace(treeOrder, random);
-      for (const t of treeOrder) {
-        if (group.leaf[t] !== -1) continue;
-        const open = forest.open[t];
-        // Only a row in a leaf holding too many rows of its class is moved out of it.
-        if (open[leaves[i * trees + t] * classes + c] >= 0) continue;
-        const found = candidates.find(forest.trees[t], room.tallies(t), classes, c, group.low, group.high);
-        if (found > picks.length) picks = new Int32Array(2 * found);
-        let moveDelta = Infinity;
-        for (let a = 0; a < Math.min(TARGETS, found); a++) {
-          // A target drawn without repeats (a partial shuffle of 0 .. found - 1).
-          if (a === 0) for (let j = 0; j < found; j++) picks[j] = j;
-          const j = a + Math.floor(random() * (found - a));
-          const target = picks[j];
-          picks[j] = picks[a];
-          picks[a] = target;
-          // The row's point pulled into the target's box (inside the group's box already).
-          for (let f = 0; f < features; f++) {
-            trial[f] = Math.min(Math.max(points[i * features + f], candidates.boxLow(target, f)), candidates.boxHigh(target, f));
-          }
-          const delta = trialDelta(i, c, group);
-          if (delta < moveDelta || (delta === moveDelta && random() < 0.5)) {
-            moveDelta = delta;
-            movePoint.set(trial);
-            moveLeaves.set(trialLeaves);
-          }
-        }
-        if (moveDelta === Infinity) continue;
-        // A worse move is taken now and then while the search is hot (annealing), less as it cools.
-        if (moveDelta > 0 && random() >= Math.exp(-moveDelta / temperature)) continue;
-        setPoint(i, c, movePoint, moveLeaves);
-        error += moveDelta;
-        moves++;
-      }
-    }
+    if (progress >= 1 || error === 0 || limits.stopped()) return undefined;
+    return HOT * Math.pow(COLD / HOT, progress);
+  };
+  const keepBest = () => {
     if (error < bestError) {
       bestError = error;
       bestPoints.set(points);
     }
     limits.onSweep?.();
+  };
+
+  let swept = threads > 1 ? await sweepInThreads() : 1;
+  if (swept === 0) swept = 1;
+  const order = Int32Array.from({ length: count }, (_, i) => i);
+  for (let temperature = temperatureNow(); temperature !== undefined; temperature = temperatureNow()) {
+    sweeps++;
+    shuffleInPlace(order, random);
+    // The time is checked per row as well: one sweep over 10,000 rows takes seconds.
+    for (let k = 0; k < count && error > 0 && !limits.stopped() && Date.now() < end; k++) {
+      await limits.breathe();
+      error += mover.moveRow(order[k], temperature, random);
+    }
+    keepBest();
   }
   // Back to the best points seen (a hot sweep may have ended worse).
   if (error > bestError) {
-    movable.forEach((r, i) => {
-      const c = rows[r].classIndex;
+    const trial = new Int32Array(features);
+    const trialLeaves = new Int32Array(trees);
+    for (let i = 0; i < count; i++) {
       trial.set(bestPoints.subarray(i * features, (i + 1) * features));
-      for (let t = 0; t < trees; t++) trialLeaves[t] = leafOf(t, trial, 0);
-      setPoint(i, c, trial, trialLeaves);
-    });
+      for (let t = 0; t < trees; t++) trialLeaves[t] = leafOf(arrays, t, trial, 0);
+      mover.setPoint(i, arrays.rowClass[i], trial, trialLeaves);
+    }
     error = bestError;
   }
   // Each moved row's box: its point's cell, inside the group's box (the point choice picks inside it).
@@ -181,48 +146,53 @@ export async function searchPoints(
     row.high.set(group.high);
     for (let t = 0; t < trees; t++) narrowToPath(t, i, row.low, row.high);
   });
-  return { leafCountError: error, moves, sweeps };
+  return { leafCountError: error, moves: mover.moves + threadMoves, sweeps, threads: swept };
 
-  function leafOf(t: number, point: Int32Array, at: number): number {
-    const base = roots[t];
-    let n = base;
-    while (packed[n] >= 0) n = point[at + packed[n]] < packed[n + 1] ? packed[n + 2] : packed[n + 3];
-    return (n - base) >> 2;
-  }
-
-  /** Moves row i (class c) to `point`, whose leaves are `to`: the open counts follow. */
-  function setPoint(i: number, c: number, point: Int32Array, to: Int32Array): void {
-    for (let t = 0; t < trees; t++) {
-      const from = leaves[i * trees + t];
-      if (from === to[t]) continue;
-      const open = forest.open[t];
-      const fromBefore = open[from * classes + c];
-      const toBefore = open[to[t] * classes + c];
-      place(forest, t, from, c, -1);
-      place(forest, t, to[t], c, 1);
-      room.changed(t, from, c, fromBefore);
-      room.changed(t, to[t], c, toBefore);
-      leaves[i * trees + t] = to[t];
-    }
-    points.set(point, i * features);
-  }
-
-  /** The change in the leaf-count error if row i's point became `trial` (its leaves go to trialLeaves). */
-  function trialDelta(i: number, c: number, group: RowGroup): number {
-    let delta = 0;
-    for (let t = 0; t < trees; t++) {
-      const from = leaves[i * trees + t];
-      if (group.leaf[t] !== -1) {
-        trialLeaves[t] = from;
-        continue;
+  /**
+   * The schedule's sweeps in threads while it lasts; returns the threads that swept (0: none could
+   * start, and this thread sweeps from the start). A failed thread hands the rest of the schedule
+   * to this thread, after the counts are rebuilt from the points.
+   */
+  async function sweepInThreads(): Promise<number> {
+    const initialOpen = forest.open.map((open) => open.slice());
+    const initialLeaves = arrays.leaves.slice();
+    const sweepers = SweepThreads.start(arrays, count, threads, 7);
+    if (!sweepers) return 0;
+    try {
+      for (let temperature = temperatureNow(); temperature !== undefined; temperature = temperatureNow()) {
+        sweeps++;
+        await sweepers.sweep(temperature, end, limits.stopped);
+        // Every thread waits now: the error is recounted (each thread's own tally of it is stale).
+        error = searchError(arrays);
+        keepBest();
       }
-      const to = leafOf(t, trial, 0);
-      trialLeaves[t] = to;
-      if (to === from) continue;
-      const open = forest.open[t];
-      delta += openErrorChange(open[from * classes + c], 1) + openErrorChange(open[to * classes + c], -1);
+    } catch {
+      recount(initialOpen, initialLeaves);
+      error = searchError(arrays);
+    } finally {
+      threadMoves = sweepers.moves;
+      await sweepers.close();
     }
-    return delta;
+    return threads;
+  }
+
+  /** After a failed thread: every row's leaves from its point, and the counts and tallies from those. */
+  function recount(initialOpen: Int32Array[], initialLeaves: Int32Array): void {
+    const { classes } = forest;
+    forest.open.forEach((open, t) => open.set(initialOpen[t]));
+    for (let i = 0; i < count; i++) {
+      for (let t = 0; t < trees; t++) {
+        const before = initialLeaves[i * trees + t];
+        const now = leafOf(arrays, t, points, i * features);
+        arrays.leaves[i * trees + t] = now;
+        if (now === before) continue;
+        const c = arrays.rowClass[i];
+        for (let n = before; n >= 0; n = forest.parents[t][n]) forest.open[t][n * classes + c] += 1;
+        for (let n = now; n >= 0; n = forest.parents[t][n]) forest.open[t][n * classes + c] -= 1;
+      }
+    }
+    const room = new RoomIndex(forest);
+    arrays.roomy.forEach((roomy, t) => roomy.set(room.tallies(t)));
   }
 
   function narrowToPath(t: number, i: number, low: Int32Array, high: Int32Array): void {
@@ -243,33 +213,57 @@ export async function searchPoints(
 }
 
 /**
- * Every tree's splits in one array, four numbers per node: feature (-1 on leaves), cut, and the
- * offsets of the left and right child; `roots[t]` is tree t's root offset, so node n of tree t is at
- * roots[t] + 4n. The search walks a trial point down every tree for each move (most of its time), and
- * one array read in node order is faster than four: 30 sweeps on Pima without bootstrap, 6.9 s
- * against 8.0 s, the same moves.
+ * The search's arrays for the movable rows (`movable`: indices into `rows`), each row's point at
+ * its walked box's lower corner (any point of the box reaches exactly the walked leaves). `inShared`:
+ * in shared memory, for threads; the forest's open counts then become the shared copies, so that
+ * what the threads move is what the caller reads.
  */
-function packTrees(forest: BoxForest): { packed: Int32Array; roots: Int32Array } {
-  const roots = new Int32Array(forest.trees.length);
-  let size = 0;
-  forest.trees.forEach((tree, t) => {
-    roots[t] = size;
-    size += 4 * tree.left.length;
+function searchArrays(forest: BoxForest, groups: readonly RowGroup[], rows: readonly CompletedRow[], movable: readonly number[], inShared: boolean): SearchArrays {
+  const { classes, features } = forest;
+  const trees = forest.trees.length;
+  const count = movable.length;
+  const place = inShared ? shared : (values: Int32Array) => values;
+  const { packed, roots } = packTrees(forest);
+  // The groups of the movable rows, numbered in order of appearance.
+  const groupIndex = new Map<number, number>();
+  const rowGroup = new Int32Array(count);
+  const rowClass = new Int32Array(count);
+  movable.forEach((r, i) => {
+    const g = rows[r].group;
+    if (!groupIndex.has(g)) groupIndex.set(g, groupIndex.size);
+    rowGroup[i] = groupIndex.get(g)!;
+    rowClass[i] = rows[r].classIndex;
   });
-  const packed = new Int32Array(size);
-  forest.trees.forEach((tree, t) => {
-    const base = roots[t];
-    for (let n = 0; n < tree.left.length; n++) {
-      const at = base + 4 * n;
-      if (tree.left[n] === -1) {
-        packed[at] = -1;
-        continue;
-      }
-      packed[at] = tree.feature[n];
-      packed[at + 1] = tree.cut[n];
-      packed[at + 2] = base + 4 * tree.left[n];
-      packed[at + 3] = base + 4 * tree.right[n];
-    }
-  });
-  return { packed, roots };
+  const groupLeaf = new Int32Array(groupIndex.size * trees);
+  const groupLow = new Int32Array(groupIndex.size * features);
+  const groupHigh = new Int32Array(groupIndex.size * features);
+  for (const [g, k] of groupIndex) {
+    groupLeaf.set(groups[g].leaf, k * trees);
+    groupLow.set(groups[g].low, k * features);
+    groupHigh.set(groups[g].high, k * features);
+  }
+  const points = new Int32Array(count * features);
+  movable.forEach((r, i) => points.set(rows[r].low, i * features));
+  const leaves = new Int32Array(count * trees);
+  for (let i = 0; i < count; i++) for (let t = 0; t < trees; t++) leaves[i * trees + t] = leafOf({ packed, roots }, t, points, i * features);
+  const room = new RoomIndex(forest);
+  if (inShared) forest.open = forest.open.map(shared);
+  return {
+    classes,
+    features,
+    trees,
+    packed: place(packed),
+    roots,
+    split: forest.trees.map((tree) => ({ left: place(tree.left), right: place(tree.right), feature: place(tree.feature), cut: place(tree.cut) })),
+    parents: forest.parents.map(place),
+    open: forest.open,
+    roomy: forest.trees.map((_, t) => (inShared ? shared(room.tallies(t)) : room.tallies(t))),
+    points: place(points),
+    leaves: place(leaves),
+    rowClass,
+    rowGroup,
+    groupLeaf,
+    groupLow,
+    groupHigh,
+  };
 }
