@@ -22,7 +22,7 @@ import type { Candidate, MembershipVerdict } from '../../server/src/membership/t
 import { FIXTURES } from '../support/paths';
 
 const DIR = join(FIXTURES, 'membership');
-interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number; subsample?: number; warmStart?: boolean }
+interface Entry { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; members: number; subsample?: number; warmStart?: boolean; partOfFit?: boolean }
 const manifest: Entry[] = JSON.parse(readFileSync(join(DIR, 'manifest.json'), 'utf8'));
 
 /** Proven verdicts measured when the fixtures were made (floors). */
@@ -46,6 +46,12 @@ const PROVEN_AT_LEAST: Record<string, { member: number; nonMember: number }> = {
   pima_tree: { member: 0, nonMember: 0 },
   // warm_start=True: nothing proven (the trees may not share one training set).
   pima_warm_t10: { member: 0, nonMember: 0 },
+  // The model analysed saw part of the file's rows, or recoded labels, or other values: nothing proven.
+  wine_ovo_dt: { member: 0, nonMember: 0 },
+  wine_ecoc_dt: { member: 0, nonMember: 0 },
+  pima_calib_rf: { member: 0, nonMember: 0 },
+  pima_log1p_rf: { member: 0, nonMember: 0 },
+  pima_gb_warm: { member: 0, nonMember: 0 },
 };
 
 async function readForest(path: string): Promise<Forest> {
@@ -163,12 +169,66 @@ describe('membership: trees of several fit calls (warm_start=True)', () => {
   });
 });
 
+describe("membership: models fitted on part of the file's rows, on recoded labels or on other values (soundness sweep 19)", () => {
+  // What the guard removes, to show the fixture still makes the wrong proofs it prevents.
+  const unguarded: Record<string, (forest: Forest) => Forest> = {
+    pima_calib_rf: (f) => ({ ...f, training: { ...f.training, crossValidationFold: undefined } }),
+    wine_ovo_dt: (f) => ({ ...f, recoded: undefined }),
+    pima_log1p_rf: (f) => ({ ...f, stepsNotFollowed: undefined }),
+  };
+  for (const entry of manifest.filter((e) => e.partOfFit)) {
+    it(`${entry.name}: no verdict is proven, the reason says why`, async () => {
+      const { forest, candidates, member } = await load(entry);
+      const result = assessMembership(forest, candidates);
+      assert.deepEqual(result.candidates.filter((c) => c.verdict === 'member' || c.verdict === 'non-member'), []);
+      assert.match(result.reason ?? '', /no verdict is proven: (the model analysed is|the model sits behind Pipeline steps|warm_start=True)/);
+      // Gradient boosting states warm_start too (it was not read before stop 44; on this small
+      // fixture the second fit's rows happen to leave no zero count against them).
+      if (entry.warmStart) assert.equal(forest.hyperParameters.warm_start, true);
+      const strip = unguarded[entry.name];
+      if (strip) {
+        const wrong = assessMembership(strip(forest), candidates).candidates.filter((c, i) => c.verdict === 'non-member' && member[i]).length;
+        assert.ok(wrong > 0, `${entry.name}: without the guard no member is "proven" absent: the fixture no longer shows the problem`);
+      }
+    });
+  }
+
+  it("wine_ovo_dt: the member read is one pair's model, its classes the pair's, its certified rows true rows of the pair", async () => {
+    const entry = manifest.find((e) => e.name === 'wine_ovo_dt')!;
+    const { forest, candidates, member } = await load(entry);
+    assert.equal(forest.recoded?.by, 'OneVsOneClassifier');
+    assert.equal(forest.classes.length, 2);
+    assert.deepEqual(forest.classes, forest.recoded!.classes);
+    const pair = new Set(forest.classes.map(String));
+    const rows = candidates.filter((c, i) => member[i] && pair.has(String(c.label)));
+    assert.equal(forest.training.rows, rows.length, 'N is the rows of the pair');
+    const result = await reconstruct(forest, { budgetMs: 5_000 });
+    const used = new Set<number>();
+    for (const row of result.reconstruction.filter((r) => r.certified)) {
+      const at = rows.findIndex((m, k) => !used.has(k) && String(m.label) === String(row.label) && m.values.every((v, f) => row.values[f] === null || row.intervals?.[f] === null || (row.intervals ? Math.fround(Number(v)) > (row.intervals[f]![0] ?? -Infinity) && Math.fround(Number(v)) <= (row.intervals[f]![1] ?? Infinity) : Math.fround(Number(v)) === Math.fround(Number(row.values[f])))));
+      assert.ok(at >= 0, `a certified row holds no true row of the pair with its label: ${JSON.stringify(row)}`);
+      used.add(at);
+    }
+    assert.ok(used.size > 0);
+  });
+
+  it("wine_ecoc_dt: the member's classes say which classes each code value stands for", async () => {
+    const { forest } = await load(manifest.find((e) => e.name === 'wine_ecoc_dt')!);
+    assert.equal(forest.recoded?.by, 'OutputCodeClassifier');
+    assert.deepEqual(forest.classes, forest.recoded!.classes);
+    // Every one of wine's three classes is in exactly one group.
+    const groups = forest.classes.map((c) => String(c).split(' or '));
+    assert.deepEqual(groups.flat().sort(), ['0', '1', '2']);
+  });
+});
+
 describe('membership: proven verdicts on scikit-learn fixtures', () => {
   for (const entry of manifest) {
     it(`${entry.name}: every proven verdict is true, and the proofs reach their floor`, async () => {
       const { forest, candidates, member, cell } = await load(entry);
       const result = assessMembership(forest, candidates);
       // Multi-class boosting is read as row counts with one class tree per class; XGBoost is fitted by its sums.
+      if (entry.partOfFit) return; // below: 'models fitted on part of the file's rows'
       const basis = /XGB|GradientBoostingRegressor/.test(entry.estimator)
         ? 'boosted-hessians'
         : /GradientBoosting/.test(entry.estimator)

@@ -246,6 +246,20 @@ export const ForestSchema = z.object({
    */
   oneVsRest: z.object({ positive: z.union([z.string(), z.number(), z.boolean()]) }).optional(),
   /**
+   * A member of scikit-learn's OneVsOneClassifier or OutputCodeClassifier (formats/sklearn/
+   * member-roles.ts): fitted on recoded labels (its `classes` are then what they stand for) and,
+   * one vs one, on the rows of two classes only, so it says nothing of the file's other rows.
+   */
+  recoded: z.object({ by: z.enum(['OneVsOneClassifier', 'OutputCodeClassifier']), classes: z.array(z.union([z.string(), z.number(), z.boolean()])) }).optional(),
+  /**
+   * A model behind Pipeline steps the reader does not follow (a FunctionTransformer, a
+   * KBinsDiscretizer): which, in words. Its features are the steps' output, which a CSV of the
+   * Pipeline's input does not hold, whatever its column count.
+   */
+  stepsNotFollowed: z.string().optional(),
+  /** A member of a MultiOutputClassifier or MultiOutputRegressor: the model of output `output` of `outputs`. */
+  multiOutput: z.object({ output: z.number().int().nonnegative(), outputs: z.number().int().positive() }).optional(),
+  /**
    * A regressor inside a TransformedTargetRegressor: it was fitted on the transformed target (its
    * leaves' values are in that scale): how (`numpy.log1p`, `StandardScaler`).
    */

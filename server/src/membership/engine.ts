@@ -208,7 +208,36 @@ function hessianPlan(setup: HessianSetup, probe: FirstTreeProbe): Plan {
 
 export function assessMembership(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions = {}): MembershipResult {
   // Candidates missing a value are scored as the model walks them, never proven (missing-values.ts).
-  return withoutProofsForMissing(assessCandidates(forest, candidates, options), missingOnSplits(forest, candidates));
+  const result = withoutProofsForMissing(assessCandidates(forest, candidates, options), missingOnSplits(forest, candidates));
+  const partial = partOfTheFit(forest);
+  return partial ? withoutProofs(result, partial) : result;
+}
+
+/**
+ * Why what this model proves about its own training rows is not what it proves about the file's,
+ * or undefined. Each proof is about the rows, labels and values the analysed model was fitted on;
+ * sweep 19 found wrong proven verdicts wherever those were not the candidates' (125 of a
+ * calibration fold's "non-members" were rows of other folds; 54 of a one-vs-one member's were
+ * rows of a third class; a MultiOutputClassifier's second output scored against the first's
+ * labels; raw rows matched by position to the output of a FunctionTransformer).
+ */
+function partOfTheFit(forest: Forest): string | undefined {
+  const fold = forest.training.crossValidationFold;
+  if (fold) return `the model analysed is one of a CalibratedClassifierCV's ${fold.folds} fold models: it saw only the rows outside its fold, and the rows given to fit include the others`;
+  if (forest.recoded?.by === 'OneVsOneClassifier') return `the model analysed is a OneVsOneClassifier's model of ${forest.recoded.classes.join(' against ') || 'two classes'}: fitted on the rows of those classes only`;
+  if (forest.recoded) return "the model analysed is an OutputCodeClassifier's model of one bit of the output code: its labels are groups of classes, not the candidates' labels";
+  if (forest.multiOutput && forest.multiOutput.output > 0) return `the model analysed is output ${forest.multiOutput.output}'s of ${forest.multiOutput.outputs}, and the candidates' label column may be another output's`;
+  if (forest.stepsNotFollowed) return `the model sits behind Pipeline steps this tool does not follow (${forest.stepsNotFollowed}): its features are their output, which a CSV of the Pipeline's input does not hold`;
+  // Boosted and counted models are planned before the forests' warm-start check (plan()): here for all.
+  if (mayMixFits(forest)) return WARM_START_REASON;
+  return undefined;
+}
+
+/** The result with every proven verdict turned into its likely one (scores kept), and why. */
+function withoutProofs(result: MembershipResult, why: string): MembershipResult {
+  const unproven = (verdict: CandidateVerdict['verdict']): CandidateVerdict['verdict'] => (verdict === 'member' ? 'likely-member' : verdict === 'non-member' ? 'likely-non-member' : verdict);
+  const reason = `${result.reason ? `${result.reason}; ` : ''}no verdict is proven: ${why}`;
+  return { ...result, reason, candidates: result.candidates.map((c) => ({ ...c, verdict: unproven(c.verdict) })) };
 }
 
 function assessCandidates(forest: Forest, candidates: readonly Candidate[], options: MembershipOptions): MembershipResult {

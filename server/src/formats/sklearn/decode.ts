@@ -161,6 +161,18 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
     const c = String(role.oneVsRest.positive);
     notes.push(`a OneVsRestClassifier's model of class ${c} against the rest: its classes 0 and 1 are "not ${c}" and "${c}" (its reconstructed labels and --training-data use 0 and 1)`);
   }
+  let classes = decoded.forest.classes;
+  if (role.recoded) {
+    const { by, classes: meaning } = role.recoded;
+    // Its labels read as what they stand for: one vs one, the pair's classes exactly.
+    if (meaning.length === classes.length && meaning.length > 0) classes = meaning;
+    notes.push(
+      by === 'OneVsOneClassifier'
+        ? `a OneVsOneClassifier's model of ${meaning.join(' against ')}: fitted on the rows of those two classes only, so its training rows are part of the file's, and nothing about the others is proven`
+        : `an OutputCodeClassifier's model of one bit of the output code: its labels stand for groups of classes (${meaning.join('; ')}), and nothing about single classes is proven`,
+    );
+  }
+  if (role.multiOutput) notes.push(`the model of output ${role.multiOutput.output} of a ${role.multiOutput.outputs}-output wrapper: its labels are that output's`);
   if (role.targetTransform) notes.push(`fitted by a TransformedTargetRegressor on the target transformed by ${role.targetTransform}: its targets are in that scale`);
   let features = decoded.forest.features;
   if (role.stackingFinal) {
@@ -175,7 +187,7 @@ function withRole<T extends { forest: ForestInput; notes: string[] }>(decoded: T
   }
   const { crossValidationFold, stackingFinal: _, chainLink: __, ...onForest } = role;
   const training = crossValidationFold ? { training: { ...decoded.forest.training, crossValidationFold } } : {};
-  return { ...decoded, notes, forest: { ...decoded.forest, features, ...onForest, ...training } };
+  return { ...decoded, notes, forest: { ...decoded.forest, features, classes, ...onForest, ...training } };
 }
 
 /**

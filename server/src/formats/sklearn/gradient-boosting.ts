@@ -57,6 +57,9 @@ const HYPER_PARAMETERS = [
   'n_iter_no_change',
   'validation_fraction',
   'random_state',
+  // Trees of several fit calls when True (forest/warm-start.ts): soundness sweep 19 found a second
+  // fit's rows "proven" non-members.
+  'warm_start',
   'ccp_alpha',
 ] as const;
 

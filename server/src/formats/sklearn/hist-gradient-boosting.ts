@@ -52,6 +52,9 @@ const HYPER_PARAMETERS = [
   'validation_fraction',
   'n_iter_no_change',
   'random_state',
+  // Trees of several fit calls when True (forest/warm-start.ts): soundness sweep 19 found a second
+  // fit's rows "proven" non-members.
+  'warm_start',
 ] as const;
 
 const FIELDS = ['value', 'count', 'feature_idx', 'num_threshold', 'missing_go_to_left', 'left', 'right', 'is_leaf'] as const;

@@ -24,6 +24,14 @@ export interface MemberRole {
    */
   stackingFinal?: { estimators: string[]; columns?: string[] };
   /**
+   * A OneVsOneClassifier's or OutputCodeClassifier's member: fitted on recoded labels, and (one
+   * vs one) on the rows of two classes only. `classes`: what its own classes stand for, in its
+   * order (one vs one: the pair's two classes; output codes: the classes whose code is that value).
+   */
+  recoded?: { by: 'OneVsOneClassifier' | 'OutputCodeClassifier'; classes: (string | number | boolean)[] };
+  /** A MultiOutputClassifier's or MultiOutputRegressor's member: the model of output `output`. */
+  multiOutput?: { output: number; outputs: number };
+  /**
    * A ClassifierChain's link: fitted on the chain's input columns (`inputs` of them) and then the
    * true labels of the outputs before it in the chain, named here `y[j]` by output.
    */
@@ -43,6 +51,37 @@ export function memberRoles(v: PyValue, location: string): Map<string, MemberRol
     // Two classes: one model, of the second class against the first.
     const positives = classes.length === 2 && members.length === 1 ? [classes[1]] : members.length === classes.length ? classes : [];
     positives.forEach((positive, k) => roles.set(`${location}.estimators_[${k}]`, { oneVsRest: { positive } }));
+  }
+  if (cls.name === 'OneVsOneClassifier' || cls.name === 'OutputCodeClassifier') {
+    const stored = state.get('classes_');
+    const classes = isArray(stored) ? asNdArray(stored).values().map(labelOf) : [];
+    const members = seqItems(state.get('estimators_')) ?? [];
+    if (cls.name === 'OneVsOneClassifier') {
+      // scikit-learn fits pair (i, j), i < j, in that order; class i is 0 and class j is 1.
+      let k = 0;
+      for (let i = 0; i < classes.length; i++) for (let j = i + 1; j < classes.length; j++) {
+        if (k < members.length) roles.set(`${location}.estimators_[${k}]`, { recoded: { by: cls.name, classes: [classes[i], classes[j]] } });
+        k++;
+      }
+    } else {
+      // Member k was fitted on column k of the code book: each value stands for the classes coded so.
+      const book = state.get('code_book_');
+      const codes = isArray(book) ? asNdArray(book) : undefined;
+      members.forEach((_, k) => {
+        if (!codes || codes.shape.length !== 2 || codes.shape[0] !== classes.length || k >= codes.shape[1]) {
+          roles.set(`${location}.estimators_[${k}]`, { recoded: { by: cls.name as 'OutputCodeClassifier', classes: [] } });
+          return;
+        }
+        const values = codes.numbers();
+        const column = classes.map((_, c) => values[c * codes.shape[1] + k]);
+        const distinct = [...new Set(column)].sort((a, b) => a - b);
+        roles.set(`${location}.estimators_[${k}]`, { recoded: { by: cls.name as 'OutputCodeClassifier', classes: distinct.map((v) => classes.filter((_, c) => column[c] === v).map(String).join(' or ')) } });
+      });
+    }
+  }
+  if (cls.name === 'MultiOutputClassifier' || cls.name === 'MultiOutputRegressor') {
+    const members = seqItems(state.get('estimators_')) ?? [];
+    members.forEach((_, output) => roles.set(`${location}.estimators_[${output}]`, { multiOutput: { output, outputs: members.length } }));
   }
   if (cls.name === 'TransformedTargetRegressor') {
     const func = state.get('func');

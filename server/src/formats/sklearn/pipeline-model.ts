@@ -80,7 +80,11 @@ function namedOwnColumns(decoded: Decoded, preceding: PyValue[], beside?: string
   if (!walked.features && beside) return decoded;
   if (!walked.features) {
     const why = walked.unfollowed ? `its step ${walked.unfollowed} is not one the reader follows` : 'its steps could not be followed';
-    return { ...decoded, notes: [...decoded.notes, `feature names stay numbered: the Pipeline's steps before the model were not named (${why}), so --training-data and --membership CSVs must hold the values the model was fitted on`] };
+    return {
+      ...decoded,
+      forest: { ...decoded.forest, stepsNotFollowed: why },
+      notes: [...decoded.notes, `feature names stay numbered: the Pipeline's steps before the model were not named (${why}), so --training-data and --membership CSVs must hold the values the model was fitted on`],
+    };
   }
   if (walked.features.length !== features.length) return decoded;
   const named = walked.features;
