@@ -14,7 +14,7 @@ import { FIXTURES } from './paths';
 
 export const MEMBERSHIP_FIXTURES = join(FIXTURES, 'membership');
 
-export interface MembershipFixture { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; warmStart?: boolean }
+export interface MembershipFixture { name: string; model: string; candidates: string; estimator: string; bootstrap: boolean; warmStart?: boolean; partOfFit?: boolean }
 
 export const membershipFixtures: MembershipFixture[] = JSON.parse(readFileSync(join(MEMBERSHIP_FIXTURES, 'manifest.json'), 'utf8'));
 

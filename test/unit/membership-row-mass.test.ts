@@ -18,7 +18,7 @@ import { assertSameScoreInSameCell, loadMembershipFixture, membershipFixtures } 
 
 // Forests without bootstrap (boosted models have bases of their own: class-trees, boosted-hessians;
 // a warm-started forest is scored without proofs, forest/warm-start.ts).
-const rowCounted = membershipFixtures.filter((e) => !e.bootstrap && !e.warmStart && !/GradientBoosting|XGB/.test(e.estimator));
+const rowCounted = membershipFixtures.filter((e) => !e.bootstrap && !e.warmStart && !e.partOfFit && !/GradientBoosting|XGB/.test(e.estimator));
 const load = loadMembershipFixture;
 
 describe('membership without bootstrap: the mass fit across candidates', () => {

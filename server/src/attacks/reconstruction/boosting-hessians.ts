@@ -558,7 +558,11 @@ export async function reconstructBoostedHessians(forest: Forest, ctx: RunContext
     }
     return ctx.answer({
       status: 'bounded',
-      reason: `tree 0's counts exact, ${trees === 2 ? 'tree 1' : `trees 1..${trees - 1}`} matched through their hessians${trees === 2 ? '' : `, up to ${MAX_WINDOW} at a time`}: ${fitNote}; the matching is not proven unique, so the boxes it narrows are an estimate; ${claims.note}`,
+      // One tree: nothing to match (sweep 19: "trees 1..0 matched through their hessians").
+      reason:
+        trees === 1
+          ? `the model's one tree: its counts exact; ${claims.note}`
+          : `tree 0's counts exact, ${trees === 2 ? 'tree 1' : `trees 1..${trees - 1}`} matched through their hessians${trees === 2 ? '' : `, up to ${MAX_WINDOW} at a time`}: ${fitNote}; the matching is not proven unique, so the boxes it narrows are an estimate; ${claims.note}`,
       rows,
       ...certified,
       reconstruction,
