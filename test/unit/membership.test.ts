@@ -158,6 +158,10 @@ describe('membership: trees of several fit calls (warm_start=True)', () => {
     assert.match(result.reason ?? '', /^warm_start=True/);
     assert.equal(result.rowsKind, 'at-least');
     assert.ok(result.certifiedRows > 0 && (result.rows ?? 0) >= result.certifiedRows);
+    // The words give N as a lower bound too, never below the rows certified (sweep 19: "313 of 300 rows").
+    const claim = /([\d,]+) of at least ([\d,]+) rows \(training-set size: the last fit call's [\d,]+ stated by the model, or the rows certified if more\)/.exec(result.reason ?? '');
+    assert.ok(claim, result.reason);
+    assert.ok(Number(claim[2].replace(/,/g, '')) >= Number(claim[1].replace(/,/g, '')), claim[0]);
     // Each certified box (and label) holds a member of its own.
     const members = candidates.filter((_, i) => member[i]);
     const used = new Set<number>();

@@ -14,6 +14,7 @@
 import { formatCount } from '../../../util/wording';
 import type { Forest } from '../../../forest/schema';
 import { classCount } from '../../../forest/structure';
+import { mayMixFits } from '../../../forest/warm-start';
 import type { RunContext } from '../context';
 import { buildLeafTable, type LeafTable } from '../leaves';
 import { boxToRow, hasIntervalFeature } from '../rows';
@@ -108,12 +109,15 @@ export async function reconstructByEstimate(forest: Forest, table: LeafTable, ct
   const claimTrees = [...new Set(anchors)];
   // AdaBoost.R2's resampled trees: draws only, no distinct rows (the words say so, not "under a single class").
   const withoutDistinct = forest.trees.every((tree) => tree.distinctRows === undefined);
+  // N as a lower bound cannot be below the distinct rows proven (warm-started forests: the last
+  // fit's rows, while the certified rows may come from several fits).
+  const sizeWords = (certifiedRows: number) => (input.rowsKind === 'at-least' ? `at least ${formatCount(Math.max(N, certifiedRows))}` : formatCount(N));
   // What is certified, in words, once the certified rows and their boxes' median width are known.
   const claim = (certifiedRows: number, medianWidth: number) =>
     noised
       ? `nothing certified: noised counts prove no row (training-set size ${formatCount(N)}: ${input.rowsSource})`
       : certifiedRows > 0
-        ? `${formatCount(certifiedRows)} of ${formatCount(N)} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
+        ? `${formatCount(certifiedRows)} of ${sizeWords(certifiedRows)} rows (training-set size: ${input.rowsSource}) certified as boxes: the ${classes > 1 && !exactClassRows ? 'single-class ' : ''}leaves of ${claimTrees.length === 1 ? `tree ${anchors[0]}` : `trees ${anchors.map((t, c) => `${t} (class ${String(forest.classes[c])})`).join(', ')}, one per class,`} hold that many distinct training rows${exactClassRows && classes > 1 ? ' of each class (each drawn row counted once)' : ''} (median box width ${(100 * medianWidth).toFixed(1)}% of the thresholds' range)`
         : withoutDistinct
           ? `nothing certified: the trees store no distinct-row counts (their counts are draws), so no leaf proves how many distinct rows it holds (training-set size ${formatCount(N)}: ${input.rowsSource})`
           : `nothing certified: no leaf stores its distinct rows under a single class (training-set size ${formatCount(N)}: ${input.rowsSource})`;
@@ -214,9 +218,11 @@ export function estimateFromCounts(forest: Forest, ctx: RunContext, why: string)
   if (forest.privacy && !hasIntervalFeature(table.table.axes)) return undefined;
   const rootDistinct = forest.trees[0].distinctRows?.[0];
   const rows = forest.training.rows ?? rootDistinct ?? Math.max(1, Math.round(meanReleasedTotal(forest)));
-  const rowsSource = forest.training.rows !== undefined ? 'stated by the model' : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
+  // Trees of several fit calls: the stated N is the last call's, and all calls together hold at least it.
+  const mixed = mayMixFits(forest);
+  const rowsSource = forest.training.rows !== undefined ? (mixed ? `the last fit call's ${formatCount(forest.training.rows)} stated by the model, or the rows certified if more` : 'stated by the model') : rootDistinct !== undefined ? 'the rows at the first root' : 'the trees\' mean released total';
   // A root's distinct rows are N without bootstrap, the rows drawn with it; noised totals estimate N.
-  const rowsKind = forest.training.rows !== undefined ? undefined : rootDistinct !== undefined ? (forest.training.bootstrap ? 'at-least' : undefined) : 'estimate';
+  const rowsKind = mixed ? 'at-least' : forest.training.rows !== undefined ? undefined : rootDistinct !== undefined ? (forest.training.bootstrap ? 'at-least' : undefined) : 'estimate';
   return reconstructByEstimate(forest, table.table, ctx, { rows, rowsSource, why, ...(rowsKind ? { rowsKind } : {}) });
 }
 
